@@ -1,0 +1,15 @@
+/** Identifier formats of the specification. */
+export const ID_FORMATS = {
+  workspaceSlug: /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i,
+  clientId: /^ci_[0-9a-f]{24}$/,
+  clientSecret: /^sk_[0-9a-f]{64}$/,
+  publishableKey: /^pk_live_[A-Za-z0-9_-]{32,}$/,
+  webhookSecret: /^whsec_[A-Za-z0-9_-]+=*$/,
+  orchestrationId: /^orch_[0-9A-HJKMNP-TV-Z]{20}$/,
+  orchestrationRunId: /^orun_[0-9A-HJKMNP-TV-Z]{20}$/,
+  orchestrationStepId: /^ostep_[0-9A-HJKMNP-TV-Z]{20}$/,
+  inboundEventId: /^ievt_[0-9A-HJKMNP-TV-Z]{20}$/,
+} as const;
+
+export const WORKSPACE_SLUG_MAX_LENGTH = 63;

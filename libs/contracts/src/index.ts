@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './ids.js';
+export * from './permissions.js';
+export * from './rate-limit.js';
+export * from './routing.js';

@@ -1,0 +1,54 @@
+/** Actions a policy may grant. `manage` means every action on the resource. */
+export const ACTIONS = ['create', 'retrieve', 'list', 'update', 'delete', 'manage', 'validate', 'execute'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/** Resources a policy may name. */
+export const RESOURCES = [
+  'records',
+  'structures',
+  'saved-queries',
+  'compute-functions',
+  'function-triggers',
+  'function-runs',
+  'secrets',
+  'webhook-subscriptions',
+  'orchestrations',
+  'inbound-events',
+  'service-accounts',
+  'groups',
+  'publishable-keys',
+  'workspaces',
+] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+/**
+ * Actions outside the CRUD set that exist on one resource only
+ * (`secrets:reveal`, the OAuth scopes `webhooks:replay` / `webhooks:cancel`).
+ */
+export const SPECIAL_PERMISSIONS = ['secrets:reveal', 'webhooks:replay', 'webhooks:cancel'] as const;
+export type SpecialPermission = (typeof SPECIAL_PERMISSIONS)[number];
+
+/** A permission string `resource:action`, or `*` for everything in the workspace. */
+export type Permission = `${Resource}:${Action}` | SpecialPermission | '*';
+
+/** The group that grants every permission in its workspace. */
+export const ADMIN_GROUP = 'workspace_administrators';
+
+/** Actions a publishable key may carry: read only. */
+export const PUBLISHABLE_ACTIONS: readonly Action[] = ['retrieve', 'list'];
+
+export function isAction(value: string): value is Action {
+  return (ACTIONS as readonly string[]).includes(value);
+}
+
+export function isResource(value: string): value is Resource {
+  return (RESOURCES as readonly string[]).includes(value);
+}
+
+/**
+ * Whether a set of granted permissions allows `resource:action`.
+ * `*` allows everything; `resource:manage` allows every action on the resource.
+ */
+export function permits(granted: ReadonlySet<string>, resource: string, action: string): boolean {
+  return granted.has('*') || granted.has(`${resource}:${action}`) || granted.has(`${resource}:manage`);
+}

@@ -1,0 +1,4 @@
+export * from './compare.js';
+export * from './ids.js';
+export * from './key-ring.js';
+export * from './password.js';

@@ -1,0 +1,48 @@
+import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import type { Action, Resource, SpecialPermission } from '@strata/contracts';
+import type { Request } from 'express';
+import type { Principal } from './principal.js';
+
+export const ACCESS = 'strata:access';
+export const USER_ONLY = 'strata:user-only';
+export const REQUIRED_SCOPE = 'strata:required-scope';
+
+export type AccessRule =
+  | { readonly kind: 'public' }
+  | { readonly kind: 'authenticated' }
+  | { readonly kind: 'permission'; readonly permissions: readonly string[] };
+
+/** No credential needed (health, discovery, signature-verified entry points). */
+export const Public = (): ClassDecorator & MethodDecorator => SetMetadata(ACCESS, { kind: 'public' } satisfies AccessRule);
+
+/** Any valid credential; no particular permission. */
+export const Authenticated = (): ClassDecorator & MethodDecorator =>
+  SetMetadata(ACCESS, { kind: 'authenticated' } satisfies AccessRule);
+
+/** The caller's groups must grant `resource:action` (or `resource:manage`) in the URL's workspace. */
+export function RequirePermission(resource: Resource, action: Action): ClassDecorator & MethodDecorator;
+export function RequirePermission(special: SpecialPermission): ClassDecorator & MethodDecorator;
+export function RequirePermission(resource: string, action?: string): ClassDecorator & MethodDecorator {
+  const permission = action === undefined ? resource : `${resource}:${action}`;
+  return SetMetadata(ACCESS, { kind: 'permission', permissions: [permission] } satisfies AccessRule);
+}
+
+/** Every listed permission is needed (upsert needs records:create and records:update). */
+export const RequireAllPermissions = (...permissions: `${Resource}:${Action}`[]): ClassDecorator & MethodDecorator =>
+  SetMetadata(ACCESS, { kind: 'permission', permissions } satisfies AccessRule);
+
+/** Only a user token (interactive login) may call the route; a service-account token gets 403. */
+export const UserOnly = (): ClassDecorator & MethodDecorator => SetMetadata(USER_ONLY, true);
+
+/** The bearer token must carry this OAuth scope (for example `webhooks:replay`). */
+export const RequireScope = (scope: string): ClassDecorator & MethodDecorator => SetMetadata(REQUIRED_SCOPE, scope);
+
+export const PRINCIPAL = Symbol('strata:principal');
+export type AuthenticatedRequest = Request & { [PRINCIPAL]?: Principal };
+
+/** The authenticated caller of the current request. */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<AuthenticatedRequest>()[PRINCIPAL];
+  if (!principal) throw new Error('CurrentPrincipal used on a route without authentication');
+  return principal;
+});

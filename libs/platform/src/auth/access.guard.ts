@@ -1,0 +1,117 @@
+import { ExecutionContext, Injectable, type CanActivate } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { ErrorCode, permits, type ErrorShape } from '@strata/contracts';
+import { ERROR_SHAPE } from '../errors/error-shape.decorator.js';
+import { SHAPE_ON_REQUEST } from '../errors/error.filter.js';
+import { StrataException } from '../errors/strata.exception.js';
+import { ACCESS, PRINCIPAL, REQUIRED_SCOPE, USER_ONLY, type AccessRule, type AuthenticatedRequest } from './access.decorators.js';
+import { JWT_STRATEGY } from './jwt.strategy.js';
+import { PermissionResolver } from './permission-resolver.js';
+import type { Principal } from './principal.js';
+
+export const PUBLISHABLE_KEY_HEADER = 'x-publishable-key';
+
+/** passport-jwt behind Nest's guard, with its failures turned into our 401s. */
+@Injectable()
+class JwtGuard extends AuthGuard(JWT_STRATEGY) {
+  override handleRequest<T>(err: unknown, user: T | false, info: unknown): T {
+    if (err instanceof StrataException) throw err;
+    if (err || !user) {
+      const reason = info instanceof Error ? info.message : undefined;
+      throw StrataException.unauthorized(describeJwtFailure(reason));
+    }
+    return user;
+  }
+}
+
+function describeJwtFailure(reason: string | undefined): string {
+  if (!reason || reason === 'No auth token') return 'Missing bearer token';
+  if (reason === 'jwt expired') return 'Token has expired';
+  if (reason.startsWith('jwt issuer invalid')) return 'Token issuer is not accepted';
+  if (reason.startsWith('jwt audience invalid')) return 'Token audience is not accepted';
+  return 'Invalid token';
+}
+
+/** The route's workspace parameter, under the names the specification uses. */
+export function workspaceOf(req: AuthenticatedRequest): string | undefined {
+  const params = req.params as Record<string, string | undefined>;
+  return params['workspace'] ?? params['workspaceSlug'];
+}
+
+/**
+ * One guard for every route: public, or a verified credential for the URL's
+ * workspace whose groups grant the declared permission. A route that declares
+ * nothing is refused (and the app refuses to boot with one: see RouteAccessCheck).
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  private readonly jwt = new JwtGuard();
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly resolver: PermissionResolver,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest & { [SHAPE_ON_REQUEST]?: ErrorShape }>();
+    const shape = this.reflector.getAllAndOverride<ErrorShape | undefined>(ERROR_SHAPE, targets);
+    if (shape) req[SHAPE_ON_REQUEST] = shape;
+
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS, targets);
+    if (!rule) throw new StrataException(ErrorCode.INTERNAL, 'Route declares no access rule');
+    if (rule.kind === 'public') return true;
+
+    const principal = await this.authenticate(context, req);
+    req[PRINCIPAL] = principal;
+    const workspace = workspaceOf(req);
+
+    if (principal.type === 'publishable_key' && (rule.kind !== 'permission' || !workspace)) {
+      throw StrataException.forbidden('A publishable key cannot call this endpoint');
+    }
+    if (workspace && principal.type !== 'publishable_key' && principal.workspace !== workspace) {
+      throw StrataException.forbidden(`The token is not valid for workspace '${workspace}'`, ErrorCode.WORKSPACE_MISMATCH);
+    }
+    if (this.reflector.getAllAndOverride<boolean | undefined>(USER_ONLY, targets) && principal.type !== 'user') {
+      throw StrataException.forbidden('This endpoint needs a user token from an interactive login');
+    }
+    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
+    if (scope && !principal.scopes.includes(scope)) {
+      throw StrataException.forbidden(`The token lacks the scope '${scope}'`);
+    }
+
+    const { permissions } = await this.resolver.resolve(principal, workspace);
+    if (rule.kind === 'permission') {
+      const missing = rule.permissions.filter((p) => {
+        const [resource, action] = splitPermission(p);
+        return !permits(permissions, resource, action);
+      });
+      if (missing.length > 0) {
+        throw StrataException.forbidden(`Missing permission: ${missing.join(', ')}`);
+      }
+    }
+    return true;
+  }
+
+  private async authenticate(context: ExecutionContext, req: AuthenticatedRequest): Promise<Principal> {
+    const key = req.headers[PUBLISHABLE_KEY_HEADER];
+    if (typeof key === 'string' && !req.headers.authorization) {
+      return {
+        type: 'publishable_key',
+        id: key.slice(0, 16),
+        workspace: undefined,
+        groups: [],
+        scopes: [],
+        credential: { kind: 'publishable_key', key },
+      };
+    }
+    await this.jwt.canActivate(context);
+    return (req as unknown as { user: Principal }).user;
+  }
+}
+
+function splitPermission(permission: string): [string, string] {
+  const i = permission.lastIndexOf(':');
+  return i < 0 ? [permission, ''] : [permission.slice(0, i), permission.slice(i + 1)];
+}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { passportJwtSecret } from 'jwks-rsa';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { ServiceConfig } from '../config/service-config.js';
+import { StrataException } from '../errors/strata.exception.js';
+import type { AccessTokenClaims, Principal } from './principal.js';
+
+export const JWT_STRATEGY = 'strata-jwt';
+
+/**
+ * Verifies bearer tokens locally: signature against the auth service's JWKS
+ * (cached; an unknown `kid` triggers a refetch, so rotated keys are picked up),
+ * `exp`, `iss`, `aud`, and the presence of the Strata claims.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
+  constructor(config: ServiceConfig) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKeyProvider: passportJwtSecret({
+        jwksUri: `${config.AUTH_INTERNAL_URL.replace(/\/$/, '')}/oidc/jwks`,
+        cache: true,
+        cacheMaxEntries: 10,
+        cacheMaxAge: 10 * 60_000,
+        rateLimit: true,
+        jwksRequestsPerMinute: 30,
+        timeout: 5000,
+      }),
+      issuer: config.AUTH_ISSUER,
+      audience: config.API_AUDIENCE,
+      algorithms: ['ES256', 'RS256', 'PS256'],
+      ignoreExpiration: false,
+      passReqToCallback: true,
+    });
+  }
+
+  validate(req: { headers: Record<string, unknown> }, payload: Partial<AccessTokenClaims>): Principal {
+    return principalFromClaims(payload, ExtractJwt.fromAuthHeaderAsBearerToken()(req as never) ?? '');
+  }
+}
+
+export function principalFromClaims(payload: Partial<AccessTokenClaims>, token: string): Principal {
+  if (typeof payload.sub !== 'string' || payload.sub === '') throw StrataException.unauthorized('Token has no subject');
+  if (payload.isServiceAccount !== 'true' && payload.isServiceAccount !== 'false') {
+    throw StrataException.unauthorized('Token has no isServiceAccount claim');
+  }
+  const isServiceAccount = payload.isServiceAccount === 'true';
+  if (payload.workspace !== undefined && typeof payload.workspace !== 'string') {
+    throw StrataException.unauthorized('Token workspace claim is malformed');
+  }
+  if (isServiceAccount && !payload.workspace) throw StrataException.unauthorized('Token has no workspace claim');
+  const groups = Array.isArray(payload.groups) ? payload.groups.filter((g): g is string => typeof g === 'string') : [];
+  return {
+    type: isServiceAccount ? 'service_account' : 'user',
+    id: payload.sub,
+    workspace: payload.workspace || undefined,
+    groups,
+    scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
+    credential: { kind: 'bearer', token },
+  };
+}

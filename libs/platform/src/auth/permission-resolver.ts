@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { ErrorCode } from '@strata/contracts';
+import { hashToken } from '@strata/crypto';
+import { ServiceConfig } from '../config/service-config.js';
+import { StrataException } from '../errors/strata.exception.js';
+import type { Principal } from './principal.js';
+
+export interface ResolvedPermissions {
+  readonly permissions: ReadonlySet<string>;
+}
+
+/**
+ * Resolves the effective permissions of a principal in a workspace and confirms
+ * the principal is still active (a revoked or deleted account is refused here,
+ * well before its token expires). Throws 401 when it is not.
+ */
+export abstract class PermissionResolver {
+  abstract resolve(principal: Principal, workspace: string | undefined): Promise<ResolvedPermissions>;
+}
+
+interface CacheEntry {
+  readonly expiresAt: number;
+  readonly value: Promise<ResolvedPermissions>;
+}
+
+/** Answer of `GET {auth_url}/workspace/{workspace}/api/v1/permissions/me`. */
+export interface PermissionsResponse {
+  workspace: string;
+  principal: { type: string; id: string; groups: string[] };
+  permissions: string[];
+}
+
+/**
+ * Asks the auth service, presenting the caller's own credential, and caches the
+ * answer for `PERMISSION_CACHE_TTL_MS` so that a policy, membership or
+ * revocation change takes effect within that time.
+ */
+@Injectable()
+export class HttpPermissionResolver extends PermissionResolver {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly base: string;
+  private readonly ttl: number;
+
+  constructor(config: ServiceConfig) {
+    super();
+    this.base = config.AUTH_INTERNAL_URL.replace(/\/$/, '');
+    this.ttl = config.PERMISSION_CACHE_TTL_MS;
+  }
+
+  resolve(principal: Principal, workspace: string | undefined): Promise<ResolvedPermissions> {
+    // Routes without a workspace exist only in the auth service, which resolves locally.
+    if (workspace === undefined) return Promise.resolve({ permissions: new Set<string>() });
+    const secret = principal.credential.kind === 'bearer' ? principal.credential.token : principal.credential.key;
+    const key = `${workspace}\u0000${hashToken(secret)}`;
+    const now = Date.now();
+    const hit = this.cache.get(key);
+    if (hit && hit.expiresAt > now) return hit.value;
+    const value = this.fetch(principal, workspace);
+    this.cache.set(key, { expiresAt: now + this.ttl, value });
+    value.catch(() => this.cache.delete(key));
+    if (this.cache.size > 10_000) this.evictExpired(now);
+    return value;
+  }
+
+  private async fetch(principal: Principal, workspace: string): Promise<ResolvedPermissions> {
+    const headers: Record<string, string> =
+      principal.credential.kind === 'bearer'
+        ? { authorization: `Bearer ${principal.credential.token}` }
+        : { 'x-publishable-key': principal.credential.key };
+    let res: Response;
+    try {
+      res = await fetch(`${this.base}/workspace/${encodeURIComponent(workspace)}/api/v1/permissions/me`, {
+        headers,
+        signal: AbortSignal.timeout(5000),
+      });
+    } catch {
+      throw new StrataException(ErrorCode.UNAVAILABLE, 'The auth service cannot be reached to resolve permissions');
+    }
+    if (res.status === 401) throw StrataException.unauthorized('The credential is no longer valid');
+    if (res.status === 403 || res.status === 404) {
+      throw StrataException.forbidden('The credential has no access to this workspace', ErrorCode.WORKSPACE_MISMATCH);
+    }
+    if (!res.ok) throw new StrataException(ErrorCode.UNAVAILABLE, `Permission resolution failed with status ${res.status}`);
+    const body = (await res.json()) as PermissionsResponse;
+    return { permissions: new Set(body.permissions) };
+  }
+
+  private evictExpired(now: number): void {
+    for (const [k, v] of this.cache) if (v.expiresAt <= now) this.cache.delete(k);
+  }
+}

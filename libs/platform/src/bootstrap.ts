@@ -1,0 +1,51 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type RequestHandler } from 'express';
+import type { ErrorShape } from '@strata/contracts';
+import { JsonLogger } from '@strata/telemetry';
+import { ErrorFilter } from './errors/error.filter.js';
+import { requestIdMiddleware } from './http/request-id.middleware.js';
+import { serveOpenApi } from './openapi/openapi.js';
+import { createValidationPipe } from './validation/validation.pipe.js';
+import type { ServiceConfig } from './config/service-config.js';
+
+export interface ServiceAppOptions {
+  readonly name: string;
+  readonly config: ServiceConfig;
+  readonly description: string;
+  /** Error shape for requests that fail before a handler is chosen (unknown path, bad JSON). */
+  readonly defaultErrorShape?: (path: string) => ErrorShape;
+  /** Paths whose bodies a mounted handler parses itself (oidc-provider). */
+  readonly skipBodyParsing?: RegExp;
+  /** Largest JSON body accepted. */
+  readonly jsonLimit?: string;
+  /** Hook to mount things (such as the OIDC provider) before Nest's routes. */
+  readonly beforeInit?: (app: NestExpressApplication) => void | Promise<void>;
+}
+
+/** Creates a service's Nest application with the platform's filter, pipe, request ids, logs and OpenAPI. */
+export async function createServiceApp(module: unknown, options: ServiceAppOptions): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(module as never, {
+    logger: new JsonLogger(options.name, options.config.LOG_LEVEL),
+    bodyParser: false,
+  });
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use(requestIdMiddleware);
+  const skip = options.skipBodyParsing;
+  const limit = options.jsonLimit ?? '1mb';
+  app.use(unless(skip, express.json({ limit, type: ['application/json', 'application/*+json'] })));
+  app.use(unless(skip, express.urlencoded({ extended: false, limit })));
+  await options.beforeInit?.(app);
+  app.useGlobalFilters(new ErrorFilter(options.defaultErrorShape));
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  await app.init();
+  serveOpenApi(app, `Strata ${options.name}`, options.description);
+  return app;
+}
+
+function unless(skip: RegExp | undefined, handler: RequestHandler): RequestHandler {
+  if (!skip) return handler;
+  return (req, res, next) => (skip.test(req.path) ? next() : handler(req, res, next));
+}

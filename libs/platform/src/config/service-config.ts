@@ -1,0 +1,73 @@
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { Secret } from './load-config.js';
+
+const URL_OPTIONS = { require_tld: false, require_protocol: true } as const;
+
+/**
+ * Settings every service reads. Each app extends it with its own. Property names
+ * are the environment variables; the initialisers are the documented defaults.
+ */
+export class ServiceConfig {
+  @IsUrl({ ...URL_OPTIONS, protocols: ['postgres', 'postgresql'] }, { message: 'must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/strata';
+
+  @IsUrl({ ...URL_OPTIONS, protocols: ['nats', 'tls'] }, { message: 'must be a nats:// URL' })
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  /** Prefix of every JetStream stream, subject and KV bucket of this installation (tests isolate with it). */
+  @Matches(/^[a-z][a-z0-9_]{0,31}$/, { message: 'must be lowercase letters, digits or _ (at most 32)' })
+  NATS_PREFIX = 'strata';
+
+  @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
+  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  /** Issuer of access tokens: `{auth_url}/oidc`. */
+  @IsUrl(URL_OPTIONS)
+  AUTH_ISSUER = 'http://localhost:8081/oidc';
+
+  /** Where this service reaches the auth service (JWKS, permission resolution). */
+  @IsUrl(URL_OPTIONS)
+  AUTH_INTERNAL_URL = 'http://127.0.0.1:8081';
+
+  /** Audience (resource indicator) of access tokens for the Strata APIs. */
+  @IsString()
+  API_AUDIENCE = 'urn:strata:api';
+
+  /** How long resolved permissions are cached; changes take effect within this time. */
+  @IsInt()
+  @Min(0)
+  @Max(5000)
+  PERMISSION_CACHE_TTL_MS = 3000;
+
+  /** `<version>:<base64 32 bytes>,…`: AES-256-GCM key-encryption keys; the highest version encrypts. */
+  @Secret()
+  @IsString()
+  @Matches(/^\s*\d+:[A-Za-z0-9+/=]{43,44}(\s*,\s*\d+:[A-Za-z0-9+/=]{43,44})*\s*$/, {
+    message: 'must be <version>:<base64 of 32 bytes>[,…]',
+  })
+  STRATA_ENCRYPTION_KEYS = '1:c3RyYXRhLWRldmVsb3BtZW50LWtleS0wMDAwMDAwMDA=';
+
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_READ_PER_MINUTE = 5000;
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_WRITE_PER_MINUTE = 1000;
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_BULK_PER_MINUTE = 100;
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_EXECUTE_PER_MINUTE = 500;
+  /** Window of every rate limit, in milliseconds. */
+  @IsInt()
+  @Min(1000)
+  RATE_LIMIT_WINDOW_MS = 60_000;
+
+  @IsOptional()
+  @IsUrl(URL_OPTIONS)
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+}

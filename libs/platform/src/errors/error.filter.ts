@@ -1,0 +1,93 @@
+import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { codeOfStatus, ErrorCode, type ErrorShape, type FieldError } from '@strata/contracts';
+import { StrataException } from './strata.exception.js';
+import { renderError, type RenderableError } from './render-error.js';
+import { requestIdOf } from '../http/request-id.middleware.js';
+
+/** Where the shape chosen for a request is kept once its handler is known. */
+export const SHAPE_ON_REQUEST = Symbol('strata:error-shape');
+
+type ShapedRequest = Request & { [SHAPE_ON_REQUEST]?: ErrorShape };
+
+/**
+ * Turns every error into the specification's body shape. Domain errors keep
+ * their code; framework HTTP errors map by status; anything else is a 500 with
+ * the request id and is logged with its stack.
+ */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ErrorFilter');
+
+  constructor(private readonly defaultShape: (path: string) => ErrorShape = () => 'general') {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<ShapedRequest>();
+    const res = http.getResponse<Response>();
+    const requestId = requestIdOf(req);
+    const error = this.toRenderable(exception, requestId);
+    if (error.status >= 500) {
+      this.logger.error({ msg: 'request failed', requestId, path: req.path, method: req.method, err: describe(exception) });
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (exception instanceof StrataException && exception.headers) {
+      for (const [k, v] of Object.entries(exception.headers)) res.setHeader(k, v);
+    }
+    const shape = req[SHAPE_ON_REQUEST] ?? this.defaultShape(req.path);
+    res.status(error.status).json(renderError(shape, error));
+  }
+
+  private toRenderable(exception: unknown, requestId: string | undefined): RenderableError {
+    if (exception instanceof StrataException) {
+      return { status: exception.status, code: exception.code, message: exception.message, details: exception.details, requestId };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      return { status, code: codeOfStatus(status), message: messageOf(exception), requestId };
+    }
+    const bodyParser = bodyParserError(exception);
+    if (bodyParser) return { ...bodyParser, requestId };
+    return {
+      status: 500,
+      code: ErrorCode.INTERNAL,
+      message: `Internal server error${requestId ? ` (request id ${requestId})` : ''}`,
+      requestId,
+    };
+  }
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+/** Errors raised by the JSON / urlencoded body parsers (malformed JSON, too large, bad charset). */
+function bodyParserError(exception: unknown): Omit<RenderableError, 'requestId'> | undefined {
+  if (!exception || typeof exception !== 'object') return undefined;
+  const e = exception as { type?: unknown; status?: unknown; message?: unknown };
+  if (typeof e.type !== 'string' || typeof e.status !== 'number') return undefined;
+  const details: FieldError[] = [{ field: 'body', message: String(e.message) }];
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return { status: 400, code: ErrorCode.VALIDATION_ERROR, message: 'Request body is not valid JSON', details };
+    case 'entity.too.large':
+      return { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, message: 'Request body is too large' };
+    default:
+      return e.status >= 400 && e.status < 500
+        ? { status: e.status, code: codeOfStatus(e.status), message: String(e.message), details }
+        : undefined;
+  }
+}
+
+function describe(exception: unknown): Record<string, unknown> {
+  if (exception instanceof Error) return { name: exception.name, message: exception.message, stack: exception.stack };
+  return { value: String(exception) };
+}
+

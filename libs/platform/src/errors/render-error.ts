@@ -1,0 +1,57 @@
+import { STATUS_CODES } from 'node:http';
+import type { ErrorBody, ErrorShape, FieldError } from '@strata/contracts';
+
+export interface RenderableError {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly details?: FieldError[] | Record<string, unknown> | undefined;
+  readonly requestId?: string | undefined;
+}
+
+/** Orchestration API error names by status. */
+function orchestrationName(status: number): string {
+  switch (status) {
+    case 400:
+      return 'validation_error';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 409:
+      return 'conflict';
+    case 422:
+      return 'unprocessable';
+    case 429:
+      return 'rate_limited';
+    default:
+      return status >= 500 ? 'internal_error' : 'bad_request';
+  }
+}
+
+/** Renders an error in one of the specification's four body shapes. Pure. */
+export function renderError(shape: ErrorShape, e: RenderableError): ErrorBody {
+  const fieldList = Array.isArray(e.details) ? e.details : undefined;
+  switch (shape) {
+    case 'general':
+      return {
+        error: STATUS_CODES[e.status] ?? 'Error',
+        message: e.message,
+        ...(fieldList ? { details: fieldList } : {}),
+        code: e.code,
+        ...(e.requestId ? { requestId: e.requestId } : {}),
+      };
+    case 'functions':
+      return { error: e.message, statusCode: e.status };
+    case 'records':
+      return { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } };
+    case 'orchestration':
+      return { error: orchestrationName(e.status), message: e.message, ...(fieldList ? { details: fieldList } : {}) };
+    default: {
+      const never: never = shape;
+      throw new Error(`unknown error shape ${String(never)}`);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { Module, type DynamicModule, type OnModuleInit, type Type, type ModuleMetadata } from '@nestjs/common';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { ServiceConfig } from './config/service-config.js';
+import { AccessGuard } from './auth/access.guard.js';
+import { JwtStrategy } from './auth/jwt.strategy.js';
+import { HttpPermissionResolver, PermissionResolver } from './auth/permission-resolver.js';
+import { RouteAccessCheck } from './auth/route-access.check.js';
+import { DeprecationInterceptor } from './http/deprecated.decorator.js';
+import { HealthController } from './health/health.controller.js';
+import { Readiness } from './health/readiness.js';
+import { NatsConnectionHolder } from './nats/nats.provider.js';
+import { NatsKvRateLimitStore, RateLimitStore } from './rate-limit/rate-limit.store.js';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+
+export interface PlatformOptions<C extends ServiceConfig> {
+  readonly config: C;
+  /** How permissions are resolved; the auth service resolves locally, the others over HTTP. */
+  readonly permissionResolver?: Type<PermissionResolver>;
+  /** Modules the resolver depends on. */
+  readonly imports?: ModuleMetadata['imports'];
+}
+
+@Module({})
+class NatsReadiness implements OnModuleInit {
+  constructor(
+    private readonly readiness: Readiness,
+    private readonly nats: NatsConnectionHolder,
+  ) {}
+
+  onModuleInit(): void {
+    this.readiness.register('nats', async () => {
+      await (await this.nats.get()).flush();
+    });
+  }
+}
+
+/**
+ * What every service gets: its validated config, the access guard (JWT,
+ * workspace, permission), rate limits, health endpoints, a NATS connection.
+ */
+@Module({})
+export class PlatformModule {
+  static forRoot<C extends ServiceConfig>(options: PlatformOptions<C>): DynamicModule {
+    const configClass = options.config.constructor as Type<C>;
+    return {
+      module: PlatformModule,
+      global: true,
+      imports: [DiscoveryModule, PassportModule, ...(options.imports ?? [])],
+      controllers: [HealthController],
+      providers: [
+        { provide: ServiceConfig, useValue: options.config },
+        ...(configClass === ServiceConfig ? [] : [{ provide: configClass, useValue: options.config }]),
+        NatsConnectionHolder,
+        NatsReadiness,
+        Readiness,
+        JwtStrategy,
+        DeprecationInterceptor,
+        RouteAccessCheck,
+        { provide: PermissionResolver, useClass: options.permissionResolver ?? HttpPermissionResolver },
+        { provide: RateLimitStore, useClass: NatsKvRateLimitStore },
+        { provide: APP_GUARD, useClass: AccessGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+      ],
+      exports: [ServiceConfig, ...(configClass === ServiceConfig ? [] : [configClass]), NatsConnectionHolder, Readiness],
+    };
+  }
+}
