@@ -21,3 +21,4 @@ export * from './rate-limit/rate-limit.decorator.js';
 export * from './rate-limit/rate-limit.store.js';
 export * from './rate-limit/rate-limit.guard.js';
 export * from './validation/validation.pipe.js';
+export * from './validation/id.pipes.js';

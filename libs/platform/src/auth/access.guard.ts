@@ -67,7 +67,7 @@ export class AccessGuard implements CanActivate {
     req[PRINCIPAL] = principal;
     const workspace = workspaceOf(req);
 
-    if (principal.type === 'publishable_key' && (rule.kind !== 'permission' || !workspace)) {
+    if (principal.type === 'publishable_key' && !workspace) {
       throw StrataException.forbidden('A publishable key cannot call this endpoint');
     }
     if (workspace && principal.type !== 'publishable_key' && principal.workspace !== workspace) {

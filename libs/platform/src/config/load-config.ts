@@ -33,15 +33,22 @@ export function loadConfig<T extends object>(
   const raw: Record<string, unknown> = { ...defaults };
   for (const key of Object.keys(defaults)) {
     const value = env[key];
-    if (value !== undefined && value !== '') raw[key] = value;
+    if (value !== undefined && value !== '') raw[key] = coerce(value, defaults[key]);
   }
-  const config = plainToInstance(schema, raw, { enableImplicitConversion: true });
+  const config = plainToInstance(schema, raw);
   const errors = validateSync(config, { whitelist: true, forbidUnknownValues: true });
   if (errors.length > 0) {
     const secret = secretKeys(config);
     throw new ConfigError(errors.map((e) => describe(e, secret.has(e.property))));
   }
   return Object.freeze(config);
+}
+
+/** Environment values are strings; read them as the default's type (number, boolean). */
+function coerce(value: string, fallback: unknown): unknown {
+  if (typeof fallback === 'number') return /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+  if (typeof fallback === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
+  return value;
 }
 
 function describe(error: ValidationError, isSecret: boolean): string {

@@ -1,0 +1,45 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PlatformModule } from '@strata/platform';
+import { serviceDataSourceOptions } from '@strata/db';
+import { AuthConfig } from './auth.config.js';
+import { IAM_SCHEMA, MIGRATIONS } from './migrations/index.js';
+import { UsersService } from './users/users.service.js';
+import { WorkspacesService } from './workspaces/workspaces.service.js';
+import { WorkspacesController } from './workspaces/workspaces.controller.js';
+import { ServiceAccountsService } from './service-accounts/service-accounts.service.js';
+import { ServiceAccountsController } from './service-accounts/service-accounts.controller.js';
+import { GroupsService } from './groups/groups.service.js';
+import { GroupsController } from './groups/groups.controller.js';
+import { PublishableKeysService } from './publishable-keys/publishable-keys.service.js';
+import { PublishableKeysController } from './publishable-keys/publishable-keys.controller.js';
+import { PermissionsService } from './permissions/permissions.service.js';
+import { PermissionsController } from './permissions/permissions.controller.js';
+import { LocalPermissionResolver } from './permissions/local-permission.resolver.js';
+import { SigningKeysService } from './oidc/signing-keys.service.js';
+import { OidcService } from './oidc/oidc.service.js';
+import { InteractionController } from './oidc/interaction.controller.js';
+import { DatabaseReadiness } from './database.readiness.js';
+
+/** The identity model: what the permission resolver and the controllers share. */
+@Module({
+  providers: [UsersService, WorkspacesService, ServiceAccountsService, GroupsService, PublishableKeysService, PermissionsService, LocalPermissionResolver],
+  exports: [UsersService, WorkspacesService, ServiceAccountsService, GroupsService, PublishableKeysService, PermissionsService, LocalPermissionResolver],
+})
+class IdentityModule {}
+
+@Module({})
+export class AuthAppModule {
+  static forRoot(config: AuthConfig): DynamicModule {
+    return {
+      module: AuthAppModule,
+      imports: [
+        TypeOrmModule.forRoot(serviceDataSourceOptions({ url: config.DATABASE_URL, schema: IAM_SCHEMA, entities: [], migrations: MIGRATIONS })),
+        PlatformModule.forRoot({ config, permissionResolver: LocalPermissionResolver, imports: [IdentityModule] }),
+        IdentityModule,
+      ],
+      controllers: [WorkspacesController, ServiceAccountsController, GroupsController, PublishableKeysController, PermissionsController, InteractionController],
+      providers: [SigningKeysService, OidcService, DatabaseReadiness],
+    };
+  }
+}

@@ -1,0 +1,41 @@
+import { IsEmail, IsInt, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { Secret, ServiceConfig } from '@strata/platform';
+
+/** Settings of the auth service (environment variables; initialisers are the defaults). */
+export class AuthConfig extends ServiceConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  AUTH_PORT = 8081;
+
+  /** The administrator created on first start. */
+  @IsEmail({ require_tld: false })
+  STRATA_ADMIN_EMAIL = 'admin@strata.local';
+
+  @Secret()
+  @IsString()
+  @MinLength(8)
+  STRATA_ADMIN_PASSWORD = 'strata-admin';
+
+  /** Public URL of `{base_url}` (printed in the login page and used by the CLI client). */
+  @IsUrl({ require_tld: false, require_protocol: true })
+  STRATA_BASE_URL = 'http://localhost:8080';
+
+  /** Access-token lifetime in seconds (the specification states 25200). */
+  @IsInt()
+  @Min(60)
+  ACCESS_TOKEN_TTL_SECONDS = 25200;
+
+  /** How often each replica reloads signing keys from the database. */
+  @IsInt()
+  @Min(100)
+  SIGNING_KEY_RELOAD_MS = 30_000;
+
+  /**
+   * A rotated-in key is published this long before it signs, so every replica
+   * and every resource server's JWKS cache knows it first.
+   */
+  @IsInt()
+  @Min(0)
+  SIGNING_KEY_ACTIVATION_DELAY_MS = 60_000;
+}

@@ -1,0 +1,30 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createServiceApp } from '@strata/platform';
+import { migrateService } from '@strata/db';
+import { AuthAppModule } from './app.module.js';
+import { AuthConfig } from './auth.config.js';
+import { IAM_SCHEMA, MIGRATIONS } from './migrations/index.js';
+import { OidcService } from './oidc/oidc.service.js';
+import { UsersService } from './users/users.service.js';
+
+/** Runs the iam schema's migrations (the start script and the Helm hook call this, not every replica). */
+export function migrateAuth(config: AuthConfig): Promise<string[]> {
+  return migrateService({ url: config.DATABASE_URL, schema: IAM_SCHEMA, entities: [], migrations: MIGRATIONS });
+}
+
+/** Builds the auth service: Nest routes plus the OIDC provider mounted at `/oidc`. Does not listen. */
+export async function createAuthApp(config: AuthConfig): Promise<NestExpressApplication> {
+  const app = await createServiceApp(AuthAppModule.forRoot(config), {
+    name: 'auth',
+    config,
+    description: 'Identity: OIDC tokens, workspaces, service accounts, groups and policies, publishable keys',
+    skipBodyParsing: /^\/oidc(\/|$)/,
+    beforeInit: async (nest) => {
+      const oidc = nest.get(OidcService);
+      await oidc.start();
+      await nest.get(UsersService).ensureAdmin(config.STRATA_ADMIN_EMAIL, config.STRATA_ADMIN_PASSWORD);
+      nest.use('/oidc', oidc.handler());
+    },
+  });
+  return app;
+}

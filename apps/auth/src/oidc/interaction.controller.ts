@@ -1,0 +1,79 @@
+import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { DataSource } from 'typeorm';
+import { Public } from '@strata/platform';
+import { UsersService } from '../users/users.service.js';
+import { WorkspacesService } from '../workspaces/workspaces.service.js';
+import { AuthConfig } from '../auth.config.js';
+import { OidcService } from './oidc.service.js';
+import { loginPage } from './login-page.js';
+
+interface LoginForm {
+  email?: unknown;
+  password?: unknown;
+  workspace?: unknown;
+}
+
+/**
+ * The interactive part of the authorization-code flow: a login form, then
+ * consent granted on the user's behalf (the only interactive client is
+ * first-party) with the workspace chosen at login.
+ */
+@ApiExcludeController()
+@Public()
+@Controller('interaction')
+export class InteractionController {
+  constructor(
+    private readonly oidc: OidcService,
+    private readonly users: UsersService,
+    private readonly workspaces: WorkspacesService,
+    private readonly db: DataSource,
+    private readonly config: AuthConfig,
+  ) {}
+
+  @Get(':uid')
+  async show(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const details = await this.oidc.current().interactionDetails(req, res);
+    const workspace = typeof details.params['workspace'] === 'string' ? details.params['workspace'] : undefined;
+    res.type('html').send(loginPage({ uid, ...(workspace ? { workspace } : {}) }));
+  }
+
+  @Post(':uid/login')
+  async login(@Param('uid') uid: string, @Body() form: LoginForm, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const provider = this.oidc.current();
+    const details = await provider.interactionDetails(req, res);
+    const email = typeof form.email === 'string' ? form.email.trim() : '';
+    const password = typeof form.password === 'string' ? form.password : '';
+    const asked = typeof form.workspace === 'string' ? form.workspace.trim() : '';
+    const fail = (status: number, error: string): void => {
+      res.status(status).type('html').send(loginPage({ uid, email, workspace: asked, error }));
+    };
+    if (!email || !password) return fail(400, 'Email and password are required.');
+    const user = await this.users.authenticate(email, password);
+    if (!user) return fail(401, 'Wrong email or password.');
+
+    let workspace = asked || undefined;
+    if (workspace && !(await this.workspaces.isMember(user.id, workspace))) {
+      return fail(403, `You are not a member of workspace '${workspace}'.`);
+    }
+    if (!workspace) {
+      const mine = await this.workspaces.listForUser(user.id);
+      if (mine.length === 1) workspace = mine[0]!.slug;
+    }
+
+    const clientId = String(details.params['client_id']);
+    const grant = new provider.Grant({ accountId: user.id, clientId });
+    grant.addOIDCScope('openid email');
+    grant.addResourceScope(this.config.API_AUDIENCE, 'openid');
+    const grantId = await grant.save();
+    if (workspace) {
+      await this.db.query(
+        `INSERT INTO iam.login_workspaces (grant_id, workspace_slug) VALUES ($1, $2)
+         ON CONFLICT (grant_id) DO UPDATE SET workspace_slug = EXCLUDED.workspace_slug`,
+        [grantId, workspace],
+      );
+    }
+    await provider.interactionFinished(req, res, { login: { accountId: user.id }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }
+}

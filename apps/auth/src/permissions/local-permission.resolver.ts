@@ -1,0 +1,16 @@
+import { Injectable } from '@nestjs/common';
+import { PermissionResolver, type Principal, type ResolvedPermissions } from '@strata/platform';
+import { PermissionsService } from './permissions.service.js';
+
+/** The auth service resolves permissions from its own tables, uncached: changes apply at once here. */
+@Injectable()
+export class LocalPermissionResolver extends PermissionResolver {
+  constructor(private readonly permissions: PermissionsService) {
+    super();
+  }
+
+  async resolve(principal: Principal, workspace: string | undefined): Promise<ResolvedPermissions> {
+    const resolved = await this.permissions.resolve(principal, workspace);
+    return { permissions: new Set(resolved.permissions) };
+  }
+}

@@ -1,0 +1,29 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal, type PermissionsResponse, type Principal } from '@strata/platform';
+import { PermissionsService } from './permissions.service.js';
+
+/**
+ * `{auth_url}/workspace/{workspace}/api/v1/permissions/me`: what the presented
+ * credential may do in the workspace. The other services call it with the
+ * caller's own credential and cache the answer briefly.
+ */
+@ApiTags('permissions')
+@ApiBearerAuth()
+@ApiSecurity('publishable-key')
+@Controller('workspace/:workspace/api/v1/permissions')
+export class PermissionsController {
+  constructor(private readonly permissions: PermissionsService) {}
+
+  @Get('me')
+  @Authenticated()
+  @ApiOperation({ summary: 'Effective permissions of the caller in the workspace' })
+  async me(@Param('workspace') workspace: string, @CurrentPrincipal() principal: Principal): Promise<PermissionsResponse> {
+    const resolved = await this.permissions.resolve(principal, workspace);
+    return {
+      workspace,
+      principal: { type: principal.type, id: principal.id, groups: resolved.groups },
+      permissions: resolved.permissions,
+    };
+  }
+}

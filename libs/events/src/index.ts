@@ -1,0 +1,2 @@
+export * from './jetstream.js';
+export * from './trace-context.js';

@@ -1,0 +1,115 @@
+import { context } from '@opentelemetry/api';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { extractTraceContext, injectTraceContext } from './trace-context.js';
+
+const NANOS_PER_MS = 1_000_000;
+
+export interface StreamSpec {
+  readonly name: string;
+  readonly subjects: string[];
+  /** Window in which a repeated `Nats-Msg-Id` is dropped by the stream. */
+  readonly duplicateWindowMs?: number;
+  readonly maxAgeMs?: number;
+}
+
+/** Creates the stream, or updates its subjects and windows when it exists. */
+export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: spec.name,
+    subjects: spec.subjects,
+    duplicate_window: (spec.duplicateWindowMs ?? 2 * 60_000) * NANOS_PER_MS,
+    max_age: (spec.maxAgeMs ?? 7 * 24 * 3_600_000) * NANOS_PER_MS,
+  };
+  try {
+    await jsm.streams.info(spec.name);
+    await jsm.streams.update(spec.name, config);
+  } catch (err) {
+    if (!/stream not found/i.test(String((err as Error).message))) throw err;
+    await jsm.streams.add(config);
+  }
+}
+
+export async function deleteStream(nc: NatsConnection, name: string): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.delete(name).catch(() => undefined);
+}
+
+export interface PublishResult {
+  readonly seq: number;
+  /** True when the stream dropped the message as a duplicate of `msgId`. */
+  readonly duplicate: boolean;
+}
+
+/**
+ * Publishes a JSON payload with `Nats-Msg-Id` set to `msgId` (so a re-publish
+ * after a crash is dropped by the stream) and the trace context in headers.
+ */
+export async function publishJson<T>(nc: NatsConnection, subject: string, payload: T, msgId: string): Promise<PublishResult> {
+  const js = jetstream(nc);
+  const ack = await js.publish(subject, JSON.stringify(payload), { msgID: msgId, headers: injectTraceContext(natsHeaders()) });
+  return { seq: ack.seq, duplicate: ack.duplicate };
+}
+
+export interface ConsumerSpec<T> {
+  readonly stream: string;
+  readonly durable: string;
+  readonly filterSubject?: string;
+  readonly ackWaitMs?: number;
+  readonly maxDeliver?: number;
+  /** Checks and narrows a payload; a payload it refuses is terminated, not retried. */
+  readonly parse: (payload: unknown) => T;
+  readonly handle: (payload: T, msg: JsMsg) => Promise<void>;
+  /** Delay before a failed message is redelivered. */
+  readonly retryDelayMs?: (deliveryCount: number) => number;
+  readonly onError?: (err: unknown, msg: JsMsg) => void;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * A durable pull consumer with explicit ack: a message is acked only after its
+ * handler succeeds, nak'ed with a delay when it throws, and terminated when
+ * its payload does not parse. The handler runs inside the publisher's trace.
+ */
+export async function consumeJson<T>(nc: NatsConnection, spec: ConsumerSpec<T>): Promise<RunningConsumer> {
+  const jsm = await jetstreamManager(nc);
+  await jsm.consumers.add(spec.stream, {
+    durable_name: spec.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: (spec.ackWaitMs ?? 30_000) * NANOS_PER_MS,
+    max_deliver: spec.maxDeliver ?? 10,
+    ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+  });
+  const consumer = await jetstream(nc).consumers.get(spec.stream, spec.durable);
+  const messages = await consumer.consume({ max_messages: 64 });
+  const done = (async () => {
+    for await (const msg of messages) {
+      let payload: T;
+      try {
+        payload = spec.parse(msg.json());
+      } catch (err) {
+        spec.onError?.(err, msg);
+        msg.term();
+        continue;
+      }
+      try {
+        await context.with(extractTraceContext(msg.headers), () => spec.handle(payload, msg));
+        msg.ack();
+      } catch (err) {
+        spec.onError?.(err, msg);
+        msg.nak(spec.retryDelayMs?.(msg.info.deliveryCount) ?? 1000);
+      }
+    }
+  })();
+  return {
+    async stop() {
+      await messages.close();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { Injectable, type PipeTransform } from '@nestjs/common';
+import { ErrorCode, ID_FORMATS } from '@strata/contracts';
+import { StrataException } from '../errors/strata.exception.js';
+
+/** A positive integer id in a path (service accounts); anything else is 400 INVALID_ID. */
+@Injectable()
+export class IntegerIdPipe implements PipeTransform<string, number> {
+  transform(value: string): number {
+    const n = /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n > 2_147_483_647) {
+      throw new StrataException(ErrorCode.INVALID_ID, `Invalid id '${value}': expected a positive integer`, [
+        { field: 'id', message: 'must be a positive integer' },
+      ]);
+    }
+    return n;
+  }
+}
+
+/** A UUID in a path; anything else is 400 INVALID_ID. */
+@Injectable()
+export class UuidPipe implements PipeTransform<string, string> {
+  transform(value: string): string {
+    if (!ID_FORMATS.uuid.test(value)) {
+      throw new StrataException(ErrorCode.INVALID_ID, `Invalid id '${value}': expected a UUID`, [
+        { field: 'id', message: 'must be a UUID' },
+      ]);
+    }
+    return value.toLowerCase();
+  }
+}
