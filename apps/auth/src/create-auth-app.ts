@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { createServiceApp } from '@strata/platform';
 import { migrateService } from '@strata/db';
 import { AuthAppModule } from './app.module.js';
@@ -23,8 +24,16 @@ export async function createAuthApp(config: AuthConfig): Promise<NestExpressAppl
       const oidc = nest.get(OidcService);
       await oidc.start();
       await nest.get(UsersService).ensureAdmin(config.STRATA_ADMIN_EMAIL, config.STRATA_ADMIN_PASSWORD);
+      // The spec's token response always states a scope: default client-credentials requests to `openid`.
+      nest.use('/oidc/token', express.urlencoded({ extended: false, limit: '16kb' }), defaultClientCredentialsScope);
       nest.use('/oidc', oidc.handler());
     },
   });
   return app;
+}
+
+function defaultClientCredentialsScope(req: Request, _res: Response, next: NextFunction): void {
+  const body = req.body as Record<string, unknown> | undefined;
+  if (body && body['grant_type'] === 'client_credentials' && !body['scope']) body['scope'] = 'openid';
+  next();
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ADMIN_GROUP, ID_FORMATS } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
-import { isUniqueViolation } from '@strata/db';
+import { isUniqueViolation, rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { invalidActions } from './validate-actions.js';
 import { UsersService } from '../users/users.service.js';
@@ -133,16 +133,19 @@ export class GroupsService {
     if (!existing[0]) throw StrataException.notFound(`Policy ${policyId} not found`);
     const bad = invalidActions(existing[0].resource, actions);
     if (bad.length) throw StrataException.validation(bad, 'Invalid policy actions');
-    const rows: PolicyRow[] = await this.db.query(
-      'UPDATE iam.policies SET actions = $3, updated_at = now() WHERE group_id = $1 AND id = $2 RETURNING *',
-      [groupId, policyId, actions],
+    const rows = rowsOf<PolicyRow>(
+      await this.db.query('UPDATE iam.policies SET actions = $3, updated_at = now() WHERE group_id = $1 AND id = $2 RETURNING *', [
+        groupId,
+        policyId,
+        actions,
+      ]),
     );
     return toPolicy(rows[0]!);
   }
 
   async deletePolicy(workspace: string, groupId: string, policyId: string): Promise<void> {
     await this.row(workspace, groupId);
-    const rows: unknown[] = await this.db.query('DELETE FROM iam.policies WHERE group_id = $1 AND id = $2 RETURNING id', [groupId, policyId]);
+    const rows = rowsOf(await this.db.query('DELETE FROM iam.policies WHERE group_id = $1 AND id = $2 RETURNING id', [groupId, policyId]));
     if (!rows.length) throw StrataException.notFound(`Policy ${policyId} not found`);
   }
 
@@ -166,9 +169,12 @@ export class GroupsService {
   async removeMember(workspace: string, groupId: string, type: string, principalId: string): Promise<void> {
     const group = await this.row(workspace, groupId);
     await this.db.transaction(async (tx) => {
-      const removed: unknown[] = await tx.query(
-        'DELETE FROM iam.group_members WHERE group_id = $1 AND principal_type = $2 AND principal_id = $3 RETURNING 1',
-        [groupId, type, principalId],
+      const removed = rowsOf(
+        await tx.query('DELETE FROM iam.group_members WHERE group_id = $1 AND principal_type = $2 AND principal_id = $3 RETURNING 1', [
+          groupId,
+          type,
+          principalId,
+        ]),
       );
       if (!removed.length) throw StrataException.notFound(`Member ${type}:${principalId} not found in the group`);
       if (group.name === ADMIN_GROUP) {

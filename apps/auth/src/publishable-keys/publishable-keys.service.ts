@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { isResource, PUBLISHABLE_ACTIONS, type FieldError } from '@strata/contracts';
 import { hashToken, newPublishableKey, newUuid } from '@strata/crypto';
+import { rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
 
 export interface PublishableKey {
@@ -77,9 +78,11 @@ export class PublishableKeysService {
   }
 
   async revoke(workspace: string, id: string): Promise<PublishableKey> {
-    const rows: KeyRow[] = await this.db.query(
-      `UPDATE iam.publishable_keys SET revoked_at = coalesce(revoked_at, now()) WHERE workspace_slug = $1 AND id = $2 RETURNING *`,
-      [workspace, id],
+    const rows = rowsOf<KeyRow>(
+      await this.db.query(
+        `UPDATE iam.publishable_keys SET revoked_at = coalesce(revoked_at, now()) WHERE workspace_slug = $1 AND id = $2 RETURNING *`,
+        [workspace, id],
+      ),
     );
     if (!rows[0]) throw StrataException.notFound(`Publishable key ${id} not found`);
     return toKey(rows[0]);

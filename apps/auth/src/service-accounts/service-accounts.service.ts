@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ErrorCode } from '@strata/contracts';
 import { hashToken, newClientId, newClientSecret } from '@strata/crypto';
-import { isUniqueViolation } from '@strata/db';
+import { isUniqueViolation, rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
 
 export interface ServiceAccount {
@@ -127,9 +127,8 @@ export class ServiceAccountsService {
 
   async delete(workspace: string, id: number): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const rows: ServiceAccountRow[] = await tx.query(
-        'DELETE FROM iam.service_accounts WHERE workspace_slug = $1 AND id = $2 RETURNING *',
-        [workspace, id],
+      const rows = rowsOf<ServiceAccountRow>(
+        await tx.query('DELETE FROM iam.service_accounts WHERE workspace_slug = $1 AND id = $2 RETURNING *', [workspace, id]),
       );
       if (!rows[0]) throw notFound(id);
       await tx.query(`DELETE FROM iam.group_members WHERE principal_type = 'service_account' AND principal_id = $1`, [rows[0].client_id]);
@@ -154,9 +153,12 @@ export class ServiceAccountsService {
   }
 
   private async update(workspace: string, id: number, set: string, params: unknown[]): Promise<ServiceAccount> {
-    const rows: ServiceAccountRow[] = await this.db.query(
-      `UPDATE iam.service_accounts SET ${set}, updated_at = now() WHERE workspace_slug = $1 AND id = $2 RETURNING *`,
-      [workspace, id, ...params],
+    const rows = rowsOf<ServiceAccountRow>(
+      await this.db.query(`UPDATE iam.service_accounts SET ${set}, updated_at = now() WHERE workspace_slug = $1 AND id = $2 RETURNING *`, [
+        workspace,
+        id,
+        ...params,
+      ]),
     );
     if (!rows[0]) throw notFound(id);
     return toServiceAccount(rows[0]);

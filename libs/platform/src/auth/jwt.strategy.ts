@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { passportJwtSecret } from 'jwks-rsa';
+import { createRemoteJWKSet, decodeProtectedHeader, exportSPKI } from 'jose';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ServiceConfig } from '../config/service-config.js';
 import { StrataException } from '../errors/strata.exception.js';
@@ -18,15 +18,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   constructor(config: ServiceConfig) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKeyProvider: passportJwtSecret({
-        jwksUri: `${config.AUTH_INTERNAL_URL.replace(/\/$/, '')}/oidc/jwks`,
-        cache: true,
-        cacheMaxEntries: 10,
-        cacheMaxAge: 10 * 60_000,
-        rateLimit: true,
-        jwksRequestsPerMinute: 30,
-        timeout: 5000,
-      }),
+      secretOrKeyProvider: jwksKeyProvider(`${config.AUTH_INTERNAL_URL.replace(/\/$/, '')}/oidc/jwks`),
       issuer: config.AUTH_ISSUER,
       audience: config.API_AUDIENCE,
       algorithms: ['ES256', 'RS256', 'PS256'],
@@ -38,6 +30,27 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   validate(req: { headers: Record<string, unknown> }, payload: Partial<AccessTokenClaims>): Principal {
     return principalFromClaims(payload, ExtractJwt.fromAuthHeaderAsBearerToken()(req as never) ?? '');
   }
+}
+
+type KeyCallback = (err: unknown, key?: string) => void;
+
+/**
+ * Finds the verification key for a token's `kid` in the auth service's JWKS
+ * (jose's remote key set: cached for 10 minutes, refetched on an unknown `kid`
+ * at most every 30 seconds, so a rotated key is picked up without a restart).
+ */
+export function jwksKeyProvider(jwksUri: string): (req: unknown, rawJwt: string, done: KeyCallback) => void {
+  const keySet = createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5000 });
+  return (_req, rawJwt, done) => {
+    (async () => {
+      const header = decodeProtectedHeader(rawJwt);
+      const key = await keySet(header, { payload: '', signature: '' });
+      return exportSPKI(key);
+    })().then(
+      (pem) => done(null, pem),
+      (err: unknown) => done(err),
+    );
+  };
 }
 
 export function principalFromClaims(payload: Partial<AccessTokenClaims>, token: string): Principal {

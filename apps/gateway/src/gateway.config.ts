@@ -1,0 +1,29 @@
+import { IsInt, IsString, IsUrl, Max, Min } from 'class-validator';
+import { ServiceConfig } from '@strata/platform';
+
+const URL = { require_tld: false, require_protocol: true } as const;
+
+/** Gateway settings: its port and where each service answers. */
+export class GatewayConfig extends ServiceConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  GATEWAY_PORT = 8080;
+
+  @IsUrl(URL)
+  AUTH_SERVICE_URL = 'http://127.0.0.1:8081';
+  @IsUrl(URL)
+  DATA_SERVICE_URL = 'http://127.0.0.1:8082';
+  @IsUrl(URL)
+  COMPUTE_SERVICE_URL = 'http://127.0.0.1:8083';
+  @IsUrl(URL)
+  ORCHESTRATION_SERVICE_URL = 'http://127.0.0.1:8084';
+  @IsUrl(URL)
+  WEBHOOKS_SERVICE_URL = 'http://127.0.0.1:8085';
+  @IsUrl(URL)
+  INBOUND_SERVICE_URL = 'http://127.0.0.1:8086';
+
+  /** Comma-separated origins allowed by CORS; `*` for any. */
+  @IsString()
+  CORS_ORIGINS = '*';
+}

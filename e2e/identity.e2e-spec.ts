@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import * as oidc from 'openid-client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { loginWithPassword } from '@strata/sdk';
+import { eventually } from '@strata/testing';
+import { call, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let userToken: string;
+const ws = `acme-${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  stack = await startStack();
+  const first = await loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: stack.adminPassword });
+  const created = await call('POST', `${stack.baseUrl}/workspace/api/v1/workspaces`, { token: first.accessToken, body: { slug: ws, name: 'Acme' } });
+  expect(created.status).toBe(201);
+  userToken = (await loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: stack.adminPassword, workspace: ws })).accessToken;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const sa = (path = '') => `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts${path}`;
+
+async function createServiceAccount(name: string, scope?: string) {
+  const res = await call('POST', sa(), { token: userToken, body: { name, ...(scope ? { scope } : {}) } });
+  expect(res.status).toBe(201);
+  return res.body as { id: number; clientId: string; clientSecret: string };
+}
+
+async function ccToken(clientId: string, clientSecret: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${stack.authUrl}/oidc/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('tokens', () => {
+  it('issues a client-credentials token through discovery that verifies against the JWKS', async () => {
+    const account = await createServiceAccount('discovery-client');
+    const config = await oidc.discovery(new URL(stack.issuer), account.clientId, undefined, oidc.ClientSecretPost(account.clientSecret), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const tokens = await oidc.clientCredentialsGrant(config);
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.expires_in).toBe(25200);
+    expect(tokens.scope).toBe('openid');
+    const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: stack.issuer, audience: 'urn:strata:api' });
+    expect(payload).toMatchObject({ sub: account.clientId, workspace: ws, isServiceAccount: 'true', groups: [] });
+    expect(typeof payload.iat).toBe('number');
+    expect(payload.exp! - payload.iat!).toBe(25200);
+  });
+
+  it('answers 401 for a wrong secret and 400 for a malformed request', async () => {
+    const account = await createServiceAccount('wrong-secret');
+    const wrong = await ccToken(account.clientId, `sk_${'0'.repeat(64)}`);
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe('invalid_client');
+    const unknown = await ccToken('ci_000000000000000000000000', 'sk_x');
+    expect(unknown.status).toBe(401);
+    const noGrant = await fetch(`${stack.authUrl}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: account.clientId, client_secret: account.clientSecret, grant_type: 'password' }),
+    });
+    expect(noGrant.status).toBe(400);
+  });
+
+  it('gives user tokens the user id and the workspace chosen at login', async () => {
+    const { payload } = await jwtVerify(userToken, createRemoteJWKSet(new URL(`${stack.issuer}/jwks`)), { issuer: stack.issuer });
+    expect(payload).toMatchObject({ workspace: ws, isServiceAccount: 'false', groups: ['workspace_administrators'] });
+    expect(payload.sub).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses a login with a wrong password or a workspace the user is not in', async () => {
+    await expect(loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: 'nope-nope' })).rejects.toThrow(/Wrong email or password/);
+    await expect(loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: stack.adminPassword, workspace: 'elsewhere' })).rejects.toThrow(/not a member/);
+  });
+});
+
+describe('service accounts', () => {
+  it('runs the whole lifecycle: get, list, rename, describe, rotate, revoke, delete', async () => {
+    const account = await createServiceAccount('lifecycle');
+    expect(account.clientId).toMatch(/^ci_[0-9a-f]{24}$/);
+    expect(account.clientSecret).toMatch(/^sk_[0-9a-f]{64}$/);
+
+    const got = await call('GET', sa(`/${account.id}`), { token: userToken });
+    expect(got.status).toBe(200);
+    expect(got.body).not.toHaveProperty('clientSecret');
+    expect(got.body).toMatchObject({ id: account.id, name: 'lifecycle', workspace: ws, scope: 'openid', grant_types: ['client_credentials'] });
+
+    const list = await call('GET', sa('?page=1&limit=100'), { token: userToken });
+    expect(list.status).toBe(200);
+    expect(list.body.data.some((a: { id: number }) => a.id === account.id)).toBe(true);
+    expect(list.body.data.every((a: object) => !('clientSecret' in a))).toBe(true);
+
+    const renamed = await call('PUT', sa(`/${account.id}/name`), { token: userToken, body: { name: 'renamed' } });
+    expect(renamed.body).toMatchObject({ name: 'renamed' });
+    expect((await call('PUT', sa(`/${account.id}/description`), { token: userToken, body: { description: 'd' } })).body.description).toBe('d');
+
+    expect((await ccToken(account.clientId, account.clientSecret)).status).toBe(200);
+    const rotated = await call('POST', sa(`/${account.id}/rotate`), { token: userToken });
+    expect(rotated.status).toBe(200);
+    expect(Object.keys(rotated.body).sort()).toEqual(['clientId', 'clientSecret', 'id', 'name', 'updatedAt', 'workspace']);
+    expect((await ccToken(account.clientId, account.clientSecret)).status).toBe(401);
+    const fresh = await ccToken(account.clientId, rotated.body.clientSecret);
+    expect(fresh.status).toBe(200);
+
+    const revoked = await call('POST', sa(`/${account.id}/revoke`), { token: userToken });
+    expect(revoked.body.status).toBe('revoked');
+    expect((await ccToken(account.clientId, rotated.body.clientSecret)).status).toBe(401);
+    // The token it already holds is refused within the permission cache time.
+    await eventually(async () => {
+      const r = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, { token: fresh.body.access_token });
+      return r.status === 401 ? true : undefined;
+    }, 5000);
+
+    expect((await call('DELETE', sa(`/${account.id}`), { token: userToken })).status).toBe(204);
+    expect((await call('GET', sa(`/${account.id}`), { token: userToken })).status).toBe(404);
+  });
+
+  it('validates bodies and ids with one detail per field', async () => {
+    const bad = await call('POST', sa(), { token: userToken, body: { name: '', grant_types: ['password'], scope: 'admin', extra: 1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('VALIDATION_ERROR');
+    expect(bad.body.requestId).toEqual(expect.any(String));
+    expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['extra', 'grant_types', 'name', 'scope']);
+    const notJson = await call('POST', sa(), { token: userToken, body: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(notJson.status).toBe(400);
+    expect((await call('GET', sa('/abc'), { token: userToken })).status).toBe(400);
+    expect((await call('GET', sa('/999999'), { token: userToken })).status).toBe(404);
+    await createServiceAccount('dupe');
+    const dupe = await call('POST', sa(), { token: userToken, body: { name: 'dupe' } });
+    expect(dupe.status).toBe(409);
+  });
+
+  it('refuses service-account tokens, other workspaces and missing tokens', async () => {
+    const account = await createServiceAccount('machine');
+    const token = (await ccToken(account.clientId, account.clientSecret)).body.access_token as string;
+    const asMachine = await call('GET', sa(), { token });
+    expect(asMachine.status).toBe(403);
+    expect(asMachine.body.message).toMatch(/user token/);
+    const other = await call('GET', `${stack.authUrl}/workspace/other-ws/api/v1/service-accounts`, { token: userToken });
+    expect(other.status).toBe(403);
+    expect(other.body.code).toBe('WORKSPACE_MISMATCH');
+    const none = await call('GET', sa());
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    const garbage = await call('GET', sa(), { token: 'not-a-jwt' });
+    expect(garbage.status).toBe(401);
+  });
+});
+
+describe('groups and policies', () => {
+  it('grants through policies, refuses unknown actions, and applies changes within seconds', async () => {
+    const groups = `${stack.authUrl}/workspace/${ws}/api/v1/groups`;
+    const group = await call('POST', groups, { token: userToken, body: { name: 'readers' } });
+    expect(group.status).toBe(201);
+
+    const read = await call('POST', `${groups}/${group.body.id}/policies`, { token: userToken, body: { resource: 'groups', actions: ['read', 'list'] } });
+    expect(read.status).toBe(400);
+    expect(read.body.details).toEqual([{ field: 'actions[0]', message: expect.stringContaining('valid actions: create, retrieve, list') }]);
+    const badResource = await call('POST', `${groups}/${group.body.id}/policies`, { token: userToken, body: { resource: 'everything', actions: ['list'] } });
+    expect(badResource.status).toBe(400);
+
+    const policy = await call('POST', `${groups}/${group.body.id}/policies`, { token: userToken, body: { resource: 'groups', actions: ['list'] } });
+    expect(policy.status).toBe(201);
+    const account = await createServiceAccount('reader');
+    const member = await call('POST', `${groups}/${group.body.id}/members`, { token: userToken, body: { type: 'service_account', id: account.clientId } });
+    expect(member.status).toBe(201);
+
+    const token = (await ccToken(account.clientId, account.clientSecret)).body.access_token as string;
+    expect((await call('GET', groups, { token })).status).toBe(200);
+    const forbidden = await call('POST', groups, { token, body: { name: 'nope' } });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.message).toBe('Missing permission: groups:create');
+
+    expect((await call('DELETE', `${groups}/${group.body.id}/policies/${policy.body.id}`, { token: userToken })).status).toBe(204);
+    await eventually(async () => ((await call('GET', groups, { token })).status === 403 ? true : undefined), 5000);
+
+    const dupe = await call('POST', groups, { token: userToken, body: { name: 'readers' } });
+    expect(dupe.status).toBe(409);
+  });
+});
+
+describe('publishable keys', () => {
+  it('creates a read-only key shown once, accepts it for its permissions, and refuses it once revoked', async () => {
+    const keys = `${stack.authUrl}/workspace/${ws}/api/v1/publishable-keys`;
+    const write = await call('POST', keys, { token: userToken, body: { name: 'web', permissions: ['records:create'] } });
+    expect(write.status).toBe(400);
+    const created = await call('POST', keys, { token: userToken, body: { name: 'web', permissions: ['records:list', 'records:retrieve'] } });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^pk_live_/);
+    const listed = await call('GET', keys, { token: userToken });
+    expect(listed.body.data[0]).not.toHaveProperty('key');
+    expect(listed.body.data[0].prefix).toBe(created.body.key.slice(0, 16));
+
+    const me = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, { headers: { 'x-publishable-key': created.body.key } });
+    expect(me.status).toBe(200);
+    expect(me.body.permissions).toEqual(['records:list', 'records:retrieve']);
+    const elsewhere = await call('GET', keys, { headers: { 'x-publishable-key': created.body.key } });
+    expect(elsewhere.status).toBe(403);
+
+    await call('POST', `${keys}/${created.body.id}/revoke`, { token: userToken });
+    const after = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, { headers: { 'x-publishable-key': created.body.key } });
+    expect(after.status).toBe(401);
+  });
+});
+
+describe('workspaces and the gateway', () => {
+  it('validates slugs, refuses a taken slug, and lists the caller’s workspaces through {base_url}', async () => {
+    const url = `${stack.baseUrl}/workspace/api/v1/workspaces`;
+    const bad = await call('POST', url, { token: userToken, body: { slug: 'Not_OK', name: 'x' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details[0].field).toBe('slug');
+    expect((await call('POST', url, { token: userToken, body: { slug: ws, name: 'again' } })).status).toBe(409);
+    const list = await call('GET', url, { token: userToken });
+    expect(list.status).toBe(200);
+    expect(list.headers.get('x-request-id')).toEqual(expect.any(String));
+    expect(list.body.data.map((w: { slug: string }) => w.slug)).toContain(ws);
+  });
+
+  it('answers unknown paths and token requests on {base_url} with a 404 in the general shape', async () => {
+    const unknown = await call('GET', `${stack.baseUrl}/nowhere`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ error: 'Not Found', code: 'NOT_FOUND', requestId: expect.any(String) });
+    expect((await call('POST', `${stack.baseUrl}/oidc/token`, { body: {} })).status).toBe(404);
+  });
+
+  it('serves the older IAM rotate path with deprecation headers', async () => {
+    const account = await createServiceAccount('legacy-rotate');
+    const res = await call('PUT', `${stack.baseUrl}/iam/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate`, { token: userToken });
+    expect(res.body).toMatchObject({ id: account.id });
+    expect(res.body.clientSecret).toMatch(/^sk_/);
+    expect(res.headers.get('deprecation')).toBe('true');
+    expect(res.headers.get('sunset')).toMatch(/GMT$/);
+    expect(res.headers.get('link')).toContain('rel="successor-version"');
+  });
+
+  it('reports health and readiness', async () => {
+    expect((await call('GET', `${stack.authUrl}/healthz`)).status).toBe(200);
+    const ready = await call('GET', `${stack.authUrl}/readyz`);
+    expect(ready.body).toEqual({ status: 'ok', checks: { database: 'ok', nats: 'ok' } });
+  });
+});

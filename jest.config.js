@@ -1,0 +1,29 @@
+/** One Jest run for the whole monorepo: ESM (Nest 12 is ESM-only), TypeScript through SWC. */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: {
+    '^@strata/(auth|gateway|cli)$': '<rootDir>/apps/$1/src/index.ts',
+    '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts', '<rootDir>/apps/*/test/**/*.int-spec.ts', '<rootDir>/e2e/**/*.e2e-spec.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

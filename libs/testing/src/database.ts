@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface TestDatabase {
+  readonly url: string;
+  readonly name: string;
+  drop(): Promise<void>;
+}
+
+/** The server the tests use: `TEST_DATABASE_URL`, else `DATABASE_URL`, else the local default. */
+export function testServerUrl(): string {
+  return process.env['TEST_DATABASE_URL'] ?? process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/strata';
+}
+
+/** A database of this test run's own, so runs never see each other's data. */
+export async function createTestDatabase(prefix = 'strata_test'): Promise<TestDatabase> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = new URL(testServerUrl());
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`CREATE DATABASE "${name}"`);
+  await client.end();
+  const url = new URL(testServerUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const c = new pg.Client({ connectionString: admin.toString() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

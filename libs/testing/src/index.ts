@@ -1,0 +1,2 @@
+export * from './database.js';
+export * from './isolation.js';

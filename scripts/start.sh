@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `npm start`: bootstrap, build, create the database, migrate every service, then
+# run the gateway and every service in the foreground with prefixed logs.
+# Ctrl-C stops them all.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=bootstrap.sh
+. scripts/bootstrap.sh
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/strata}"
+export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
+pnpm exec turbo run build --output-logs=errors-only
+
+echo "[start] migrating (creates the database when missing)"
+node apps/auth/dist/main.js migrate
+
+pids=()
+run() { # name command...
+  local name=$1; shift
+  ( "$@" 2>&1 | sed -u "s/^/[$name] /" ) &
+  pids+=($!)
+}
+stop() {
+  trap - INT TERM
+  echo "[start] stopping"
+  pkill -TERM -P $$ 2>/dev/null || true
+  for pid in "${pids[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  exit 0
+}
+trap stop INT TERM
+
+run auth node --enable-source-maps apps/auth/dist/main.js
+run gateway node --enable-source-maps apps/gateway/dist/main.js
+
+for _ in $(seq 1 60); do
+  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
+  sleep 0.5
+done
+cat <<MSG
+
+  Strata is running.
+    {base_url}  http://localhost:8080     (API documents: http://localhost:8080/docs)
+    {auth_url}  http://localhost:8081     (OIDC discovery: http://localhost:8081/oidc/.well-known/openid-configuration)
+
+  Log in (first administrator: STRATA_ADMIN_EMAIL / STRATA_ADMIN_PASSWORD, default admin@strata.local / strata-admin):
+    node apps/cli/dist/main.js login --email admin@strata.local --password strata-admin
+  or open http://localhost:8081/oidc/auth in a browser through any OIDC client (client id strata-cli).
+
+  Ctrl-C stops everything.
+MSG
+wait

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm test`: bootstrap, build, then every test of the monorepo (unit, integration,
+# end-to-end) against the PostgreSQL and NATS named by DATABASE_URL / NATS_URL.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=bootstrap.sh
+. scripts/bootstrap.sh
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/strata}"
+export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
+pnpm exec turbo run build --output-logs=errors-only
+mkdir -p reports
+status=0
+node --experimental-vm-modules --no-node-snapshot node_modules/jest/bin/jest.js --ci --json --outputFile=reports/jest.json "$@" || status=$?
+node -e '
+const r = JSON.parse(require("fs").readFileSync("reports/jest.json", "utf8"));
+const failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
+console.log(`${r.numPassedTests} passed, ${failed} failed`);
+' || echo "0 passed, 1 failed"
+exit "$status"
