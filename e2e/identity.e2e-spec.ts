@@ -76,6 +76,12 @@ describe('tokens', () => {
     expect(payload.sub).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers an unknown login interaction with 400', async () => {
+    expect((await call('GET', `${stack.authUrl}/interaction/unknown-uid`)).status).toBe(400);
+    const post = await call('POST', `${stack.authUrl}/interaction/unknown-uid/login`, { body: { email: 'a@b.c', password: 'x' } });
+    expect(post.status).toBe(400);
+  });
+
   it('refuses a login with a wrong password or a workspace the user is not in', async () => {
     await expect(loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: 'nope-nope' })).rejects.toThrow(/Wrong email or password/);
     await expect(loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: stack.adminPassword, workspace: 'elsewhere' })).rejects.toThrow(/not a member/);

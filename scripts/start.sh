@@ -5,11 +5,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-# shellcheck source=bootstrap.sh
-. scripts/bootstrap.sh
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/strata}"
-export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
-pnpm exec turbo run build --output-logs=errors-only
+# shellcheck source=prepare.sh
+. scripts/prepare.sh
 
 echo "[start] migrating (creates the database when missing)"
 node apps/auth/dist/main.js migrate

@@ -4,11 +4,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-# shellcheck source=bootstrap.sh
-. scripts/bootstrap.sh
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/strata}"
-export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
-pnpm exec turbo run build --output-logs=errors-only
+# shellcheck source=prepare.sh
+. scripts/prepare.sh
 mkdir -p reports
 status=0
 node --experimental-vm-modules --no-node-snapshot node_modules/jest/bin/jest.js --ci --json --outputFile=reports/jest.json "$@" || status=$?

@@ -1,4 +1,4 @@
-import { IsEmail, IsInt, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { IsEmail, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { Secret, ServiceConfig } from '@strata/platform';
 
 /** Settings of the auth service (environment variables; initialisers are the defaults). */
@@ -16,10 +16,6 @@ export class AuthConfig extends ServiceConfig {
   @IsString()
   @MinLength(8)
   STRATA_ADMIN_PASSWORD = 'strata-admin';
-
-  /** Public URL of `{base_url}` (printed in the login page and used by the CLI client). */
-  @IsUrl({ require_tld: false, require_protocol: true })
-  STRATA_BASE_URL = 'http://localhost:8080';
 
   /** Access-token lifetime in seconds (the specification states 25200). */
   @IsInt()

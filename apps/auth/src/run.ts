@@ -1,19 +1,10 @@
-import { ConfigError, loadConfig } from '@strata/platform';
+import { loadConfigOrExit } from '@strata/platform';
 import { AuthConfig } from './auth.config.js';
 import { createAuthApp, migrateAuth } from './create-auth-app.js';
 
 /** `node dist/main.js [migrate]`: serve, or only run the migrations. */
 export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
-  let config: AuthConfig;
-  try {
-    config = loadConfig(AuthConfig);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`strata-auth: ${err.message}\n`);
-      process.exit(78);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit(AuthConfig, 'strata-auth');
   if (argv[0] === 'migrate') {
     const ran = await migrateAuth(config);
     process.stdout.write(`strata-auth: ${ran.length ? `ran ${ran.join(', ')}` : 'schema iam is up to date'}\n`);

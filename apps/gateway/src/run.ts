@@ -1,18 +1,9 @@
-import { ConfigError, loadConfig } from '@strata/platform';
+import { loadConfigOrExit } from '@strata/platform';
 import { GatewayConfig } from './gateway.config.js';
 import { createGateway, listen } from './create-gateway.js';
 
 export async function run(): Promise<void> {
-  let config: GatewayConfig;
-  try {
-    config = loadConfig(GatewayConfig);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`strata-gateway: ${err.message}\n`);
-      process.exit(78);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit(GatewayConfig, 'strata-gateway');
   const server = await listen(createGateway(config), config.GATEWAY_PORT, config.HOST);
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'log', service: 'gateway', msg: `listening on ${config.GATEWAY_PORT}` })}\n`);
   const stop = (): void => {

@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { errors } from 'oidc-provider';
+import type Provider from 'oidc-provider';
 import { DataSource } from 'typeorm';
 import { Public } from '@strata/platform';
 import { UsersService } from '../users/users.service.js';
@@ -34,7 +36,8 @@ export class InteractionController {
 
   @Get(':uid')
   async show(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const details = await this.oidc.current().interactionDetails(req, res);
+    const details = await this.details(req, res);
+    if (!details) return;
     const workspace = typeof details.params['workspace'] === 'string' ? details.params['workspace'] : undefined;
     res.type('html').send(loginPage({ uid, ...(workspace ? { workspace } : {}) }));
   }
@@ -42,7 +45,8 @@ export class InteractionController {
   @Post(':uid/login')
   async login(@Param('uid') uid: string, @Body() form: LoginForm, @Req() req: Request, @Res() res: Response): Promise<void> {
     const provider = this.oidc.current();
-    const details = await provider.interactionDetails(req, res);
+    const details = await this.details(req, res);
+    if (!details) return;
     const email = typeof form.email === 'string' ? form.email.trim() : '';
     const password = typeof form.password === 'string' ? form.password : '';
     const asked = typeof form.workspace === 'string' ? form.workspace.trim() : '';
@@ -75,5 +79,16 @@ export class InteractionController {
       );
     }
     await provider.interactionFinished(req, res, { login: { accountId: user.id }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }
+
+  /** The pending interaction, or a 400 page when it is unknown or expired (start the login again). */
+  private async details(req: Request, res: Response): Promise<Awaited<ReturnType<Provider['interactionDetails']>> | undefined> {
+    try {
+      return await this.oidc.current().interactionDetails(req, res);
+    } catch (err) {
+      if (!(err instanceof errors.OIDCProviderError)) throw err;
+      res.status(400).type('text').send('This login session is unknown or has expired. Start the login again.');
+      return undefined;
+    }
   }
 }

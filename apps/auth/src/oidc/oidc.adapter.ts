@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { hashToken } from '@strata/crypto';
 
 /** Looks up a service account as an OAuth client (client-credentials only). */
 export type ClientLookup = (clientId: string) => Promise<AdapterPayload | undefined>;
@@ -61,9 +60,4 @@ export function postgresAdapter(db: DataSource, findClient: ClientLookup): new (
       return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
     }
   };
-}
-
-/** Client secrets are stored as SHA-256; compare the presented one by its hash. */
-export function secretMatches(presented: string, storedHash: string, equal: (a: string, b: string) => boolean): boolean {
-  return equal(hashToken(presented), storedHash);
 }

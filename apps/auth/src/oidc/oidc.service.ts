@@ -2,12 +2,12 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { DataSource } from 'typeorm';
-import { constantTimeEqual } from '@strata/crypto';
+import { constantTimeEqual, hashToken } from '@strata/crypto';
 import { AuthConfig } from '../auth.config.js';
 import { ServiceAccountsService } from '../service-accounts/service-accounts.service.js';
 import { UsersService } from '../users/users.service.js';
 import { PermissionsService } from '../permissions/permissions.service.js';
-import { postgresAdapter, secretMatches } from './oidc.adapter.js';
+import { postgresAdapter } from './oidc.adapter.js';
 import { SIGNING_ALG, SigningKeysService } from './signing-keys.service.js';
 import { CLI_CLIENT_ID, CLI_REDIRECT_URI } from './cli-client.js';
 
@@ -35,10 +35,6 @@ export class OidcService implements OnApplicationShutdown {
     private readonly serviceAccounts: ServiceAccountsService,
     private readonly permissions: PermissionsService,
   ) {}
-
-  get issuer(): string {
-    return this.config.AUTH_ISSUER;
-  }
 
   async start(): Promise<void> {
     await this.keys.ensureKey();
@@ -157,8 +153,9 @@ export class OidcService implements OnApplicationShutdown {
     };
     const provider = new Provider(this.config.AUTH_ISSUER, configuration);
     provider.proxy = true;
+    // Client secrets are stored as SHA-256: compare the presented secret by its hash.
     provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret: string }, actual: string) {
-      return secretMatches(actual, this.clientSecret, constantTimeEqual);
+      return constantTimeEqual(hashToken(actual), this.clientSecret);
     };
     return provider;
   }

@@ -76,10 +76,11 @@ export class WorkspacesService {
   }
 
   async getForUser(userId: string, slug: string): Promise<Workspace> {
-    const all = await this.listForUser(userId);
-    const found = all.find((w) => w.slug === slug);
-    if (!found) throw StrataException.notFound(`Workspace '${slug}' not found`, ErrorCode.NOT_FOUND);
-    return found;
+    const rows: WorkspaceRow[] = await this.db.query('SELECT * FROM iam.workspaces WHERE slug = $1', [slug]);
+    if (!rows[0] || !(await this.isMember(userId, slug))) {
+      throw StrataException.notFound(`Workspace '${slug}' not found`, ErrorCode.NOT_FOUND);
+    }
+    return toWorkspace(rows[0]);
   }
 
   async isMember(userId: string, slug: string): Promise<boolean> {

@@ -61,6 +61,17 @@ function secretKeys(config: object): Set<string | symbol> {
   return Reflect.getMetadata(SECRET_KEYS, Object.getPrototypeOf(config)) ?? new Set();
 }
 
+/** For `main`: loads the settings, or prints every bad one and exits 78 (EX_CONFIG). */
+export function loadConfigOrExit<T extends object>(schema: new () => T, service: string): T {
+  try {
+    return loadConfig(schema);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${service}: ${err.message}\n`);
+    process.exit(78);
+  }
+}
+
 /** The settings with secrets masked, for a start-up log line. */
 export function describeConfig(config: object): Record<string, unknown> {
   const secret = secretKeys(config);
