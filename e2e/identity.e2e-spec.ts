@@ -247,6 +247,15 @@ describe('workspaces and the gateway', () => {
     expect(res.headers.get('link')).toContain('rel="successor-version"');
   });
 
+  it('serves the services\' OpenAPI documents at {base_url}/docs', async () => {
+    const page = await call('GET', `${stack.baseUrl}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('/docs/auth.json');
+    const doc = await call('GET', `${stack.baseUrl}/docs/auth.json`);
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toContain('/workspace/{workspace}/api/v1/service-accounts/{id}/rotate');
+  });
+
   it('reports health and readiness', async () => {
     expect((await call('GET', `${stack.authUrl}/healthz`)).status).toBe(200);
     const ready = await call('GET', `${stack.authUrl}/readyz`);

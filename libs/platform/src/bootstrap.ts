@@ -40,8 +40,9 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   app.useGlobalFilters(new ErrorFilter(options.defaultErrorShape));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
-  await app.init();
+  // Before init: routes added after it sit behind Nest's 404 handler.
   serveOpenApi(app, `Strata ${options.name}`, options.description);
+  await app.init();
   return app;
 }
 
