@@ -70,8 +70,8 @@ export function createGateway(config: GatewayConfig): express.Express {
           renderError('general', {
             status,
             code: status === 503 ? ErrorCode.UNAVAILABLE : ErrorCode.BAD_GATEWAY,
-            message: `The ${(req as RoutedRequest)[ROUTED]?.service ?? 'upstream'} service is unavailable`,
-            requestId: requestIdOf(req as Request),
+            message: `The ${req[ROUTED]?.service ?? 'upstream'} service is unavailable`,
+            requestId: requestIdOf(req),
           }),
         );
       },

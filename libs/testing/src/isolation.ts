@@ -31,7 +31,7 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last instanceof Error ? `: ${last.message}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

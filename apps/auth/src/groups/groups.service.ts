@@ -178,10 +178,10 @@ export class GroupsService {
       );
       if (!removed.length) throw StrataException.notFound(`Member ${type}:${principalId} not found in the group`);
       if (group.name === ADMIN_GROUP) {
-        const [{ n }] = (await tx.query(
+        const [{ n }] = await tx.query<[{ n: number }]>(
           `SELECT count(*)::int AS n FROM iam.group_members WHERE group_id = $1 AND principal_type = 'user'`,
           [groupId],
-        )) as [{ n: number }];
+        );
         if (n === 0) throw StrataException.conflict(`The last user of '${ADMIN_GROUP}' cannot be removed`);
       }
     });
@@ -218,8 +218,8 @@ export class GroupsService {
     if (groups.length === 0) return [];
     const ids = groups.map((g) => g.id);
     const [policies, members]: [PolicyRow[], MemberRow[]] = await Promise.all([
-      this.db.query('SELECT * FROM iam.policies WHERE group_id = ANY($1) ORDER BY resource', [ids]),
-      this.db.query('SELECT * FROM iam.group_members WHERE group_id = ANY($1) ORDER BY created_at', [ids]),
+      this.db.query<PolicyRow[]>('SELECT * FROM iam.policies WHERE group_id = ANY($1) ORDER BY resource', [ids]),
+      this.db.query<MemberRow[]>('SELECT * FROM iam.group_members WHERE group_id = ANY($1) ORDER BY created_at', [ids]),
     ]);
     return groups.map((g) => ({
       id: g.id,

@@ -59,7 +59,7 @@ export class OidcService implements OnApplicationShutdown {
   /** Express handler for everything under `/oidc`. */
   handler(): (req: Request, res: Response) => void {
     return (req, res) => {
-      this.current().callback()(req, res);
+      void this.current().callback()(req, res);
     };
   }
 
@@ -68,7 +68,7 @@ export class OidcService implements OnApplicationShutdown {
     const jwks = await this.keys.providerKeys();
     const ids = jwks.map((k) => k.kid).join(',');
     if (ids === this.keyIds && this.provider) return;
-    this.provider = this.build(jwks as NonNullable<Configuration['jwks']>['keys']);
+    this.provider = this.build(jwks);
     this.keyIds = ids;
     this.logger.log({ msg: 'OIDC provider ready', signingKid: jwks[0]?.kid, publishedKeys: jwks.length });
   }

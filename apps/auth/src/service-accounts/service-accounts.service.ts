@@ -89,7 +89,7 @@ export class ServiceAccountsService {
     );
     let total = rows[0] ? Number(rows[0].total) : 0;
     if (!rows[0] && page > 1) {
-      const [c] = (await this.db.query('SELECT count(*)::int AS n FROM iam.service_accounts WHERE workspace_slug = $1', [workspace])) as [{ n: number }];
+      const [c] = await this.db.query<[{ n: number }]>('SELECT count(*)::int AS n FROM iam.service_accounts WHERE workspace_slug = $1', [workspace]);
       total = c.n;
     }
     return { data: rows.map(toServiceAccount), meta: { total, page, limit } };

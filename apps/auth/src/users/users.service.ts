@@ -69,7 +69,7 @@ export class UsersService {
 
   /** Creates the first administrator when no user exists yet. Safe to run from every replica. */
   async ensureAdmin(email: string, password: string): Promise<void> {
-    const [{ count }] = (await this.db.query('SELECT count(*)::int AS count FROM iam.users')) as [{ count: number }];
+    const [{ count }] = await this.db.query<[{ count: number }]>('SELECT count(*)::int AS count FROM iam.users');
     if (count > 0) return;
     try {
       await this.create(email, password, { displayName: 'Administrator', isPlatformAdmin: true });

@@ -28,7 +28,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   }
 
   validate(req: { headers: Record<string, unknown> }, payload: Partial<AccessTokenClaims>): Principal {
-    return principalFromClaims(payload, ExtractJwt.fromAuthHeaderAsBearerToken()(req as never) ?? '');
+    return principalFromClaims(payload, ExtractJwt.fromAuthHeaderAsBearerToken()(req) ?? '');
   }
 }
 

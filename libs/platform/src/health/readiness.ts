@@ -11,7 +11,7 @@ export class Readiness {
     this.checks.set(name, check);
   }
 
-  async run(timeoutMs = 2000): Promise<Record<string, 'ok' | string>> {
+  async run(timeoutMs = 2000): Promise<Record<string, string>> {
     const entries = await Promise.all(
       [...this.checks].map(async ([name, check]) => {
         try {

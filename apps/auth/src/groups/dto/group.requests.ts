@@ -29,7 +29,7 @@ export class UpdateGroupRequest {
 export class PolicyRequest {
   @ApiProperty({ enum: RESOURCES })
   @IsString()
-  @IsIn(RESOURCES as unknown as string[], { message: `resource must be one of: ${RESOURCES.join(', ')}` })
+  @IsIn([...RESOURCES], { message: `resource must be one of: ${RESOURCES.join(', ')}` })
   resource!: string;
 
   @ApiProperty({ type: [String], example: ['retrieve', 'list'], description: `each one of: ${ACTIONS.join(', ')} (and reveal on secrets)` })

@@ -1,0 +1,109 @@
+// ESLint flat config for the whole monorepo.
+// The rules that shape the architecture (see docs/architecture.md, "Module boundaries"):
+//   - no import cycles, inside a package or between packages;
+//   - packages import each other only through their public entry (`@strata/<pkg>`), never `@strata/<pkg>/src/...`
+//     or a relative path that leaves the package;
+//   - apps never import other apps (the only exception is the e2e harness, which starts them in process);
+//   - every promise is awaited, returned or explicitly voided.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+const APPS = ['auth', 'gateway', 'cli', 'data'];
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '.toolchain/**', 'reports/**', 'coverage/**', '**/*.d.ts'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'scripts/*.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    plugins: { 'import-x': importX },
+    settings: {
+      // Lets import-x parse the TypeScript files it follows (no-cycle is silent without it).
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ alwaysTryTypes: true })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-self-import': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'off',
+      // Nest and class-validator use classes as DTO and DI tokens; these rules fight that style.
+      '@typescript-eslint/no-extraneous-class': 'off',
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@strata/*/*'], message: 'Import a package through its public entry (@strata/<name>), not its files.' },
+            { group: ['../../libs/*', '../../../libs/*', '../../apps/*', '../../../apps/*'], message: 'Cross-package relative imports are forbidden; use @strata/<name>.' },
+          ],
+        },
+      ],
+    },
+  },
+  // Apps never import other apps.
+  ...APPS.map((app) => ({
+    files: [`apps/${app}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@strata/*/*'], message: 'Import a package through its public entry (@strata/<name>), not its files.' },
+            { group: ['../../*', '../../../*'], message: 'Cross-package relative imports are forbidden; use @strata/<name>.' },
+            {
+              group: APPS.filter((other) => other !== app).map((other) => `@strata/${other}`),
+              message: 'Apps never import other apps: share code through a library in libs/.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  // Libraries never import apps.
+  {
+    files: ['libs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@strata/*/*'], message: 'Import a package through its public entry (@strata/<name>), not its files.' },
+            { group: APPS.map((app) => `@strata/${app}`), message: 'Libraries never import apps.' },
+          ],
+        },
+      ],
+    },
+  },
+  // Tests may use loose typing on parsed HTTP bodies.
+  {
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'e2e/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);
