@@ -36,7 +36,10 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
@@ -48,8 +51,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@strata/*/*'], message: 'Import a package through its public entry (@strata/<name>), not its files.' },
-            { group: ['../../libs/*', '../../../libs/*', '../../apps/*', '../../../apps/*'], message: 'Cross-package relative imports are forbidden; use @strata/<name>.' },
+            {
+              group: ['@strata/*/*'],
+              message: 'Import a package through its public entry (@strata/<name>), not its files.',
+            },
+            {
+              group: ['../../libs/*', '../../../libs/*', '../../apps/*', '../../../apps/*'],
+              message: 'Cross-package relative imports are forbidden; use @strata/<name>.',
+            },
           ],
         },
       ],
@@ -63,8 +72,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@strata/*/*'], message: 'Import a package through its public entry (@strata/<name>), not its files.' },
-            { group: ['../../*', '../../../*'], message: 'Cross-package relative imports are forbidden; use @strata/<name>.' },
+            {
+              group: ['@strata/*/*'],
+              message: 'Import a package through its public entry (@strata/<name>), not its files.',
+            },
+            {
+              group: ['../../*', '../../../*'],
+              message: 'Cross-package relative imports are forbidden; use @strata/<name>.',
+            },
             {
               group: APPS.filter((other) => other !== app).map((other) => `@strata/${other}`),
               message: 'Apps never import other apps: share code through a library in libs/.',
@@ -82,7 +97,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@strata/*/*'], message: 'Import a package through its public entry (@strata/<name>), not its files.' },
+            {
+              group: ['@strata/*/*'],
+              message: 'Import a package through its public entry (@strata/<name>), not its files.',
+            },
             { group: APPS.map((app) => `@strata/${app}`), message: 'Libraries never import apps.' },
           ],
         },

@@ -22,7 +22,11 @@ export default {
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts', '<rootDir>/apps/*/test/**/*.int-spec.ts', '<rootDir>/e2e/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/{apps,libs}/*/src/**/*.spec.ts',
+    '<rootDir>/apps/*/test/**/*.int-spec.ts',
+    '<rootDir>/e2e/**/*.e2e-spec.ts',
+  ],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 60_000,
   maxWorkers: 2,

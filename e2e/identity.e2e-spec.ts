@@ -11,10 +11,24 @@ const ws = `acme-${Date.now().toString(36)}`;
 
 beforeAll(async () => {
   stack = await startStack();
-  const first = await loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: stack.adminPassword });
-  const created = await call('POST', `${stack.baseUrl}/workspace/api/v1/workspaces`, { token: first.accessToken, body: { slug: ws, name: 'Acme' } });
+  const first = await loginWithPassword({
+    authUrl: stack.authUrl,
+    email: stack.adminEmail,
+    password: stack.adminPassword,
+  });
+  const created = await call('POST', `${stack.baseUrl}/workspace/api/v1/workspaces`, {
+    token: first.accessToken,
+    body: { slug: ws, name: 'Acme' },
+  });
   expect(created.status).toBe(201);
-  userToken = (await loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: stack.adminPassword, workspace: ws })).accessToken;
+  userToken = (
+    await loginWithPassword({
+      authUrl: stack.authUrl,
+      email: stack.adminEmail,
+      password: stack.adminPassword,
+      workspace: ws,
+    })
+  ).accessToken;
 });
 
 afterAll(async () => {
@@ -41,15 +55,24 @@ async function ccToken(clientId: string, clientSecret: string): Promise<{ status
 describe('tokens', () => {
   it('issues a client-credentials token through discovery that verifies against the JWKS', async () => {
     const account = await createServiceAccount('discovery-client');
-    const config = await oidc.discovery(new URL(stack.issuer), account.clientId, undefined, oidc.ClientSecretPost(account.clientSecret), {
-      execute: [oidc.allowInsecureRequests],
-    });
+    const config = await oidc.discovery(
+      new URL(stack.issuer),
+      account.clientId,
+      undefined,
+      oidc.ClientSecretPost(account.clientSecret),
+      {
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
     const tokens = await oidc.clientCredentialsGrant(config);
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.expires_in).toBe(25200);
     expect(tokens.scope).toBe('openid');
     const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
-    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: stack.issuer, audience: 'urn:strata:api' });
+    const { payload } = await jwtVerify(tokens.access_token, jwks, {
+      issuer: stack.issuer,
+      audience: 'urn:strata:api',
+    });
     expect(payload).toMatchObject({ sub: account.clientId, workspace: ws, isServiceAccount: 'true', groups: [] });
     expect(typeof payload.iat).toBe('number');
     expect(payload.exp! - payload.iat!).toBe(25200);
@@ -65,26 +88,43 @@ describe('tokens', () => {
     const noGrant = await fetch(`${stack.authUrl}/oidc/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: account.clientId, client_secret: account.clientSecret, grant_type: 'password' }),
+      body: new URLSearchParams({
+        client_id: account.clientId,
+        client_secret: account.clientSecret,
+        grant_type: 'password',
+      }),
     });
     expect(noGrant.status).toBe(400);
   });
 
   it('gives user tokens the user id and the workspace chosen at login', async () => {
-    const { payload } = await jwtVerify(userToken, createRemoteJWKSet(new URL(`${stack.issuer}/jwks`)), { issuer: stack.issuer });
+    const { payload } = await jwtVerify(userToken, createRemoteJWKSet(new URL(`${stack.issuer}/jwks`)), {
+      issuer: stack.issuer,
+    });
     expect(payload).toMatchObject({ workspace: ws, isServiceAccount: 'false', groups: ['workspace_administrators'] });
     expect(payload.sub).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('answers an unknown login interaction with 400', async () => {
     expect((await call('GET', `${stack.authUrl}/interaction/unknown-uid`)).status).toBe(400);
-    const post = await call('POST', `${stack.authUrl}/interaction/unknown-uid/login`, { body: { email: 'a@b.c', password: 'x' } });
+    const post = await call('POST', `${stack.authUrl}/interaction/unknown-uid/login`, {
+      body: { email: 'a@b.c', password: 'x' },
+    });
     expect(post.status).toBe(400);
   });
 
   it('refuses a login with a wrong password or a workspace the user is not in', async () => {
-    await expect(loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: 'nope-nope' })).rejects.toThrow(/Wrong email or password/);
-    await expect(loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: stack.adminPassword, workspace: 'elsewhere' })).rejects.toThrow(/not a member/);
+    await expect(
+      loginWithPassword({ authUrl: stack.authUrl, email: stack.adminEmail, password: 'nope-nope' }),
+    ).rejects.toThrow(/Wrong email or password/);
+    await expect(
+      loginWithPassword({
+        authUrl: stack.authUrl,
+        email: stack.adminEmail,
+        password: stack.adminPassword,
+        workspace: 'elsewhere',
+      }),
+    ).rejects.toThrow(/not a member/);
   });
 });
 
@@ -97,7 +137,13 @@ describe('service accounts', () => {
     const got = await call('GET', sa(`/${account.id}`), { token: userToken });
     expect(got.status).toBe(200);
     expect(got.body).not.toHaveProperty('clientSecret');
-    expect(got.body).toMatchObject({ id: account.id, name: 'lifecycle', workspace: ws, scope: 'openid', grant_types: ['client_credentials'] });
+    expect(got.body).toMatchObject({
+      id: account.id,
+      name: 'lifecycle',
+      workspace: ws,
+      scope: 'openid',
+      grant_types: ['client_credentials'],
+    });
 
     const list = await call('GET', sa('?page=1&limit=100'), { token: userToken });
     expect(list.status).toBe(200);
@@ -106,12 +152,22 @@ describe('service accounts', () => {
 
     const renamed = await call('PUT', sa(`/${account.id}/name`), { token: userToken, body: { name: 'renamed' } });
     expect(renamed.body).toMatchObject({ name: 'renamed' });
-    expect((await call('PUT', sa(`/${account.id}/description`), { token: userToken, body: { description: 'd' } })).body.description).toBe('d');
+    expect(
+      (await call('PUT', sa(`/${account.id}/description`), { token: userToken, body: { description: 'd' } })).body
+        .description,
+    ).toBe('d');
 
     expect((await ccToken(account.clientId, account.clientSecret)).status).toBe(200);
     const rotated = await call('POST', sa(`/${account.id}/rotate`), { token: userToken });
     expect(rotated.status).toBe(200);
-    expect(Object.keys(rotated.body).sort()).toEqual(['clientId', 'clientSecret', 'id', 'name', 'updatedAt', 'workspace']);
+    expect(Object.keys(rotated.body).sort()).toEqual([
+      'clientId',
+      'clientSecret',
+      'id',
+      'name',
+      'updatedAt',
+      'workspace',
+    ]);
     expect((await ccToken(account.clientId, account.clientSecret)).status).toBe(401);
     const fresh = await ccToken(account.clientId, rotated.body.clientSecret);
     expect(fresh.status).toBe(200);
@@ -121,7 +177,9 @@ describe('service accounts', () => {
     expect((await ccToken(account.clientId, rotated.body.clientSecret)).status).toBe(401);
     // The token it already holds is refused within the permission cache time.
     await eventually(async () => {
-      const r = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, { token: fresh.body.access_token });
+      const r = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, {
+        token: fresh.body.access_token,
+      });
       return r.status === 401 ? true : undefined;
     }, 5000);
 
@@ -130,12 +188,24 @@ describe('service accounts', () => {
   });
 
   it('validates bodies and ids with one detail per field', async () => {
-    const bad = await call('POST', sa(), { token: userToken, body: { name: '', grant_types: ['password'], scope: 'admin', extra: 1 } });
+    const bad = await call('POST', sa(), {
+      token: userToken,
+      body: { name: '', grant_types: ['password'], scope: 'admin', extra: 1 },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('VALIDATION_ERROR');
     expect(bad.body.requestId).toEqual(expect.any(String));
-    expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['extra', 'grant_types', 'name', 'scope']);
-    const notJson = await call('POST', sa(), { token: userToken, body: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'extra',
+      'grant_types',
+      'name',
+      'scope',
+    ]);
+    const notJson = await call('POST', sa(), {
+      token: userToken,
+      body: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.status).toBe(400);
     expect((await call('GET', sa('/abc'), { token: userToken })).status).toBe(400);
     expect((await call('GET', sa('/999999'), { token: userToken })).status).toBe(404);
@@ -150,7 +220,9 @@ describe('service accounts', () => {
     const asMachine = await call('GET', sa(), { token });
     expect(asMachine.status).toBe(403);
     expect(asMachine.body.message).toMatch(/user token/);
-    const other = await call('GET', `${stack.authUrl}/workspace/other-ws/api/v1/service-accounts`, { token: userToken });
+    const other = await call('GET', `${stack.authUrl}/workspace/other-ws/api/v1/service-accounts`, {
+      token: userToken,
+    });
     expect(other.status).toBe(403);
     expect(other.body.code).toBe('WORKSPACE_MISMATCH');
     const none = await call('GET', sa());
@@ -167,16 +239,30 @@ describe('groups and policies', () => {
     const group = await call('POST', groups, { token: userToken, body: { name: 'readers' } });
     expect(group.status).toBe(201);
 
-    const read = await call('POST', `${groups}/${group.body.id}/policies`, { token: userToken, body: { resource: 'groups', actions: ['read', 'list'] } });
+    const read = await call('POST', `${groups}/${group.body.id}/policies`, {
+      token: userToken,
+      body: { resource: 'groups', actions: ['read', 'list'] },
+    });
     expect(read.status).toBe(400);
-    expect(read.body.details).toEqual([{ field: 'actions[0]', message: expect.stringContaining('valid actions: create, retrieve, list') }]);
-    const badResource = await call('POST', `${groups}/${group.body.id}/policies`, { token: userToken, body: { resource: 'everything', actions: ['list'] } });
+    expect(read.body.details).toEqual([
+      { field: 'actions[0]', message: expect.stringContaining('valid actions: create, retrieve, list') },
+    ]);
+    const badResource = await call('POST', `${groups}/${group.body.id}/policies`, {
+      token: userToken,
+      body: { resource: 'everything', actions: ['list'] },
+    });
     expect(badResource.status).toBe(400);
 
-    const policy = await call('POST', `${groups}/${group.body.id}/policies`, { token: userToken, body: { resource: 'groups', actions: ['list'] } });
+    const policy = await call('POST', `${groups}/${group.body.id}/policies`, {
+      token: userToken,
+      body: { resource: 'groups', actions: ['list'] },
+    });
     expect(policy.status).toBe(201);
     const account = await createServiceAccount('reader');
-    const member = await call('POST', `${groups}/${group.body.id}/members`, { token: userToken, body: { type: 'service_account', id: account.clientId } });
+    const member = await call('POST', `${groups}/${group.body.id}/members`, {
+      token: userToken,
+      body: { type: 'service_account', id: account.clientId },
+    });
     expect(member.status).toBe(201);
 
     const token = (await ccToken(account.clientId, account.clientSecret)).body.access_token as string;
@@ -185,7 +271,9 @@ describe('groups and policies', () => {
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.message).toBe('Missing permission: groups:create');
 
-    expect((await call('DELETE', `${groups}/${group.body.id}/policies/${policy.body.id}`, { token: userToken })).status).toBe(204);
+    expect(
+      (await call('DELETE', `${groups}/${group.body.id}/policies/${policy.body.id}`, { token: userToken })).status,
+    ).toBe(204);
     await eventually(async () => ((await call('GET', groups, { token })).status === 403 ? true : undefined), 5000);
 
     const dupe = await call('POST', groups, { token: userToken, body: { name: 'readers' } });
@@ -196,23 +284,33 @@ describe('groups and policies', () => {
 describe('publishable keys', () => {
   it('creates a read-only key shown once, accepts it for its permissions, and refuses it once revoked', async () => {
     const keys = `${stack.authUrl}/workspace/${ws}/api/v1/publishable-keys`;
-    const write = await call('POST', keys, { token: userToken, body: { name: 'web', permissions: ['records:create'] } });
+    const write = await call('POST', keys, {
+      token: userToken,
+      body: { name: 'web', permissions: ['records:create'] },
+    });
     expect(write.status).toBe(400);
-    const created = await call('POST', keys, { token: userToken, body: { name: 'web', permissions: ['records:list', 'records:retrieve'] } });
+    const created = await call('POST', keys, {
+      token: userToken,
+      body: { name: 'web', permissions: ['records:list', 'records:retrieve'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body.key).toMatch(/^pk_live_/);
     const listed = await call('GET', keys, { token: userToken });
     expect(listed.body.data[0]).not.toHaveProperty('key');
     expect(listed.body.data[0].prefix).toBe(created.body.key.slice(0, 16));
 
-    const me = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, { headers: { 'x-publishable-key': created.body.key } });
+    const me = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, {
+      headers: { 'x-publishable-key': created.body.key },
+    });
     expect(me.status).toBe(200);
     expect(me.body.permissions).toEqual(['records:list', 'records:retrieve']);
     const elsewhere = await call('GET', keys, { headers: { 'x-publishable-key': created.body.key } });
     expect(elsewhere.status).toBe(403);
 
     await call('POST', `${keys}/${created.body.id}/revoke`, { token: userToken });
-    const after = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, { headers: { 'x-publishable-key': created.body.key } });
+    const after = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, {
+      headers: { 'x-publishable-key': created.body.key },
+    });
     expect(after.status).toBe(401);
   });
 });
@@ -239,7 +337,9 @@ describe('workspaces and the gateway', () => {
 
   it('serves the older IAM rotate path with deprecation headers', async () => {
     const account = await createServiceAccount('legacy-rotate');
-    const res = await call('PUT', `${stack.baseUrl}/iam/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate`, { token: userToken });
+    const res = await call('PUT', `${stack.baseUrl}/iam/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate`, {
+      token: userToken,
+    });
     expect(res.body).toMatchObject({ id: account.id });
     expect(res.body.clientSecret).toMatch(/^sk_/);
     expect(res.headers.get('deprecation')).toBe('true');
@@ -247,7 +347,7 @@ describe('workspaces and the gateway', () => {
     expect(res.headers.get('link')).toContain('rel="successor-version"');
   });
 
-  it('serves the services\' OpenAPI documents at {base_url}/docs', async () => {
+  it("serves the services' OpenAPI documents at {base_url}/docs", async () => {
     const page = await call('GET', `${stack.baseUrl}/docs`);
     expect(page.status).toBe(200);
     expect(page.body).toContain('/docs/auth.json');

@@ -36,7 +36,11 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   await migrateAuth(authConfig);
   const auth: INestApplication = await createAuthApp(authConfig);
   await auth.listen(authPort, '127.0.0.1');
-  const gatewayConfig = loadConfig(GatewayConfig, { ...env, GATEWAY_PORT: String(gatewayPort), AUTH_SERVICE_URL: authUrl });
+  const gatewayConfig = loadConfig(GatewayConfig, {
+    ...env,
+    GATEWAY_PORT: String(gatewayPort),
+    AUTH_SERVICE_URL: authUrl,
+  });
   const gateway: Server = await listen(createGateway(gatewayConfig), gatewayPort, '127.0.0.1');
   return {
     authUrl,
@@ -68,7 +72,9 @@ export async function call(
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...options.headers,
     },
-    ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+    ...(options.body !== undefined
+      ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
+      : {}),
   });
   const text = await res.text();
   let body: unknown = text;

@@ -23,8 +23,24 @@ import { DatabaseReadiness } from './database.readiness.js';
 
 /** The identity model: what the permission resolver and the controllers share. */
 @Module({
-  providers: [UsersService, WorkspacesService, ServiceAccountsService, GroupsService, PublishableKeysService, PermissionsService, LocalPermissionResolver],
-  exports: [UsersService, WorkspacesService, ServiceAccountsService, GroupsService, PublishableKeysService, PermissionsService, LocalPermissionResolver],
+  providers: [
+    UsersService,
+    WorkspacesService,
+    ServiceAccountsService,
+    GroupsService,
+    PublishableKeysService,
+    PermissionsService,
+    LocalPermissionResolver,
+  ],
+  exports: [
+    UsersService,
+    WorkspacesService,
+    ServiceAccountsService,
+    GroupsService,
+    PublishableKeysService,
+    PermissionsService,
+    LocalPermissionResolver,
+  ],
 })
 class IdentityModule {}
 
@@ -34,11 +50,25 @@ export class AuthAppModule {
     return {
       module: AuthAppModule,
       imports: [
-        TypeOrmModule.forRoot(serviceDataSourceOptions({ url: config.DATABASE_URL, schema: IAM_SCHEMA, entities: [], migrations: MIGRATIONS })),
+        TypeOrmModule.forRoot(
+          serviceDataSourceOptions({
+            url: config.DATABASE_URL,
+            schema: IAM_SCHEMA,
+            entities: [],
+            migrations: MIGRATIONS,
+          }),
+        ),
         PlatformModule.forRoot({ config, permissionResolver: LocalPermissionResolver, imports: [IdentityModule] }),
         IdentityModule,
       ],
-      controllers: [WorkspacesController, ServiceAccountsController, GroupsController, PublishableKeysController, PermissionsController, InteractionController],
+      controllers: [
+        WorkspacesController,
+        ServiceAccountsController,
+        GroupsController,
+        PublishableKeysController,
+        PermissionsController,
+        InteractionController,
+      ],
       providers: [SigningKeysService, OidcService, DatabaseReadiness],
     };
   }

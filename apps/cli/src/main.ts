@@ -38,7 +38,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${tokens.accessToken}\n`);
     return 0;
   } catch (err) {
-    const message = err instanceof LoginError ? err.message : `cannot reach the auth service: ${(err as Error).message}`;
+    const message =
+      err instanceof LoginError ? err.message : `cannot reach the auth service: ${(err as Error).message}`;
     process.stderr.write(`strata: ${message}\n`);
     return 1;
   }

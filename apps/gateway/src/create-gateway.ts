@@ -39,9 +39,16 @@ export function createGateway(config: GatewayConfig): express.Express {
   app.use((req: RoutedRequest, res: Response, next: NextFunction) => {
     const match = matchRoute(req.path);
     if (!match) {
-      res.status(404).json(
-        renderError('general', { status: 404, code: ErrorCode.NOT_FOUND, message: `No route for ${req.method} ${req.path}`, requestId: requestIdOf(req) }),
-      );
+      res
+        .status(404)
+        .json(
+          renderError('general', {
+            status: 404,
+            code: ErrorCode.NOT_FOUND,
+            message: `No route for ${req.method} ${req.path}`,
+            requestId: requestIdOf(req),
+          }),
+        );
       return;
     }
     req[ROUTED] = { service: match.route.service, path: match.path, deprecated: match.deprecated };
@@ -87,10 +94,16 @@ function cors(origins: string[]) {
     if (origin && (origins.includes('*') || origins.includes(origin))) {
       res.setHeader('Access-Control-Allow-Origin', origins.includes('*') ? '*' : origin);
       res.setHeader('Vary', 'Origin');
-      res.setHeader('Access-Control-Expose-Headers', 'x-request-id, x-ratelimit-limit, x-ratelimit-remaining, retry-after, deprecation, sunset, link');
+      res.setHeader(
+        'Access-Control-Expose-Headers',
+        'x-request-id, x-ratelimit-limit, x-ratelimit-remaining, retry-after, deprecation, sunset, link',
+      );
       if (req.method === 'OPTIONS') {
         res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
-        res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'authorization, content-type');
+        res.setHeader(
+          'Access-Control-Allow-Headers',
+          req.headers['access-control-request-headers'] ?? 'authorization, content-type',
+        );
         res.setHeader('Access-Control-Max-Age', '600');
         res.status(204).end();
         return;

@@ -12,7 +12,10 @@ export function docsRouter(targets: Record<ServiceName, string>): express.Router
     const available = await Promise.all(
       Object.entries(targets).map(async ([name, url]) => ((await fetchDoc(url)) ? name : undefined)),
     );
-    const links = available.filter(Boolean).map((n) => `<li><a href="/docs/${n}.json">${n}</a></li>`).join('');
+    const links = available
+      .filter(Boolean)
+      .map((n) => `<li><a href="/docs/${n}.json">${n}</a></li>`)
+      .join('');
     res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Strata API</title></head>
 <body><h1>Strata API documents</h1><p>OpenAPI 3 documents of the running services:</p><ul>${links}</ul></body></html>`);
   });
@@ -20,7 +23,9 @@ export function docsRouter(targets: Record<ServiceName, string>): express.Router
     const url = targets[req.params['service'] as ServiceName];
     const doc = url ? await fetchDoc(url) : undefined;
     if (!doc) {
-      res.status(404).json({ error: 'Not Found', message: `No OpenAPI document for '${req.params['service']}'`, code: 'NOT_FOUND' });
+      res
+        .status(404)
+        .json({ error: 'Not Found', message: `No OpenAPI document for '${req.params['service']}'`, code: 'NOT_FOUND' });
       return;
     }
     res.json(doc);

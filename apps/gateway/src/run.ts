@@ -5,7 +5,9 @@ import { createGateway, listen } from './create-gateway.js';
 export async function run(): Promise<void> {
   const config = loadConfigOrExit(GatewayConfig, 'strata-gateway');
   const server = await listen(createGateway(config), config.GATEWAY_PORT, config.HOST);
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'log', service: 'gateway', msg: `listening on ${config.GATEWAY_PORT}` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'log', service: 'gateway', msg: `listening on ${config.GATEWAY_PORT}` })}\n`,
+  );
   const stop = (): void => {
     server.close(() => process.exit(0));
     server.closeAllConnections();

@@ -44,13 +44,11 @@ export const ROUTES: readonly Route[] = [
     rewrite: '/workspace/$1/api/v1/$2',
     note: 'older IAM path on {base_url}; the primary is {auth_url}/workspace/{workspace}/api/v1',
   },
-  ...Object.entries(DATA_BASE_SEGMENTS).map(
-    ([segment, service]): Route => ({
-      service,
-      pattern: `${DATA_BASE}/${segment}(?:/|$)`,
-      note: `{data_base}/${segment}`,
-    }),
-  ),
+  ...Object.entries(DATA_BASE_SEGMENTS).map(([segment, service]): Route => ({
+    service,
+    pattern: `${DATA_BASE}/${segment}(?:/|$)`,
+    note: `{data_base}/${segment}`,
+  })),
   { service: 'data', pattern: `${DATA_BASE}(?:/|$)`, note: '{data_base}: collections, records, queries' },
   { service: 'orchestration', pattern: `^/orchestration/ws/${WS}/api/v1(?:/|$)`, note: '{orch_base}' },
   {

@@ -16,7 +16,8 @@ export class KeyRing {
   constructor(keys: ReadonlyMap<number, Buffer>, activeVersion?: number) {
     if (keys.size === 0) throw new Error('the key ring needs at least one key');
     for (const [version, key] of keys) {
-      if (!Number.isInteger(version) || version < 1) throw new Error(`key version ${version} is not a positive integer`);
+      if (!Number.isInteger(version) || version < 1)
+        throw new Error(`key version ${version} is not a positive integer`);
       if (key.length !== 32) throw new Error(`key version ${version} must be 32 bytes (AES-256), got ${key.length}`);
     }
     this.keys = keys;
@@ -30,7 +31,10 @@ export class KeyRing {
    */
   static parse(spec: string, activeVersion?: number): KeyRing {
     const keys = new Map<number, Buffer>();
-    for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const part of spec
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const sep = part.indexOf(':');
       if (sep < 1) throw new Error('each key must be written <version>:<base64 key>');
       const version = Number(part.slice(0, sep));

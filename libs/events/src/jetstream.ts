@@ -46,9 +46,17 @@ export interface PublishResult {
  * Publishes a JSON payload with `Nats-Msg-Id` set to `msgId` (so a re-publish
  * after a crash is dropped by the stream) and the trace context in headers.
  */
-export async function publishJson<T>(nc: NatsConnection, subject: string, payload: T, msgId: string): Promise<PublishResult> {
+export async function publishJson<T>(
+  nc: NatsConnection,
+  subject: string,
+  payload: T,
+  msgId: string,
+): Promise<PublishResult> {
   const js = jetstream(nc);
-  const ack = await js.publish(subject, JSON.stringify(payload), { msgID: msgId, headers: injectTraceContext(natsHeaders()) });
+  const ack = await js.publish(subject, JSON.stringify(payload), {
+    msgID: msgId,
+    headers: injectTraceContext(natsHeaders()),
+  });
   return { seq: ack.seq, duplicate: ack.duplicate };
 }
 

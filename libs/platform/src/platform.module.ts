@@ -62,7 +62,12 @@ export class PlatformModule {
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
       ],
-      exports: [ServiceConfig, ...(configClass === ServiceConfig ? [] : [configClass]), NatsConnectionHolder, Readiness],
+      exports: [
+        ServiceConfig,
+        ...(configClass === ServiceConfig ? [] : [configClass]),
+        NatsConnectionHolder,
+        Readiness,
+      ],
     };
   }
 }

@@ -14,13 +14,24 @@ export interface ClientCredentialsToken {
 }
 
 /** The client-credentials grant at `{auth_url}/oidc/token` (form-encoded). */
-export async function clientCredentialsToken(authUrl: string, clientId: string, clientSecret: string, scope?: string): Promise<ClientCredentialsToken> {
+export async function clientCredentialsToken(
+  authUrl: string,
+  clientId: string,
+  clientSecret: string,
+  scope?: string,
+): Promise<ClientCredentialsToken> {
   const res = await fetch(`${authUrl.replace(/\/$/, '')}/oidc/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+      ...(scope ? { scope } : {}),
+    }).toString(),
   });
   const body = (await res.json()) as ClientCredentialsToken & { error?: string; error_description?: string };
-  if (!res.ok) throw new Error(`token request failed (${res.status}): ${body.error ?? ''} ${body.error_description ?? ''}`.trim());
+  if (!res.ok)
+    throw new Error(`token request failed (${res.status}): ${body.error ?? ''} ${body.error_description ?? ''}`.trim());
   return body;
 }

@@ -77,7 +77,11 @@ export async function loginWithPassword(options: PasswordLoginOptions): Promise<
   res = await step(`${interaction}/login`, jar, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email: options.email, password: options.password, workspace: options.workspace ?? '' }).toString(),
+    body: new URLSearchParams({
+      email: options.email,
+      password: options.password,
+      workspace: options.workspace ?? '',
+    }).toString(),
   });
   if (res.status !== 303 && res.status !== 302) {
     const text = await res.text();
@@ -91,7 +95,8 @@ export async function loginWithPassword(options: PasswordLoginOptions): Promise<
     next = location(res, base);
   }
   const callback = new URL(next);
-  if (callback.searchParams.get('state') !== state) throw new LoginError('state mismatch in the authorization response');
+  if (callback.searchParams.get('state') !== state)
+    throw new LoginError('state mismatch in the authorization response');
   const error = callback.searchParams.get('error');
   if (error) throw new LoginError(`${error}: ${callback.searchParams.get('error_description') ?? ''}`);
   const code = callback.searchParams.get('code');
@@ -100,15 +105,35 @@ export async function loginWithPassword(options: PasswordLoginOptions): Promise<
   const token = await fetch(`${base}/oidc/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    }).toString(),
   });
-  const body = (await token.json()) as { access_token?: string; id_token?: string; expires_in?: number; error?: string; error_description?: string };
-  if (!token.ok || !body.access_token) throw new LoginError(`token exchange failed: ${body.error ?? token.status} ${body.error_description ?? ''}`.trim(), token.status);
+  const body = (await token.json()) as {
+    access_token?: string;
+    id_token?: string;
+    expires_in?: number;
+    error?: string;
+    error_description?: string;
+  };
+  if (!token.ok || !body.access_token)
+    throw new LoginError(
+      `token exchange failed: ${body.error ?? token.status} ${body.error_description ?? ''}`.trim(),
+      token.status,
+    );
   return { accessToken: body.access_token, idToken: body.id_token, expiresIn: body.expires_in ?? 0 };
 }
 
 async function step(url: string, jar: CookieJar, init: RequestInit = {}): Promise<Response> {
-  const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: jar.header() } });
+  const res = await fetch(url, {
+    ...init,
+    redirect: 'manual',
+    headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
+  });
   jar.store(res);
   return res;
 }

@@ -55,7 +55,8 @@ export class JsonLogger implements LoggerService {
     } else {
       entry['msg'] = String(message);
     }
-    if (args.length > 0) entry['extra'] = args.map((a) => (typeof a === 'object' && a ? redact(a as Record<string, unknown>) : a));
+    if (args.length > 0)
+      entry['extra'] = args.map((a) => (typeof a === 'object' && a ? redact(a as Record<string, unknown>) : a));
     const span = trace.getActiveSpan()?.spanContext();
     if (span) {
       entry['trace_id'] = span.traceId;
@@ -70,7 +71,8 @@ export function redact(value: Record<string, unknown>, depth = 0): Record<string
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (SECRET_KEY.test(k)) out[k] = '[redacted]';
-    else if (v && typeof v === 'object' && !Array.isArray(v) && depth < 5) out[k] = redact(v as Record<string, unknown>, depth + 1);
+    else if (v && typeof v === 'object' && !Array.isArray(v) && depth < 5)
+      out[k] = redact(v as Record<string, unknown>, depth + 1);
     else out[k] = v;
   }
   return out;

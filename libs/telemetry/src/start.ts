@@ -28,7 +28,9 @@ export function startTelemetry(options: TelemetryOptions): void {
   const processors: SpanProcessor[] = [...(options.spanProcessors ?? [])];
   if (options.otlpEndpoint) {
     processors.push(
-      new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/$/, '')}/v1/traces` }) }),
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/$/, '')}/v1/traces` }),
+      }),
     );
   }
   sdk = new NodeSDK({

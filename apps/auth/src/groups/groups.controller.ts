@@ -1,7 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { RequirePermission, UuidPipe } from '@strata/platform';
-import { AddMemberRequest, CreateGroupRequest, PolicyRequest, UpdateGroupRequest, UpdatePolicyRequest } from './dto/group.requests.js';
+import {
+  AddMemberRequest,
+  CreateGroupRequest,
+  PolicyRequest,
+  UpdateGroupRequest,
+  UpdatePolicyRequest,
+} from './dto/group.requests.js';
 import { GroupsService, type Group, type Member, type Policy } from './groups.service.js';
 
 /**
@@ -35,7 +41,11 @@ export class GroupsController {
 
   @Patch(':groupId')
   @RequirePermission('groups', 'update')
-  update(@Param('workspace') workspace: string, @Param('groupId', UuidPipe) groupId: string, @Body() body: UpdateGroupRequest): Promise<Group> {
+  update(
+    @Param('workspace') workspace: string,
+    @Param('groupId', UuidPipe) groupId: string,
+    @Body() body: UpdateGroupRequest,
+  ): Promise<Group> {
     return this.groups.update(workspace, groupId, body);
   }
 
@@ -49,7 +59,11 @@ export class GroupsController {
   @Post(':groupId/policies')
   @HttpCode(201)
   @RequirePermission('groups', 'update')
-  addPolicy(@Param('workspace') workspace: string, @Param('groupId', UuidPipe) groupId: string, @Body() body: PolicyRequest): Promise<Policy> {
+  addPolicy(
+    @Param('workspace') workspace: string,
+    @Param('groupId', UuidPipe) groupId: string,
+    @Body() body: PolicyRequest,
+  ): Promise<Policy> {
     return this.groups.addPolicy(workspace, groupId, body.resource, body.actions);
   }
 
@@ -78,7 +92,11 @@ export class GroupsController {
   @Post(':groupId/members')
   @HttpCode(201)
   @RequirePermission('groups', 'update')
-  addMember(@Param('workspace') workspace: string, @Param('groupId', UuidPipe) groupId: string, @Body() body: AddMemberRequest): Promise<Member> {
+  addMember(
+    @Param('workspace') workspace: string,
+    @Param('groupId', UuidPipe) groupId: string,
+    @Body() body: AddMemberRequest,
+  ): Promise<Member> {
     return this.groups.addMember(workspace, groupId, body);
   }
 

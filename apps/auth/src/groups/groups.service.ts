@@ -81,13 +81,16 @@ export class GroupsService {
       );
       return (await this.hydrate([rows[0]!]))[0]!;
     } catch (err) {
-      if (isUniqueViolation(err, 'groups_workspace_name_key')) throw StrataException.conflict(`Group with name '${input.name}' already exists`);
+      if (isUniqueViolation(err, 'groups_workspace_name_key'))
+        throw StrataException.conflict(`Group with name '${input.name}' already exists`);
       throw err;
     }
   }
 
   async list(workspace: string): Promise<Group[]> {
-    const rows: GroupRow[] = await this.db.query('SELECT * FROM iam.groups WHERE workspace_slug = $1 ORDER BY name', [workspace]);
+    const rows: GroupRow[] = await this.db.query('SELECT * FROM iam.groups WHERE workspace_slug = $1 ORDER BY name', [
+      workspace,
+    ]);
     return this.hydrate(rows);
   }
 
@@ -98,7 +101,10 @@ export class GroupsService {
   async update(workspace: string, id: string, input: { description?: string | undefined }): Promise<Group> {
     await this.row(workspace, id);
     if (input.description !== undefined) {
-      await this.db.query('UPDATE iam.groups SET description = $3, updated_at = now() WHERE workspace_slug = $1 AND id = $2', [workspace, id, input.description]);
+      await this.db.query(
+        'UPDATE iam.groups SET description = $3, updated_at = now() WHERE workspace_slug = $1 AND id = $2',
+        [workspace, id, input.description],
+      );
     }
     return this.get(workspace, id);
   }
@@ -129,23 +135,27 @@ export class GroupsService {
 
   async updatePolicy(workspace: string, groupId: string, policyId: string, actions: string[]): Promise<Policy> {
     await this.row(workspace, groupId);
-    const existing: PolicyRow[] = await this.db.query('SELECT * FROM iam.policies WHERE group_id = $1 AND id = $2', [groupId, policyId]);
+    const existing: PolicyRow[] = await this.db.query('SELECT * FROM iam.policies WHERE group_id = $1 AND id = $2', [
+      groupId,
+      policyId,
+    ]);
     if (!existing[0]) throw StrataException.notFound(`Policy ${policyId} not found`);
     const bad = invalidActions(existing[0].resource, actions);
     if (bad.length) throw StrataException.validation(bad, 'Invalid policy actions');
     const rows = rowsOf<PolicyRow>(
-      await this.db.query('UPDATE iam.policies SET actions = $3, updated_at = now() WHERE group_id = $1 AND id = $2 RETURNING *', [
-        groupId,
-        policyId,
-        actions,
-      ]),
+      await this.db.query(
+        'UPDATE iam.policies SET actions = $3, updated_at = now() WHERE group_id = $1 AND id = $2 RETURNING *',
+        [groupId, policyId, actions],
+      ),
     );
     return toPolicy(rows[0]!);
   }
 
   async deletePolicy(workspace: string, groupId: string, policyId: string): Promise<void> {
     await this.row(workspace, groupId);
-    const rows = rowsOf(await this.db.query('DELETE FROM iam.policies WHERE group_id = $1 AND id = $2 RETURNING id', [groupId, policyId]));
+    const rows = rowsOf(
+      await this.db.query('DELETE FROM iam.policies WHERE group_id = $1 AND id = $2 RETURNING id', [groupId, policyId]),
+    );
     if (!rows.length) throw StrataException.notFound(`Policy ${policyId} not found`);
   }
 
@@ -170,11 +180,10 @@ export class GroupsService {
     const group = await this.row(workspace, groupId);
     await this.db.transaction(async (tx) => {
       const removed = rowsOf(
-        await tx.query('DELETE FROM iam.group_members WHERE group_id = $1 AND principal_type = $2 AND principal_id = $3 RETURNING 1', [
-          groupId,
-          type,
-          principalId,
-        ]),
+        await tx.query(
+          'DELETE FROM iam.group_members WHERE group_id = $1 AND principal_type = $2 AND principal_id = $3 RETURNING 1',
+          [groupId, type, principalId],
+        ),
       );
       if (!removed.length) throw StrataException.notFound(`Member ${type}:${principalId} not found in the group`);
       if (group.name === ADMIN_GROUP) {
@@ -209,7 +218,10 @@ export class GroupsService {
 
   private async row(workspace: string, id: string): Promise<GroupRow> {
     if (!ID_FORMATS.uuid.test(id)) throw StrataException.notFound(`Group ${id} not found`);
-    const rows: GroupRow[] = await this.db.query('SELECT * FROM iam.groups WHERE workspace_slug = $1 AND id = $2', [workspace, id]);
+    const rows: GroupRow[] = await this.db.query('SELECT * FROM iam.groups WHERE workspace_slug = $1 AND id = $2', [
+      workspace,
+      id,
+    ]);
     if (!rows[0]) throw StrataException.notFound(`Group ${id} not found`);
     return rows[0];
   }

@@ -6,15 +6,22 @@ import { invalidPublishablePermissions } from '../publishable-keys/publishable-k
 describe('policy actions', () => {
   it('refuses read with a hint and unknown actions with the valid list', () => {
     expect(invalidActions('records', ['retrieve', 'read', 'fly'])).toEqual([
-      { field: 'actions[1]', message: expect.stringContaining("use retrieve and list") },
-      { field: 'actions[2]', message: expect.stringContaining('valid actions: create, retrieve, list, update, delete, manage, validate, execute') },
+      { field: 'actions[1]', message: expect.stringContaining('use retrieve and list') },
+      {
+        field: 'actions[2]',
+        message: expect.stringContaining(
+          'valid actions: create, retrieve, list, update, delete, manage, validate, execute',
+        ),
+      },
     ]);
   });
 
   it('accepts reveal on secrets only, and refuses duplicates', () => {
     expect(invalidActions('secrets', ['reveal'])).toEqual([]);
     expect(invalidActions('records', ['reveal'])).toHaveLength(1);
-    expect(invalidActions('records', ['list', 'list'])).toEqual([{ field: 'actions[1]', message: "'list' appears more than once" }]);
+    expect(invalidActions('records', ['list', 'list'])).toEqual([
+      { field: 'actions[1]', message: "'list' appears more than once" },
+    ]);
   });
 });
 
@@ -27,7 +34,9 @@ describe('effective permissions', () => {
         { groupName: 'c', resource: null, actions: null },
       ]),
     ).toEqual(['records:create', 'records:list']);
-    expect(effectivePermissions([{ groupName: 'workspace_administrators', resource: null, actions: null }])).toEqual(['*']);
+    expect(effectivePermissions([{ groupName: 'workspace_administrators', resource: null, actions: null }])).toEqual([
+      '*',
+    ]);
   });
 });
 

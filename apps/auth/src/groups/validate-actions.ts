@@ -13,7 +13,10 @@ export function invalidActions(resource: string, actions: readonly string[]): Fi
   actions.forEach((action, i) => {
     if (isAction(action) || extra.includes(action)) return;
     const hint = action === 'read' ? ` ('read' is not an action: use retrieve and list)` : '';
-    errors.push({ field: `actions[${i}]`, message: `'${action}' is not a valid action${hint}; valid actions: ${valid.join(', ')}` });
+    errors.push({
+      field: `actions[${i}]`,
+      message: `'${action}' is not a valid action${hint}; valid actions: ${valid.join(', ')}`,
+    });
   });
   const seen = new Set<string>();
   actions.forEach((action, i) => {

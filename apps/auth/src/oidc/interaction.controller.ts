@@ -43,7 +43,12 @@ export class InteractionController {
   }
 
   @Post(':uid/login')
-  async login(@Param('uid') uid: string, @Body() form: LoginForm, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async login(
+    @Param('uid') uid: string,
+    @Body() form: LoginForm,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const provider = this.oidc.current();
     const details = await this.details(req, res);
     if (!details) return;
@@ -51,7 +56,10 @@ export class InteractionController {
     const password = typeof form.password === 'string' ? form.password : '';
     const asked = typeof form.workspace === 'string' ? form.workspace.trim() : '';
     const fail = (status: number, error: string): void => {
-      res.status(status).type('html').send(loginPage({ uid, email, workspace: asked, error }));
+      res
+        .status(status)
+        .type('html')
+        .send(loginPage({ uid, email, workspace: asked, error }));
     };
     if (!email || !password) return fail(400, 'Email and password are required.');
     const user = await this.users.authenticate(email, password);
@@ -78,11 +86,19 @@ export class InteractionController {
         [grantId, workspace],
       );
     }
-    await provider.interactionFinished(req, res, { login: { accountId: user.id }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: user.id }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   /** The pending interaction, or a 400 page when it is unknown or expired (start the login again). */
-  private async details(req: Request, res: Response): Promise<Awaited<ReturnType<Provider['interactionDetails']>> | undefined> {
+  private async details(
+    req: Request,
+    res: Response,
+  ): Promise<Awaited<ReturnType<Provider['interactionDetails']>> | undefined> {
     try {
       return await this.oidc.current().interactionDetails(req, res);
     } catch (err) {

@@ -163,7 +163,12 @@ export class OidcService implements OnApplicationShutdown {
   /** `workspace`, `isServiceAccount` and `groups` for every access token. */
   private async tokenClaims(
     _ctx: KoaContextWithOIDC,
-    token: { kind: string; clientId?: string | undefined; accountId?: string | undefined; grantId?: string | undefined },
+    token: {
+      kind: string;
+      clientId?: string | undefined;
+      accountId?: string | undefined;
+      grantId?: string | undefined;
+    },
   ): Promise<Record<string, unknown> | undefined> {
     if (token.kind === 'ClientCredentials' && token.clientId) {
       const account = await this.serviceAccounts.findActiveByClientId(token.clientId);

@@ -6,7 +6,15 @@ import { SigningKeysService } from './signing-keys.service.js';
 
 /** `node dist/main.js rotate-signing-key`: adds a new signing key (see docs/identity.md). */
 export async function rotateSigningKey(config: AuthConfig): Promise<void> {
-  const db = new DataSource(serviceDataSourceOptions({ url: config.DATABASE_URL, schema: IAM_SCHEMA, entities: [], migrations: MIGRATIONS, poolSize: 2 }));
+  const db = new DataSource(
+    serviceDataSourceOptions({
+      url: config.DATABASE_URL,
+      schema: IAM_SCHEMA,
+      entities: [],
+      migrations: MIGRATIONS,
+      poolSize: 2,
+    }),
+  );
   await db.initialize();
   try {
     const { kid, activatesAt } = await new SigningKeysService(db, config).rotate();

@@ -69,17 +69,31 @@ export class SigningKeysService {
     );
     const active = rows.find((r) => r.activates_at <= now) ?? rows.at(-1);
     const ordered = active ? [active, ...rows.filter((r) => r !== active)] : rows;
-    return ordered.map((r) => ({ ...(JSON.parse(this.ring.decryptString(r.private_jwk, r.kid)) as JWK), kid: r.kid, alg: r.alg, use: 'sig' }));
+    return ordered.map((r) => ({
+      ...(JSON.parse(this.ring.decryptString(r.private_jwk, r.kid)) as JWK),
+      kid: r.kid,
+      alg: r.alg,
+      use: 'sig',
+    }));
   }
 
-  private async insert(query: (sql: string, params: unknown[]) => Promise<unknown>, activatesAt: Date): Promise<string> {
+  private async insert(
+    query: (sql: string, params: unknown[]) => Promise<unknown>,
+    activatesAt: Date,
+  ): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
     const kid = newUuid();
     const privateJwk = await exportJWK(privateKey);
     const publicJwk = await exportJWK(publicKey);
     await query(
       'INSERT INTO iam.signing_keys (kid, alg, public_jwk, private_jwk, activates_at) VALUES ($1, $2, $3, $4, $5)',
-      [kid, SIGNING_ALG, { ...publicJwk, kid, alg: SIGNING_ALG, use: 'sig' }, this.ring.encrypt(JSON.stringify(privateJwk), kid), activatesAt],
+      [
+        kid,
+        SIGNING_ALG,
+        { ...publicJwk, kid, alg: SIGNING_ALG, use: 'sig' },
+        this.ring.encrypt(JSON.stringify(privateJwk), kid),
+        activatesAt,
+      ],
     );
     return kid;
   }
@@ -88,7 +102,10 @@ export class SigningKeysService {
   async cookieKeys(): Promise<string[]> {
     const name = 'oidc-cookie-keys';
     const fresh = this.ring.encrypt(JSON.stringify([newUuid() + newUuid()]), name);
-    await this.db.query('INSERT INTO iam.secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, fresh]);
+    await this.db.query('INSERT INTO iam.secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+      name,
+      fresh,
+    ]);
     const rows: { value: string }[] = await this.db.query('SELECT value FROM iam.secrets WHERE name = $1', [name]);
     return JSON.parse(this.ring.decryptString(rows[0]!.value, name)) as string[];
   }

@@ -18,7 +18,10 @@ export class PermissionsController {
   @Get('me')
   @Authenticated()
   @ApiOperation({ summary: 'Effective permissions of the caller in the workspace' })
-  async me(@Param('workspace') workspace: string, @CurrentPrincipal() principal: Principal): Promise<PermissionsResponse> {
+  async me(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<PermissionsResponse> {
     const resolved = await this.permissions.resolve(principal, workspace);
     return {
       workspace,

@@ -32,7 +32,9 @@ export class PermissionsService {
         if (!account || account.workspace_slug !== principal.workspace) {
           throw StrataException.unauthorized('The service account is revoked or no longer exists');
         }
-        return workspace ? this.fromGroups('service_account', principal.id, workspace) : { groups: [], permissions: [] };
+        return workspace
+          ? this.fromGroups('service_account', principal.id, workspace)
+          : { groups: [], permissions: [] };
       }
       case 'user': {
         const user = await this.users.findById(principal.id);
@@ -51,7 +53,11 @@ export class PermissionsService {
     return (await this.fromGroups(type, id, workspace)).groups;
   }
 
-  private async fromGroups(type: 'user' | 'service_account', id: string, workspace: string): Promise<ResolvedPrincipal> {
+  private async fromGroups(
+    type: 'user' | 'service_account',
+    id: string,
+    workspace: string,
+  ): Promise<ResolvedPrincipal> {
     const rows: { group_name: string; resource: string | null; actions: string[] | null }[] = await this.db.query(
       `SELECT g.name AS group_name, p.resource, p.actions
          FROM iam.group_members m
@@ -60,12 +66,17 @@ export class PermissionsService {
         WHERE g.workspace_slug = $1 AND m.principal_type = $2 AND m.principal_id = $3`,
       [workspace, type, id],
     );
-    const grants: GroupGrant[] = rows.map((r) => ({ groupName: r.group_name, resource: r.resource, actions: r.actions }));
+    const grants: GroupGrant[] = rows.map((r) => ({
+      groupName: r.group_name,
+      resource: r.resource,
+      actions: r.actions,
+    }));
     return { groups: [...new Set(grants.map((g) => g.groupName))].sort(), permissions: effectivePermissions(grants) };
   }
 
   private async resolvePublishableKey(principal: Principal, workspace: string | undefined): Promise<ResolvedPrincipal> {
-    if (principal.credential.kind !== 'publishable_key' || !workspace) throw StrataException.unauthorized('Invalid publishable key');
+    if (principal.credential.kind !== 'publishable_key' || !workspace)
+      throw StrataException.unauthorized('Invalid publishable key');
     const rows: { permissions: string[] }[] = await this.db.query(
       'SELECT permissions FROM iam.publishable_keys WHERE key_hash = $1 AND workspace_slug = $2 AND revoked_at IS NULL',
       [hashToken(principal.credential.key), workspace],

@@ -49,7 +49,10 @@ export function invalidPublishablePermissions(permissions: readonly string[]): F
     if (!isResource(resource) || NEVER_PUBLIC.has(resource)) {
       errors.push({ field: `permissions[${i}]`, message: `'${resource}' cannot be granted to a publishable key` });
     } else if (!PUBLISHABLE_ACTIONS.includes(action as never)) {
-      errors.push({ field: `permissions[${i}]`, message: `publishable keys are read-only: action must be one of ${PUBLISHABLE_ACTIONS.join(', ')}` });
+      errors.push({
+        field: `permissions[${i}]`,
+        message: `publishable keys are read-only: action must be one of ${PUBLISHABLE_ACTIONS.join(', ')}`,
+      });
     }
   });
   return errors;
@@ -60,7 +63,12 @@ export function invalidPublishablePermissions(permissions: readonly string[]): F
 export class PublishableKeysService {
   constructor(private readonly db: DataSource) {}
 
-  async create(workspace: string, createdBy: string, name: string, permissions: string[]): Promise<PublishableKey & { key: string }> {
+  async create(
+    workspace: string,
+    createdBy: string,
+    name: string,
+    permissions: string[],
+  ): Promise<PublishableKey & { key: string }> {
     const bad = invalidPublishablePermissions(permissions);
     if (bad.length) throw StrataException.validation(bad, 'Invalid publishable key permissions');
     const key = newPublishableKey();
@@ -73,7 +81,10 @@ export class PublishableKeysService {
   }
 
   async list(workspace: string): Promise<PublishableKey[]> {
-    const rows: KeyRow[] = await this.db.query('SELECT * FROM iam.publishable_keys WHERE workspace_slug = $1 ORDER BY created_at', [workspace]);
+    const rows: KeyRow[] = await this.db.query(
+      'SELECT * FROM iam.publishable_keys WHERE workspace_slug = $1 ORDER BY created_at',
+      [workspace],
+    );
     return rows.map(toKey);
   }
 

@@ -1,13 +1,24 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Deprecated, IntegerIdPipe, RequirePermission, UserOnly, type Principal } from '@strata/platform';
+import {
+  CurrentPrincipal,
+  Deprecated,
+  IntegerIdPipe,
+  RequirePermission,
+  UserOnly,
+  type Principal,
+} from '@strata/platform';
 import {
   CreateServiceAccountRequest,
   DescribeServiceAccountRequest,
   ListServiceAccountsQuery,
   RenameServiceAccountRequest,
 } from './dto/service-account.requests.js';
-import { ServiceAccountsService, type ServiceAccount, type ServiceAccountWithSecret } from './service-accounts.service.js';
+import {
+  ServiceAccountsService,
+  type ServiceAccount,
+  type ServiceAccountWithSecret,
+} from './service-accounts.service.js';
 
 type Rotated = Pick<ServiceAccountWithSecret, 'id' | 'clientId' | 'clientSecret' | 'name' | 'workspace' | 'updatedAt'>;
 
@@ -73,7 +84,10 @@ export class ServiceAccountsController {
   }
 
   @Put(':id/rotate')
-  @ApiOperation({ deprecated: true, summary: 'Older form of POST …/rotate (reached as PUT {base_url}/iam/workspace/…)' })
+  @ApiOperation({
+    deprecated: true,
+    summary: 'Older form of POST …/rotate (reached as PUT {base_url}/iam/workspace/…)',
+  })
   @Deprecated({ sunset: '2026-10-29', successor: '/workspace/:workspace/api/v1/service-accounts/:id/rotate' })
   @RequirePermission('service-accounts', 'update')
   rotateLegacy(@Param('workspace') workspace: string, @Param('id', IntegerIdPipe) id: number): Promise<Rotated> {
@@ -96,6 +110,13 @@ export class ServiceAccountsController {
 
   private async rotated(workspace: string, id: number): Promise<Rotated> {
     const a = await this.accounts.rotate(workspace, id);
-    return { id: a.id, clientId: a.clientId, clientSecret: a.clientSecret, name: a.name, workspace: a.workspace, updatedAt: a.updatedAt };
+    return {
+      id: a.id,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+      name: a.name,
+      workspace: a.workspace,
+      updatedAt: a.updatedAt,
+    };
   }
 }

@@ -66,7 +66,12 @@ export class ServiceAccountsService {
   async create(
     workspace: string,
     createdBy: string,
-    input: { name: string; description?: string | undefined; grant_types?: string[] | undefined; scope?: string | undefined },
+    input: {
+      name: string;
+      description?: string | undefined;
+      grant_types?: string[] | undefined;
+      scope?: string | undefined;
+    },
   ): Promise<ServiceAccountWithSecret> {
     const secret = newClientSecret();
     const scope = normaliseScope(input.scope ?? 'openid');
@@ -74,7 +79,16 @@ export class ServiceAccountsService {
       const rows: ServiceAccountRow[] = await this.db.query(
         `INSERT INTO iam.service_accounts (workspace_slug, client_id, secret_hash, name, description, grant_types, scope, created_by)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-        [workspace, newClientId(), hashToken(secret), input.name, input.description ?? '', input.grant_types ?? ['client_credentials'], scope, createdBy],
+        [
+          workspace,
+          newClientId(),
+          hashToken(secret),
+          input.name,
+          input.description ?? '',
+          input.grant_types ?? ['client_credentials'],
+          scope,
+          createdBy,
+        ],
       );
       return { ...toServiceAccount(rows[0]!), clientSecret: secret };
     } catch (err) {
@@ -82,21 +96,31 @@ export class ServiceAccountsService {
     }
   }
 
-  async list(workspace: string, page: number, limit: number): Promise<{ data: ServiceAccount[]; meta: { total: number; page: number; limit: number } }> {
+  async list(
+    workspace: string,
+    page: number,
+    limit: number,
+  ): Promise<{ data: ServiceAccount[]; meta: { total: number; page: number; limit: number } }> {
     const rows: (ServiceAccountRow & { total: string })[] = await this.db.query(
       `SELECT *, count(*) OVER () AS total FROM iam.service_accounts WHERE workspace_slug = $1 ORDER BY id LIMIT $2 OFFSET $3`,
       [workspace, limit, (page - 1) * limit],
     );
     let total = rows[0] ? Number(rows[0].total) : 0;
     if (!rows[0] && page > 1) {
-      const [c] = await this.db.query<[{ n: number }]>('SELECT count(*)::int AS n FROM iam.service_accounts WHERE workspace_slug = $1', [workspace]);
+      const [c] = await this.db.query<[{ n: number }]>(
+        'SELECT count(*)::int AS n FROM iam.service_accounts WHERE workspace_slug = $1',
+        [workspace],
+      );
       total = c.n;
     }
     return { data: rows.map(toServiceAccount), meta: { total, page, limit } };
   }
 
   async get(workspace: string, id: number): Promise<ServiceAccount> {
-    const rows: ServiceAccountRow[] = await this.db.query('SELECT * FROM iam.service_accounts WHERE workspace_slug = $1 AND id = $2', [workspace, id]);
+    const rows: ServiceAccountRow[] = await this.db.query(
+      'SELECT * FROM iam.service_accounts WHERE workspace_slug = $1 AND id = $2',
+      [workspace, id],
+    );
     if (!rows[0]) throw notFound(id);
     return toServiceAccount(rows[0]);
   }
@@ -128,10 +152,15 @@ export class ServiceAccountsService {
   async delete(workspace: string, id: number): Promise<void> {
     await this.db.transaction(async (tx) => {
       const rows = rowsOf<ServiceAccountRow>(
-        await tx.query('DELETE FROM iam.service_accounts WHERE workspace_slug = $1 AND id = $2 RETURNING *', [workspace, id]),
+        await tx.query('DELETE FROM iam.service_accounts WHERE workspace_slug = $1 AND id = $2 RETURNING *', [
+          workspace,
+          id,
+        ]),
       );
       if (!rows[0]) throw notFound(id);
-      await tx.query(`DELETE FROM iam.group_members WHERE principal_type = 'service_account' AND principal_id = $1`, [rows[0].client_id]);
+      await tx.query(`DELETE FROM iam.group_members WHERE principal_type = 'service_account' AND principal_id = $1`, [
+        rows[0].client_id,
+      ]);
     });
   }
 
@@ -154,11 +183,10 @@ export class ServiceAccountsService {
 
   private async update(workspace: string, id: number, set: string, params: unknown[]): Promise<ServiceAccount> {
     const rows = rowsOf<ServiceAccountRow>(
-      await this.db.query(`UPDATE iam.service_accounts SET ${set}, updated_at = now() WHERE workspace_slug = $1 AND id = $2 RETURNING *`, [
-        workspace,
-        id,
-        ...params,
-      ]),
+      await this.db.query(
+        `UPDATE iam.service_accounts SET ${set}, updated_at = now() WHERE workspace_slug = $1 AND id = $2 RETURNING *`,
+        [workspace, id, ...params],
+      ),
     );
     if (!rows[0]) throw notFound(id);
     return toServiceAccount(rows[0]);

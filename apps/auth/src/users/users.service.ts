@@ -56,7 +56,11 @@ export class UsersService {
     return toUser(row);
   }
 
-  async create(email: string, password: string, options: { displayName?: string; isPlatformAdmin?: boolean } = {}): Promise<User> {
+  async create(
+    email: string,
+    password: string,
+    options: { displayName?: string; isPlatformAdmin?: boolean } = {},
+  ): Promise<User> {
     const id = newUuid();
     const hash = await hashPassword(password);
     const rows: UserRow[] = await this.db.query(

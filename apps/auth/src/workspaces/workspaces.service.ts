@@ -40,7 +40,10 @@ export class WorkspacesService {
   constructor(private readonly db: DataSource) {}
 
   /** Creates the workspace and its administrators group with the creator in it, in one transaction. */
-  async create(userId: string, input: { slug: string; name: string; description?: string | undefined }): Promise<Workspace> {
+  async create(
+    userId: string,
+    input: { slug: string; name: string; description?: string | undefined },
+  ): Promise<Workspace> {
     try {
       return await this.db.transaction(async (tx: EntityManager) => {
         const rows: WorkspaceRow[] = await tx.query(
@@ -52,7 +55,10 @@ export class WorkspacesService {
           `INSERT INTO iam.groups (id, workspace_slug, name, description) VALUES ($1, $2, $3, 'Grants every permission in the workspace')`,
           [groupId, input.slug, ADMIN_GROUP],
         );
-        await tx.query(`INSERT INTO iam.group_members (group_id, principal_type, principal_id) VALUES ($1, 'user', $2)`, [groupId, userId]);
+        await tx.query(
+          `INSERT INTO iam.group_members (group_id, principal_type, principal_id) VALUES ($1, 'user', $2)`,
+          [groupId, userId],
+        );
         return toWorkspace(rows[0]!);
       });
     } catch (err) {

@@ -13,7 +13,8 @@ export type AccessRule =
   | { readonly kind: 'permission'; readonly permissions: readonly string[] };
 
 /** No credential needed (health, discovery, signature-verified entry points). */
-export const Public = (): ClassDecorator & MethodDecorator => SetMetadata(ACCESS, { kind: 'public' } satisfies AccessRule);
+export const Public = (): ClassDecorator & MethodDecorator =>
+  SetMetadata(ACCESS, { kind: 'public' } satisfies AccessRule);
 
 /** Any valid credential; no particular permission. */
 export const Authenticated = (): ClassDecorator & MethodDecorator =>

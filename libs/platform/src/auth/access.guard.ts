@@ -5,7 +5,14 @@ import { ErrorCode, permits, type ErrorShape } from '@strata/contracts';
 import { ERROR_SHAPE } from '../errors/error-shape.decorator.js';
 import { SHAPE_ON_REQUEST } from '../errors/error.filter.js';
 import { StrataException } from '../errors/strata.exception.js';
-import { ACCESS, PRINCIPAL, REQUIRED_SCOPE, USER_ONLY, type AccessRule, type AuthenticatedRequest } from './access.decorators.js';
+import {
+  ACCESS,
+  PRINCIPAL,
+  REQUIRED_SCOPE,
+  USER_ONLY,
+  type AccessRule,
+  type AuthenticatedRequest,
+} from './access.decorators.js';
 import { JWT_STRATEGY } from './jwt.strategy.js';
 import { PermissionResolver } from './permission-resolver.js';
 import type { Principal } from './principal.js';
@@ -71,7 +78,10 @@ export class AccessGuard implements CanActivate {
       throw StrataException.forbidden('A publishable key cannot call this endpoint');
     }
     if (workspace && principal.type !== 'publishable_key' && principal.workspace !== workspace) {
-      throw StrataException.forbidden(`The token is not valid for workspace '${workspace}'`, ErrorCode.WORKSPACE_MISMATCH);
+      throw StrataException.forbidden(
+        `The token is not valid for workspace '${workspace}'`,
+        ErrorCode.WORKSPACE_MISMATCH,
+      );
     }
     if (this.reflector.getAllAndOverride<boolean | undefined>(USER_ONLY, targets) && principal.type !== 'user') {
       throw StrataException.forbidden('This endpoint needs a user token from an interactive login');

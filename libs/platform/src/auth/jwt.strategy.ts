@@ -40,7 +40,11 @@ type KeyCallback = (err: unknown, key?: string) => void;
  * at most every 30 seconds, so a rotated key is picked up without a restart).
  */
 export function jwksKeyProvider(jwksUri: string): (req: unknown, rawJwt: string, done: KeyCallback) => void {
-  const keySet = createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5000 });
+  const keySet = createRemoteJWKSet(new URL(jwksUri), {
+    cacheMaxAge: 10 * 60_000,
+    cooldownDuration: 30_000,
+    timeoutDuration: 5000,
+  });
   return (_req, rawJwt, done) => {
     (async () => {
       const header = decodeProtectedHeader(rawJwt);

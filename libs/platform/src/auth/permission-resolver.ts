@@ -80,7 +80,8 @@ export class HttpPermissionResolver extends PermissionResolver {
     if (res.status === 403 || res.status === 404) {
       throw StrataException.forbidden('The credential has no access to this workspace', ErrorCode.WORKSPACE_MISMATCH);
     }
-    if (!res.ok) throw new StrataException(ErrorCode.UNAVAILABLE, `Permission resolution failed with status ${res.status}`);
+    if (!res.ok)
+      throw new StrataException(ErrorCode.UNAVAILABLE, `Permission resolution failed with status ${res.status}`);
     const body = (await res.json()) as PermissionsResponse;
     return { permissions: new Set(body.permissions) };
   }

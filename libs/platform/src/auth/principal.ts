@@ -2,8 +2,7 @@
 export type PrincipalType = 'user' | 'service_account' | 'publishable_key';
 
 export type Credential =
-  | { readonly kind: 'bearer'; readonly token: string }
-  | { readonly kind: 'publishable_key'; readonly key: string };
+  { readonly kind: 'bearer'; readonly token: string } | { readonly kind: 'publishable_key'; readonly key: string };
 
 export interface Principal {
   readonly type: PrincipalType;

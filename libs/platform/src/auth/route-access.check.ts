@@ -4,7 +4,11 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { ACCESS } from './access.decorators.js';
 
 /** Lists the routes that declare neither a permission, `@Authenticated()` nor `@Public()`. */
-export function routesWithoutAccessRule(discovery: DiscoveryService, scanner: MetadataScanner, reflector: Reflector): string[] {
+export function routesWithoutAccessRule(
+  discovery: DiscoveryService,
+  scanner: MetadataScanner,
+  reflector: Reflector,
+): string[] {
   const missing: string[] = [];
   for (const wrapper of discovery.getControllers()) {
     const instance = wrapper.instance as object | undefined;

@@ -7,7 +7,8 @@ const SECRET_KEYS = Symbol('strata:secret-config-keys');
 /** Marks a setting whose value must never be printed. */
 export function Secret(): PropertyDecorator {
   return (target, key) => {
-    const keys = (Reflect.getMetadata(SECRET_KEYS, target) as Set<string | symbol> | undefined) ?? new Set<string | symbol>();
+    const keys =
+      (Reflect.getMetadata(SECRET_KEYS, target) as Set<string | symbol> | undefined) ?? new Set<string | symbol>();
     keys.add(key);
     Reflect.defineMetadata(SECRET_KEYS, keys, target);
   };
@@ -58,7 +59,10 @@ function describe(error: ValidationError, isSecret: boolean): string {
 }
 
 function secretKeys(config: object): Set<string | symbol> {
-  return (Reflect.getMetadata(SECRET_KEYS, Object.getPrototypeOf(config) as object) as Set<string | symbol> | undefined) ?? new Set();
+  return (
+    (Reflect.getMetadata(SECRET_KEYS, Object.getPrototypeOf(config) as object) as Set<string | symbol> | undefined) ??
+    new Set()
+  );
 }
 
 /** For `main`: loads the settings, or prints every bad one and exits 78 (EX_CONFIG). */

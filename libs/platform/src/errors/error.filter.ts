@@ -28,7 +28,13 @@ export class ErrorFilter implements ExceptionFilter {
     const requestId = requestIdOf(req);
     const error = this.toRenderable(exception, requestId);
     if (error.status >= 500) {
-      this.logger.error({ msg: 'request failed', requestId, path: req.path, method: req.method, err: describe(exception) });
+      this.logger.error({
+        msg: 'request failed',
+        requestId,
+        path: req.path,
+        method: req.method,
+        err: describe(exception),
+      });
     }
     if (res.headersSent) {
       res.end();
@@ -43,7 +49,13 @@ export class ErrorFilter implements ExceptionFilter {
 
   private toRenderable(exception: unknown, requestId: string | undefined): RenderableError {
     if (exception instanceof StrataException) {
-      return { status: exception.status, code: exception.code, message: exception.message, details: exception.details, requestId };
+      return {
+        status: exception.status,
+        code: exception.code,
+        message: exception.message,
+        details: exception.details,
+        requestId,
+      };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -90,4 +102,3 @@ function describe(exception: unknown): Record<string, unknown> {
   if (exception instanceof Error) return { name: exception.name, message: exception.message, stack: exception.stack };
   return { value: String(exception) };
 }
-

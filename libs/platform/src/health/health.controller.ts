@@ -18,7 +18,9 @@ export class HealthController {
   }
 
   @Get('readyz')
-  async readyz(@Res({ passthrough: true }) res: Response): Promise<{ status: 'ok' | 'unavailable'; checks: Record<string, string> }> {
+  async readyz(
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ status: 'ok' | 'unavailable'; checks: Record<string, string> }> {
     const checks = await this.readiness.run();
     const ok = Object.values(checks).every((v) => v === 'ok');
     res.status(ok ? 200 : 503);

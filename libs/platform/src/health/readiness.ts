@@ -17,7 +17,9 @@ export class Readiness {
         try {
           await Promise.race([
             check(),
-            new Promise((_, reject) => AbortSignal.timeout(timeoutMs).addEventListener('abort', () => reject(new Error('timed out')))),
+            new Promise((_, reject) =>
+              AbortSignal.timeout(timeoutMs).addEventListener('abort', () => reject(new Error('timed out'))),
+            ),
           ]);
           return [name, 'ok'] as const;
         } catch (err) {

@@ -1,4 +1,12 @@
-import { applyDecorators, CallHandler, ExecutionContext, Injectable, SetMetadata, UseInterceptors, type NestInterceptor } from '@nestjs/common';
+import {
+  applyDecorators,
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  SetMetadata,
+  UseInterceptors,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
@@ -27,10 +35,17 @@ export class DeprecationInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const info = this.reflector.getAllAndOverride<DeprecationInfo | undefined>(DEPRECATION, [context.getHandler(), context.getClass()]);
+    const info = this.reflector.getAllAndOverride<DeprecationInfo | undefined>(DEPRECATION, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (info) {
       const http = context.switchToHttp();
-      setDeprecationHeaders(http.getResponse<Response>(), info, http.getRequest<Request>().params as Record<string, string>);
+      setDeprecationHeaders(
+        http.getResponse<Response>(),
+        info,
+        http.getRequest<Request>().params as Record<string, string>,
+      );
     }
     return next.handle();
   }

@@ -61,9 +61,14 @@ export class RateLimitGuard implements CanActivate {
     res.setHeader('x-ratelimit-reset', String(Math.ceil(resetAt / 1000)));
     if (count > limit) {
       const retryAfter = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
-      throw new StrataException(ErrorCode.RATE_LIMITED, `Rate limit exceeded: ${limit} ${cls} operations per window`, undefined, {
-        'Retry-After': String(retryAfter),
-      });
+      throw new StrataException(
+        ErrorCode.RATE_LIMITED,
+        `Rate limit exceeded: ${limit} ${cls} operations per window`,
+        undefined,
+        {
+          'Retry-After': String(retryAfter),
+        },
+      );
     }
     return true;
   }

@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
 import { ACTIONS, RESOURCES } from '@strata/contracts';
 
 /** Actions beyond the CRUD set, valid on one resource only. */
@@ -32,7 +43,11 @@ export class PolicyRequest {
   @IsIn([...RESOURCES], { message: `resource must be one of: ${RESOURCES.join(', ')}` })
   resource!: string;
 
-  @ApiProperty({ type: [String], example: ['retrieve', 'list'], description: `each one of: ${ACTIONS.join(', ')} (and reveal on secrets)` })
+  @ApiProperty({
+    type: [String],
+    example: ['retrieve', 'list'],
+    description: `each one of: ${ACTIONS.join(', ')} (and reveal on secrets)`,
+  })
   @IsArray()
   @ArrayNotEmpty()
   @ArrayMaxSize(16)

@@ -8,7 +8,11 @@ export class CreatePublishableKeyRequest {
   @MaxLength(200)
   name!: string;
 
-  @ApiProperty({ type: [String], example: ['records:retrieve', 'records:list'], description: 'read permissions only: <resource>:retrieve or <resource>:list' })
+  @ApiProperty({
+    type: [String],
+    example: ['records:retrieve', 'records:list'],
+    description: 'read permissions only: <resource>:retrieve or <resource>:list',
+  })
   @IsArray()
   @ArrayNotEmpty()
   @ArrayMaxSize(32)

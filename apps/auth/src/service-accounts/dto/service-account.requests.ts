@@ -1,5 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { Type } from 'class-transformer';
 
 /** OAuth scopes a service account may hold. */
@@ -27,7 +40,10 @@ export class CreateServiceAccountRequest {
   @IsIn(['client_credentials'], { each: true, message: 'grant_types may only contain client_credentials' })
   grant_types?: string[];
 
-  @ApiPropertyOptional({ default: 'openid', description: `space-separated, from: ${SERVICE_ACCOUNT_SCOPES.join(', ')}` })
+  @ApiPropertyOptional({
+    default: 'openid',
+    description: `space-separated, from: ${SERVICE_ACCOUNT_SCOPES.join(', ')}`,
+  })
   @IsOptional()
   @IsString()
   @Matches(SCOPE_LIST, { message: `scope must be space-separated values from: ${SERVICE_ACCOUNT_SCOPES.join(', ')}` })

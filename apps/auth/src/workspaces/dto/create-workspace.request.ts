@@ -6,7 +6,9 @@ export class CreateWorkspaceRequest {
   @ApiProperty({ example: 'acme-prod', description: 'lowercase, hyphen-separated; fixed after creation' })
   @IsString()
   @MaxLength(WORKSPACE_SLUG_MAX_LENGTH)
-  @Matches(ID_FORMATS.workspaceSlug, { message: 'slug must be lowercase letters and digits separated by single hyphens' })
+  @Matches(ID_FORMATS.workspaceSlug, {
+    message: 'slug must be lowercase letters and digits separated by single hyphens',
+  })
   slug!: string;
 
   @ApiProperty({ example: 'Acme production' })
