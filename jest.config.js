@@ -24,7 +24,7 @@ export default {
   },
   testMatch: [
     '<rootDir>/{apps,libs}/*/src/**/*.spec.ts',
-    '<rootDir>/apps/*/test/**/*.int-spec.ts',
+    '<rootDir>/{apps,libs}/*/test/**/*.int-spec.ts',
     '<rootDir>/e2e/**/*.e2e-spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

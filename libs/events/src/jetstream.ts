@@ -16,11 +16,14 @@ export interface StreamSpec {
 /** Creates the stream, or updates its subjects and windows when it exists. */
 export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
   const jsm = await jetstreamManager(nc);
+  const maxAgeMs = spec.maxAgeMs ?? 7 * 24 * 3_600_000;
+  // JetStream refuses a duplicate window longer than the stream keeps messages.
+  const duplicateWindowMs = Math.min(spec.duplicateWindowMs ?? 2 * 60_000, maxAgeMs);
   const config = {
     name: spec.name,
     subjects: spec.subjects,
-    duplicate_window: (spec.duplicateWindowMs ?? 2 * 60_000) * NANOS_PER_MS,
-    max_age: (spec.maxAgeMs ?? 7 * 24 * 3_600_000) * NANOS_PER_MS,
+    duplicate_window: duplicateWindowMs * NANOS_PER_MS,
+    max_age: maxAgeMs * NANOS_PER_MS,
   };
   try {
     await jsm.streams.info(spec.name);
