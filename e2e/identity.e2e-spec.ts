@@ -1,9 +1,11 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { loginWithPassword } from '@strata/sdk';
 import { eventually } from '@strata/testing';
-import { call, startStack, type Stack } from './support/stack.js';
+import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let userToken: string;
@@ -11,24 +13,7 @@ const ws = `acme-${Date.now().toString(36)}`;
 
 beforeAll(async () => {
   stack = await startStack();
-  const first = await loginWithPassword({
-    authUrl: stack.authUrl,
-    email: stack.adminEmail,
-    password: stack.adminPassword,
-  });
-  const created = await call('POST', `${stack.baseUrl}/workspace/api/v1/workspaces`, {
-    token: first.accessToken,
-    body: { slug: ws, name: 'Acme' },
-  });
-  expect(created.status).toBe(201);
-  userToken = (
-    await loginWithPassword({
-      authUrl: stack.authUrl,
-      email: stack.adminEmail,
-      password: stack.adminPassword,
-      workspace: ws,
-    })
-  ).accessToken;
+  userToken = await adminWorkspaceToken(stack, ws);
 });
 
 afterAll(async () => {
@@ -95,6 +80,39 @@ describe('tokens', () => {
       }),
     });
     expect(noGrant.status).toBe(400);
+    expect(noGrant.headers.get('content-type')).toMatch(/json/);
+  });
+
+  it('refuses malformed token requests with an OAuth error body, never a 500', async () => {
+    const account = await createServiceAccount('malformed-bodies');
+    const post = (body: string, contentType = 'application/x-www-form-urlencoded') =>
+      call('POST', `${stack.authUrl}/oidc/token`, { body, headers: { 'content-type': contentType } });
+    const cases = [
+      { name: 'empty body', res: await post('') },
+      { name: 'no grant_type', res: await post(`client_id=${account.clientId}&client_secret=${account.clientSecret}`) },
+      {
+        name: 'JSON instead of a form',
+        res: await post(
+          JSON.stringify({ grant_type: 'client_credentials', client_id: account.clientId }),
+          'application/json',
+        ),
+      },
+      { name: 'garbage', res: await post('%%%&&&===', 'application/x-www-form-urlencoded') },
+      {
+        name: 'unknown grant',
+        res: await post(`grant_type=urn:nope&client_id=${account.clientId}&client_secret=${account.clientSecret}`),
+      },
+    ];
+    for (const { name, res } of cases) {
+      expect({ name, status: res.status < 500 && res.status >= 400 }).toEqual({ name, status: true });
+      expect({ name, error: typeof res.body?.error }).toEqual({ name, error: 'string' });
+    }
+    // A token request sent to {base_url} fails, as the spec says.
+    const viaGateway = await call('POST', `${stack.baseUrl}/oidc/token`, {
+      body: `grant_type=client_credentials&client_id=${account.clientId}&client_secret=${account.clientSecret}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(viaGateway.status).toBe(404);
   });
 
   it('gives user tokens the user id and the workspace chosen at login', async () => {
@@ -125,6 +143,44 @@ describe('tokens', () => {
         workspace: 'elsewhere',
       }),
     ).rejects.toThrow(/not a member/);
+  });
+});
+
+describe('the strata CLI', () => {
+  const cli = fileURLToPath(new URL('../apps/cli/dist/main.js', import.meta.url));
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [cli, ...args],
+        { env: { ...process.env, STRATA_AUTH_URL: stack.authUrl }, timeout: 30_000 },
+        (err, stdout, stderr) => {
+          if (err && typeof err.code !== 'number') reject(new Error(err.message));
+          else resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
+        },
+      );
+    });
+
+  it('logs in and prints a token for the chosen workspace', async () => {
+    const ok = await run(['login', '--email', stack.adminEmail, '--password', stack.adminPassword, '--workspace', ws]);
+    expect(ok.code).toBe(0);
+    const token = ok.stdout.trim();
+    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(`${stack.issuer}/jwks`)), {
+      issuer: stack.issuer,
+    });
+    expect(payload).toMatchObject({ workspace: ws, isServiceAccount: 'false' });
+    const listed = await call('GET', sa(), { token });
+    expect(listed.status).toBe(200);
+  });
+
+  it('exits 1 with a message on a wrong password and 2 with the usage on bad arguments', async () => {
+    const wrong = await run(['login', '--email', stack.adminEmail, '--password', 'not-it']);
+    expect(wrong).toMatchObject({ code: 1, stdout: '' });
+    expect(wrong.stderr).toMatch(/Wrong email or password/);
+    const usage = await run(['login', '--email', stack.adminEmail]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/--email and --password are required/);
+    expect((await run(['frobnicate'])).code).toBe(2);
   });
 });
 
@@ -354,6 +410,15 @@ describe('workspaces and the gateway', () => {
     const doc = await call('GET', `${stack.baseUrl}/docs/auth.json`);
     expect(doc.status).toBe(200);
     expect(Object.keys(doc.body.paths)).toContain('/workspace/{workspace}/api/v1/service-accounts/{id}/rotate');
+    // Swagger UI, served from the gateway itself.
+    expect(page.body).toContain('SwaggerUIBundle');
+    const script = await fetch(`${stack.baseUrl}/docs/ui/swagger-ui-bundle.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    // A service that is not running has no document.
+    const missing = await call('GET', `${stack.baseUrl}/docs/compute.json`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ error: 'Not Found', code: 'NOT_FOUND' });
   });
 
   it('reports health and readiness', async () => {

@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { AuthConfig, createAuthApp, migrateAuth } from '@strata/auth';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
 import { loadConfig } from '@strata/platform';
+import { loginWithPassword } from '@strata/sdk';
 import { createTestDatabase, freePort, testNatsPrefix, type TestDatabase } from '@strata/testing';
 
 export interface Stack {
@@ -11,6 +12,7 @@ export interface Stack {
   readonly issuer: string;
   readonly adminEmail: string;
   readonly adminPassword: string;
+  readonly authConfig: AuthConfig;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     issuer: `${authUrl}/oidc`,
     adminEmail: authConfig.STRATA_ADMIN_EMAIL,
     adminPassword: authConfig.STRATA_ADMIN_PASSWORD,
+    authConfig,
     async stop() {
       await new Promise<void>((resolve) => {
         gateway.close(() => resolve());
@@ -84,4 +87,26 @@ export async function call(
     // not JSON
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** Logs the administrator in, creates `workspace`, and returns a user token scoped to it. */
+export async function adminWorkspaceToken(stack: Stack, workspace: string): Promise<string> {
+  const first = await loginWithPassword({
+    authUrl: stack.authUrl,
+    email: stack.adminEmail,
+    password: stack.adminPassword,
+  });
+  const created = await call('POST', `${stack.baseUrl}/workspace/api/v1/workspaces`, {
+    token: first.accessToken,
+    body: { slug: workspace, name: workspace },
+  });
+  if (created.status !== 201)
+    throw new Error(`workspace ${workspace}: ${created.status} ${JSON.stringify(created.body)}`);
+  const scoped = await loginWithPassword({
+    authUrl: stack.authUrl,
+    email: stack.adminEmail,
+    password: stack.adminPassword,
+    workspace,
+  });
+  return scoped.accessToken;
 }

@@ -1,5 +1,5 @@
 import { IsEmail, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
-import { Secret, ServiceConfig } from '@strata/platform';
+import { NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
 
 /** Settings of the auth service (environment variables; initialisers are the defaults). */
 export class AuthConfig extends ServiceConfig {
@@ -15,6 +15,7 @@ export class AuthConfig extends ServiceConfig {
   @Secret()
   @IsString()
   @MinLength(8)
+  @NotDefaultInProduction('strata-admin')
   STRATA_ADMIN_PASSWORD = 'strata-admin';
 
   /** Access-token lifetime in seconds (the specification states 25200). */

@@ -39,16 +39,14 @@ export function createGateway(config: GatewayConfig): express.Express {
   app.use((req: RoutedRequest, res: Response, next: NextFunction) => {
     const match = matchRoute(req.path);
     if (!match) {
-      res
-        .status(404)
-        .json(
-          renderError('general', {
-            status: 404,
-            code: ErrorCode.NOT_FOUND,
-            message: `No route for ${req.method} ${req.path}`,
-            requestId: requestIdOf(req),
-          }),
-        );
+      res.status(404).json(
+        renderError('general', {
+          status: 404,
+          code: ErrorCode.NOT_FOUND,
+          message: `No route for ${req.method} ${req.path}`,
+          requestId: requestIdOf(req),
+        }),
+      );
       return;
     }
     req[ROUTED] = { service: match.route.service, path: match.path, deprecated: match.deprecated };

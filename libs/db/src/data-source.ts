@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { ParameterFreeQueryLogger } from './query-logger.js';
 
 export interface ServiceDataSourceOptions {
   readonly url: string;
@@ -29,7 +30,10 @@ export function serviceDataSourceOptions(options: ServiceDataSourceOptions): Dat
     migrationsTransactionMode: 'each',
     synchronize: false,
     uuidExtension: 'pgcrypto',
-    logging: options.logging ? ['error', 'warn', 'migration'] : ['error'],
+    // Never TypeORM's console loggers: they print query parameters (secrets, personal data).
+    logging: options.logging ? ['warn', 'migration'] : false,
+    logger: new ParameterFreeQueryLogger(options.schema),
+    maxQueryExecutionTime: 1000,
     extra: { max: options.poolSize ?? 10, application_name: `strata-${options.schema}` },
   };
 }

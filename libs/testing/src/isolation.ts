@@ -22,7 +22,7 @@ export function freePort(): Promise<number> {
 
 /** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. No fixed sleeps. */
 export async function eventually<T>(
-  check: () => Promise<T | undefined>,
+  check: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 10_000,
   intervalMs = 100,
 ): Promise<T> {

@@ -18,7 +18,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   constructor(config: ServiceConfig) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKeyProvider: jwksKeyProvider(`${config.AUTH_INTERNAL_URL.replace(/\/$/, '')}/oidc/jwks`),
+      secretOrKeyProvider: jwksKeyProvider(
+        `${config.AUTH_INTERNAL_URL.replace(/\/$/, '')}/oidc/jwks`,
+        config.JWKS_REFRESH_COOLDOWN_MS,
+      ),
       issuer: config.AUTH_ISSUER,
       audience: config.API_AUDIENCE,
       algorithms: ['ES256', 'RS256', 'PS256'],
@@ -37,12 +40,15 @@ type KeyCallback = (err: unknown, key?: string) => void;
 /**
  * Finds the verification key for a token's `kid` in the auth service's JWKS
  * (jose's remote key set: cached for 10 minutes, refetched on an unknown `kid`
- * at most every 30 seconds, so a rotated key is picked up without a restart).
+ * at most every JWKS_REFRESH_COOLDOWN_MS, so a rotated key is picked up without a restart).
  */
-export function jwksKeyProvider(jwksUri: string): (req: unknown, rawJwt: string, done: KeyCallback) => void {
+export function jwksKeyProvider(
+  jwksUri: string,
+  cooldownMs = 30_000,
+): (req: unknown, rawJwt: string, done: KeyCallback) => void {
   const keySet = createRemoteJWKSet(new URL(jwksUri), {
     cacheMaxAge: 10 * 60_000,
-    cooldownDuration: 30_000,
+    cooldownDuration: cooldownMs,
     timeoutDuration: 5000,
   });
   return (_req, rawJwt, done) => {

@@ -1,5 +1,9 @@
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 import { Secret } from './load-config.js';
+import { NotDefaultInProduction } from './not-default-in-production.js';
+
+/** Published in the source: refused when STRATA_ENV=production. */
+export const DEVELOPMENT_ENCRYPTION_KEYS = '1:c3RyYXRhLWRldmVsb3BtZW50LWtleS0wMDAwMDAwMDA=';
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true } as const;
 
@@ -8,6 +12,10 @@ const URL_OPTIONS = { require_tld: false, require_protocol: true } as const;
  * are the environment variables; the initialisers are the documented defaults.
  */
 export class ServiceConfig {
+  /** `production` refuses development defaults of secrets (encryption keys, admin password). */
+  @IsIn(['development', 'production'])
+  STRATA_ENV: 'development' | 'production' = 'development';
+
   @IsUrl({ ...URL_OPTIONS, protocols: ['postgres', 'postgresql'] }, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/strata';
 
@@ -32,6 +40,15 @@ export class ServiceConfig {
   @IsUrl(URL_OPTIONS)
   AUTH_INTERNAL_URL = 'http://127.0.0.1:8081';
 
+  /**
+   * Least time between two JWKS fetches triggered by an unknown `kid`. Keep it
+   * below the auth service's SIGNING_KEY_ACTIVATION_DELAY_MS so a rotated key is
+   * always fetched before it signs.
+   */
+  @IsInt()
+  @Min(0)
+  JWKS_REFRESH_COOLDOWN_MS = 30_000;
+
   /** Audience (resource indicator) of access tokens for the Strata APIs. */
   @IsString()
   API_AUDIENCE = 'urn:strata:api';
@@ -48,7 +65,8 @@ export class ServiceConfig {
   @Matches(/^\s*\d+:[A-Za-z0-9+/=]{43,44}(\s*,\s*\d+:[A-Za-z0-9+/=]{43,44})*\s*$/, {
     message: 'must be <version>:<base64 of 32 bytes>[,…]',
   })
-  STRATA_ENCRYPTION_KEYS = '1:c3RyYXRhLWRldmVsb3BtZW50LWtleS0wMDAwMDAwMDA=';
+  @NotDefaultInProduction(DEVELOPMENT_ENCRYPTION_KEYS)
+  STRATA_ENCRYPTION_KEYS = DEVELOPMENT_ENCRYPTION_KEYS;
 
   @IsInt()
   @Min(1)

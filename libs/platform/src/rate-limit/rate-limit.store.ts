@@ -17,14 +17,27 @@ export abstract class RateLimitStore {
 
 const MAX_CAS_ATTEMPTS = 20;
 
+interface PendingHit {
+  readonly resolve: (count: number) => void;
+  readonly reject: (err: unknown) => void;
+}
+
 /**
  * Fixed-window counters in a JetStream key-value bucket, incremented with
  * compare-and-set on the key's revision, so the count holds across replicas.
  * Keys expire with the bucket's TTL (two windows).
+ *
+ * Hits on one key inside one replica are coalesced: while a compare-and-set
+ * for the key is in flight, new hits queue up and the next round adds them all
+ * at once, handing each its own count. A burst of N concurrent requests
+ * therefore costs a few round trips instead of N competing CAS loops, and only
+ * replicas (not requests) contend for a key.
  */
 @Injectable()
 export class NatsKvRateLimitStore extends RateLimitStore {
   private bucket: Promise<KV> | undefined;
+  private readonly queued = new Map<string, PendingHit[]>();
+  private readonly flushing = new Set<string>();
 
   constructor(
     private readonly nats: NatsConnectionHolder,
@@ -34,23 +47,58 @@ export class NatsKvRateLimitStore extends RateLimitStore {
   }
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
-    const kv = await this.open(windowMs);
-    const now = Date.now();
-    const window = Math.floor(now / windowMs);
+    const window = Math.floor(Date.now() / windowMs);
     const resetAt = (window + 1) * windowMs;
     const k = `${key}.${window}`;
+    const count = await new Promise<number>((resolve, reject) => {
+      const queue = this.queued.get(k) ?? [];
+      queue.push({ resolve, reject });
+      this.queued.set(k, queue);
+      if (!this.flushing.has(k)) void this.flush(k, windowMs);
+    });
+    return { count, resetAt };
+  }
+
+  /** Adds every queued hit of `k` in one compare-and-set, then repeats while hits keep arriving. */
+  private async flush(k: string, windowMs: number): Promise<void> {
+    this.flushing.add(k);
+    try {
+      for (let batch = this.take(k); batch.length > 0; batch = this.take(k)) {
+        try {
+          const before = await this.add(k, batch.length, windowMs);
+          batch.forEach((hit, i) => hit.resolve(before + i + 1));
+        } catch (err) {
+          batch.forEach((hit) => hit.reject(err));
+        }
+      }
+    } finally {
+      this.flushing.delete(k);
+    }
+  }
+
+  private take(k: string): PendingHit[] {
+    const batch = this.queued.get(k) ?? [];
+    this.queued.delete(k);
+    return batch;
+  }
+
+  /** Adds `n` to the counter and returns its value before the addition. */
+  private async add(k: string, n: number, windowMs: number): Promise<number> {
+    const kv = await this.open(windowMs);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const entry = await kv.get(k);
       try {
         if (!entry || entry.operation !== 'PUT') {
-          await kv.create(k, '1');
-          return { count: 1, resetAt };
+          await kv.create(k, String(n));
+          return 0;
         }
-        const count = Number(entry.string()) + 1;
-        await kv.update(k, String(count), entry.revision);
-        return { count, resetAt };
+        const before = Number(entry.string());
+        await kv.update(k, String(before + n), entry.revision);
+        return before;
       } catch (err) {
         if (!isWrongRevision(err)) throw err;
+        // Another replica won this round; back off a little, with jitter.
+        await new Promise((r) => setTimeout(r, Math.random() * 2 * (attempt + 1)));
       }
     }
     throw new Error(`rate-limit counter ${k} is too contended`);

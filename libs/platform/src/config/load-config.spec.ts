@@ -1,0 +1,47 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from './load-config.js';
+import { DEVELOPMENT_ENCRYPTION_KEYS, ServiceConfig } from './service-config.js';
+
+const OTHER_KEY = `2:${Buffer.alloc(32, 7).toString('base64')}`;
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(ServiceConfig, env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('reads defaults, and coerces numbers from the environment', () => {
+    const config = loadConfig(ServiceConfig, { RATE_LIMIT_READ_PER_MINUTE: '7', NATS_PREFIX: 'abc_1' });
+    expect(config.RATE_LIMIT_READ_PER_MINUTE).toBe(7);
+    expect(config.NATS_PREFIX).toBe('abc_1');
+    expect(config.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/strata');
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('names every bad setting at once, never printing a secret', () => {
+    const problems = problemsOf({
+      DATABASE_URL: 'mysql://x',
+      RATE_LIMIT_READ_PER_MINUTE: 'lots',
+      STRATA_ENCRYPTION_KEYS: 'not-a-key-ring',
+    });
+    expect(problems).toHaveLength(3);
+    expect(problems.join('\n')).toMatch(/DATABASE_URL="mysql:\/\/x": must be a postgres:\/\/ URL/);
+    expect(problems.join('\n')).toMatch(/RATE_LIMIT_READ_PER_MINUTE="lots"/);
+    expect(problems.join('\n')).toMatch(/STRATA_ENCRYPTION_KEYS=\[secret\]/);
+    expect(problems.join('\n')).not.toContain('not-a-key-ring');
+  });
+
+  it('refuses the development encryption key when STRATA_ENV=production', () => {
+    expect(problemsOf({ STRATA_ENV: 'production' })).toEqual([
+      'STRATA_ENCRYPTION_KEYS=[secret]: STRATA_ENCRYPTION_KEYS must be set: its development default is refused when STRATA_ENV=production',
+    ]);
+    expect(problemsOf({ STRATA_ENV: 'production', STRATA_ENCRYPTION_KEYS: OTHER_KEY })).toEqual([]);
+    expect(problemsOf({ STRATA_ENCRYPTION_KEYS: DEVELOPMENT_ENCRYPTION_KEYS })).toEqual([]);
+    expect(problemsOf({ STRATA_ENV: 'staging' })[0]).toMatch(/^STRATA_ENV="staging"/);
+  });
+});

@@ -1,0 +1,36 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { Kvm } from '@nats-io/kv';
+import { testNatsPrefix } from '@strata/testing';
+import { loadConfig } from '../src/config/load-config.js';
+import { ServiceConfig } from '../src/config/service-config.js';
+import { NatsConnectionHolder } from '../src/nats/nats.provider.js';
+import { NatsKvRateLimitStore } from '../src/rate-limit/rate-limit.store.js';
+
+describe('NatsKvRateLimitStore against a real NATS server', () => {
+  const config = loadConfig(ServiceConfig, { ...process.env, NATS_PREFIX: testNatsPrefix() });
+  // Three replicas: each has its own connection and its own store.
+  const replicas = [0, 1, 2].map(() => new NatsConnectionHolder(config));
+  const stores = replicas.map((nats) => new NatsKvRateLimitStore(nats, config));
+
+  afterAll(async () => {
+    const nc = await replicas[0]!.get();
+    await (await new Kvm(nc).open(`${config.NATS_PREFIX}_ratelimit`)).destroy();
+    await Promise.all(replicas.map((r) => r.onApplicationShutdown()));
+  });
+
+  it('counts every hit exactly once when replicas race on one key', async () => {
+    const hits = Array.from({ length: 300 }, (_, i) => stores[i % 3]!.hit('ws.race.read', 60_000));
+    const counts = (await Promise.all(hits)).map((h) => h.count).sort((a, b) => a - b);
+    expect(counts).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+  });
+
+  it('keeps separate keys and windows apart, and reports when the window ends', async () => {
+    const before = Date.now();
+    const a = await stores[0]!.hit('ws.a.write', 60_000);
+    const b = await stores[1]!.hit('ws.b.write', 60_000);
+    expect([a.count, b.count]).toEqual([1, 1]);
+    expect(a.resetAt).toBeGreaterThan(before);
+    expect(a.resetAt % 60_000).toBe(0);
+    expect(a.resetAt - before).toBeLessThanOrEqual(60_000);
+  });
+});
