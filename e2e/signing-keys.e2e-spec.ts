@@ -35,8 +35,17 @@ const me = (bearer: string) => call('GET', `${stack.authUrl}/workspace/${ws}/api
 const published = async () =>
   ((await call('GET', `${stack.authUrl}/oidc/jwks`)).body.keys as { kid: string }[]).map((k) => k.kid);
 
-describe('signing-key rotation', () => {
-  it('publishes the new key before it signs and keeps accepting tokens signed with the old one', async () => {
+describe('signing keys', () => {
+  it('survive a restart: the same key keeps signing and earlier tokens stay valid', async () => {
+    const before = await token();
+    const kids = await published();
+    await stack.restartAuth();
+    expect(await published()).toEqual(kids);
+    expect(decodeProtectedHeader(await token()).kid).toBe(decodeProtectedHeader(before).kid);
+    expect((await me(before)).status).toBe(200);
+  });
+
+  it('rotate: the new key is published before it signs and keeps accepting tokens signed with the old one', async () => {
     const before = await token();
     const oldKid = decodeProtectedHeader(before).kid!;
     expect(await published()).toEqual([oldKid]);

@@ -13,6 +13,8 @@ export interface Stack {
   readonly adminEmail: string;
   readonly adminPassword: string;
   readonly authConfig: AuthConfig;
+  /** Stops the auth service and starts a fresh one on the same port and database. */
+  restartAuth(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,7 +38,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   };
   const authConfig = loadConfig(AuthConfig, env);
   await migrateAuth(authConfig);
-  const auth: INestApplication = await createAuthApp(authConfig);
+  let auth: INestApplication = await createAuthApp(authConfig);
   await auth.listen(authPort, '127.0.0.1');
   const gatewayConfig = loadConfig(GatewayConfig, {
     ...env,
@@ -51,6 +53,11 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     adminEmail: authConfig.STRATA_ADMIN_EMAIL,
     adminPassword: authConfig.STRATA_ADMIN_PASSWORD,
     authConfig,
+    async restartAuth() {
+      await auth.close();
+      auth = await createAuthApp(authConfig);
+      await auth.listen(authPort, '127.0.0.1');
+    },
     async stop() {
       await new Promise<void>((resolve) => {
         gateway.close(() => resolve());
