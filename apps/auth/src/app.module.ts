@@ -19,7 +19,7 @@ import { LocalPermissionResolver } from './permissions/local-permission.resolver
 import { SigningKeysService } from './oidc/signing-keys.service.js';
 import { OidcService } from './oidc/oidc.service.js';
 import { InteractionController } from './oidc/interaction.controller.js';
-import { DatabaseReadiness } from './database.readiness.js';
+import { DatabaseReadiness } from '@strata/platform';
 
 /** The identity model: what the permission resolver and the controllers share. */
 @Module({

@@ -3,3 +3,4 @@ export * from './ids.js';
 export * from './permissions.js';
 export * from './rate-limit.js';
 export * from './routing.js';
+export * from './collections.js';

@@ -13,6 +13,7 @@ export * from './errors/error.filter.js';
 export * from './errors/render-error.js';
 export * from './errors/strata.exception.js';
 export * from './health/readiness.js';
+export * from './health/database.readiness.js';
 export * from './http/deprecated.decorator.js';
 export * from './http/request-id.middleware.js';
 export * from './nats/nats.provider.js';

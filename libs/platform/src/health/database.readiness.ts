@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Readiness } from '@strata/platform';
+import { Readiness } from './readiness.js';
 
 /** `/readyz` answers 503 while the database does not. */
 @Injectable()

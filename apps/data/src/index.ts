@@ -1,0 +1,1 @@
+export { validateProperties } from './schema/validate-properties.js';
