@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { AuthConfig, createAuthApp, migrateAuth } from '@strata/auth';
+import { DataConfig, createDataApp, migrateData } from '@strata/data';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
 import { loadConfig } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
@@ -21,7 +22,7 @@ export interface Stack {
 /** The auth service and the gateway, in-process, on a database and NATS prefix of this run's own. */
 export async function startStack(overrides: Record<string, string> = {}): Promise<Stack> {
   const db: TestDatabase = await createTestDatabase();
-  const [authPort, gatewayPort] = [await freePort(), await freePort()];
+  const [authPort, dataPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
   const authUrl = `http://127.0.0.1:${authPort}`;
   const env = {
     ...process.env,
@@ -40,10 +41,15 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   await migrateAuth(authConfig);
   let auth: INestApplication = await createAuthApp(authConfig);
   await auth.listen(authPort, '127.0.0.1');
+  const dataConfig = loadConfig(DataConfig, { ...env, DATA_PORT: String(dataPort) });
+  await migrateData(dataConfig);
+  const data: INestApplication = await createDataApp(dataConfig);
+  await data.listen(dataPort, '127.0.0.1');
   const gatewayConfig = loadConfig(GatewayConfig, {
     ...env,
     GATEWAY_PORT: String(gatewayPort),
     AUTH_SERVICE_URL: authUrl,
+    DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
   });
   const gateway: Server = await listen(createGateway(gatewayConfig), gatewayPort, '127.0.0.1');
   return {
@@ -63,6 +69,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
         gateway.close(() => resolve());
         gateway.closeAllConnections();
       });
+      await data.close();
       await auth.close();
       await db.drop();
     },

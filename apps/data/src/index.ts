@@ -1,1 +1,2 @@
-export { validateProperties } from './schema/validate-properties.js';
+export { DataConfig } from './data.config.js';
+export { createDataApp, migrateData } from './create-data-app.js';

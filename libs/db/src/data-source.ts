@@ -32,7 +32,7 @@ export function serviceDataSourceOptions(options: ServiceDataSourceOptions): Dat
     uuidExtension: 'pgcrypto',
     // Never TypeORM's console loggers: they print query parameters (secrets, personal data).
     logging: options.logging ? ['warn', 'migration'] : false,
-    logger: new ParameterFreeQueryLogger(options.schema),
+    logger: new ParameterFreeQueryLogger(options.schema, options.logging ?? false),
     maxQueryExecutionTime: 1000,
     extra: { max: options.poolSize ?? 10, application_name: `strata-${options.schema}` },
   };

@@ -9,7 +9,11 @@ import type { Logger as TypeOrmLogger } from 'typeorm';
  * request id).
  */
 export class ParameterFreeQueryLogger implements TypeOrmLogger {
-  constructor(private readonly schema: string) {}
+  /** `verbose` adds migration and schema messages; slow queries are always reported. */
+  constructor(
+    private readonly schema: string,
+    private readonly verbose = false,
+  ) {}
 
   logQuery(): void {}
   logQueryError(): void {}
@@ -19,15 +23,15 @@ export class ParameterFreeQueryLogger implements TypeOrmLogger {
   }
 
   logSchemaBuild(message: string): void {
-    this.write('log', { msg: message });
+    if (this.verbose) this.write('log', { msg: message });
   }
 
   logMigration(message: string): void {
-    this.write('log', { msg: message });
+    if (this.verbose) this.write('log', { msg: message });
   }
 
   log(level: 'log' | 'info' | 'warn', message: unknown): void {
-    this.write(level === 'warn' ? 'warn' : 'log', { msg: String(message) });
+    if (level === 'warn' || this.verbose) this.write(level === 'warn' ? 'warn' : 'log', { msg: String(message) });
   }
 
   private write(level: 'log' | 'warn', entry: Record<string, unknown>): void {

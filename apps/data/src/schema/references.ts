@@ -25,13 +25,14 @@ const SYSTEM_FIELDS = new Set(['id']);
  */
 export function checkReferences(
   properties: readonly PropertyDefinition[],
+  inputIndexes: readonly number[],
   path: string,
   ctx: ReferenceContext,
   issues: Issues,
 ): void {
   properties.forEach((property, i) => {
     if (property.type !== 'reference') return;
-    const field = at(path, i);
+    const field = at(path, inputIndexes[i] ?? i);
     const target =
       property.target === ctx.collectionSlug
         ? { recordSlug: ctx.collectionSlug, properties }

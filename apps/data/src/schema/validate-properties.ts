@@ -94,11 +94,14 @@ export function validateProperties(raw: unknown, ctx: PropertyContext, path = 'p
   const issues = new Issues();
   const validator = new PropertyValidator(ctx, issues);
   const properties = validator.list(raw, path, 1, true);
-  checkReferences(properties, path, ctx, issues);
+  checkReferences(properties, validator.topLevelIndexes, path, ctx, issues);
   return { properties, issues };
 }
 
 class PropertyValidator {
+  /** The input index of each top-level property kept (invalid ones are dropped), for error paths. */
+  readonly topLevelIndexes: number[] = [];
+
   constructor(
     private readonly ctx: PropertyContext,
     private readonly issues: Issues,
@@ -128,6 +131,7 @@ class PropertyValidator {
         this.issues.add(at(at(path, i), 'id'), `duplicates the id of ${at(path, sameId)}: ids must be unique`);
       } else ids.set(property.id, i);
       out.push(property);
+      if (topLevel) this.topLevelIndexes.push(i);
     });
     return out;
   }

@@ -1,0 +1,70 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Collection } from '@strata/contracts';
+import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal } from '@strata/platform';
+import { CollectionsService, type CollectionPage } from './collections.service.js';
+import { CreateCollectionRequest, ListCollectionsQuery, UpdateCollectionRequest } from './dto/collection.requests.js';
+
+const BASE = 'data/workspace/:workspace/api/v1';
+
+/**
+ * `{data_base}/structures`, also addressed as `{data_base}/collections`
+ * (the same resources under both names).
+ */
+@ApiTags('collections')
+@ApiBearerAuth()
+@Controller([`${BASE}/structures`, `${BASE}/collections`])
+export class CollectionsController {
+  constructor(private readonly collections: CollectionsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a collection (answers 200 with the collection, as the spec states)' })
+  @RequirePermission('structures', 'create')
+  create(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateCollectionRequest,
+  ): Promise<Collection> {
+    return this.collections.create(workspace, principal.id, body);
+  }
+
+  @Get()
+  @RequirePermission('structures', 'list')
+  list(@Param('workspace') workspace: string, @Query() query: ListCollectionsQuery): Promise<CollectionPage> {
+    return this.collections.list(workspace, query);
+  }
+
+  @Get('slug/:recordSlug')
+  @RequirePermission('structures', 'retrieve')
+  getBySlug(@Param('workspace') workspace: string, @Param('recordSlug') recordSlug: string): Promise<Collection> {
+    return this.collections.getBySlug(workspace, recordSlug);
+  }
+
+  @Get(':id')
+  @RequirePermission('structures', 'retrieve')
+  get(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string): Promise<Collection> {
+    return this.collections.get(workspace, id);
+  }
+
+  @Put(':id')
+  @RequirePermission('structures', 'update')
+  update(
+    @Param('workspace') workspace: string,
+    @Param('id', UuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: UpdateCollectionRequest,
+  ): Promise<Collection> {
+    return this.collections.update(workspace, id, principal.id, body);
+  }
+
+  @Delete(':id')
+  @RequirePermission('structures', 'delete')
+  delete(
+    @Param('workspace') workspace: string,
+    @Param('id', UuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ success: true; id: string; deletedAt: string }> {
+    return this.collections.delete(workspace, id, principal.id);
+  }
+}

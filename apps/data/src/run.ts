@@ -1,0 +1,15 @@
+import { loadConfigOrExit } from '@strata/platform';
+import { createDataApp, migrateData } from './create-data-app.js';
+import { DataConfig } from './data.config.js';
+
+/** `node dist/main.js [migrate]`: serve, or only run the migrations. */
+export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const config = loadConfigOrExit(DataConfig, 'strata-data');
+  if (argv[0] === 'migrate') {
+    const ran = await migrateData(config);
+    process.stdout.write(`strata-data: ${ran.length ? `ran ${ran.join(', ')}` : 'schema data is up to date'}\n`);
+    return;
+  }
+  const app = await createDataApp(config);
+  await app.listen(config.DATA_PORT, config.HOST);
+}

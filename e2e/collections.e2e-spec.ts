@@ -1,0 +1,299 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+const suffix = Date.now().toString(36);
+const ws = `data-${suffix}`;
+const otherWs = `data-other-${suffix}`;
+let token: string;
+let otherToken: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  token = await adminWorkspaceToken(stack, ws);
+  otherToken = await adminWorkspaceToken(stack, otherWs);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1`;
+const post = (path: string, body: unknown, bearer = token) => call('POST', `${base()}${path}`, { token: bearer, body });
+
+describe('collections', () => {
+  it('creates a collection with every property type, generating ids, the slug and the defaults', async () => {
+    const created = await post('/structures', {
+      name: 'Blog Posts',
+      description: 'articles',
+      enableVersioning: true,
+      defaultSearchField: 'title',
+      tags: ['content'],
+      properties: [
+        { name: 'title', type: 'string', required: true, maxLength: 200 },
+        { name: 'views', type: 'number', minimum: 0, default: 0 },
+        { name: 'published', type: 'boolean', default: false },
+        { name: 'publishedAt', type: 'datetime', nullable: true },
+        { name: 'tags', type: 'array', items: { type: 'string' }, uniqueItems: true },
+        { name: 'seo', type: 'object', properties: [{ name: 'slug', type: 'string' }] },
+        {
+          name: 'parent',
+          type: 'reference',
+          target: 'blog-posts',
+          relationship: 'many-to-one',
+          onDelete: 'set_null',
+          nullable: true,
+        },
+      ],
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      workspaceSlug: ws,
+      recordSlug: 'blog-posts',
+      name: 'Blog Posts',
+      status: 'active',
+      schemaDiscoveryMode: 'strict',
+      schemaDiscoveryConfig: { batchSize: 10, maxKeysPerRecord: 100, maxNestingDepth: 3, maxStringLengthSampled: 1000 },
+      enableVersioning: true,
+      defaultSearchField: 'title',
+      tags: ['content'],
+      metadata: { recordWritesLocked: false, structureWritesLocked: false, migrationInProgress: false },
+      isDeleted: false,
+    });
+    expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.body.properties).toHaveLength(7);
+    for (const p of created.body.properties) expect(p.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.body.properties[0]).toMatchObject({
+      required: true,
+      nullable: false,
+      isUnique: false,
+      immutable: false,
+    });
+
+    const { id } = created.body;
+    for (const path of [`/structures/${id}`, `/collections/${id}`, '/structures/slug/blog-posts']) {
+      const got = await call('GET', `${base()}${path}`, { token });
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual(created.body);
+    }
+    const listed = await call('GET', `${base()}/collections?search=blog`, { token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.pagination).toEqual({ limit: 20, offset: 0, total: 1, hasMore: false });
+    expect(listed.body.results[0].id).toBe(id);
+  });
+
+  it('refuses bad definitions with one detail per offending field, in the records error shape', async () => {
+    const res = await post('/structures', {
+      name: 'Broken',
+      properties: [
+        { name: 'a', type: 'string', minLength: 5, maxLength: 2 },
+        { name: 'b', type: 'string', pattern: '([' },
+        { name: 'c', type: 'array', items: { type: 'array' } },
+        { name: 'a', type: 'number', default: 'x' },
+        { name: 'r', type: 'reference', target: 'nowhere', relationship: 'many-to-one', onDelete: 'set_null' },
+      ],
+      defaultSearchField: 'missing',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(typeof res.body.error.message).toBe('string');
+    const fields = (res.body.error.details as { field: string }[]).map((d) => d.field).sort();
+    expect(fields).toEqual(
+      [
+        'defaultSearchField',
+        'properties[0].minLength',
+        'properties[1].pattern',
+        'properties[2].items.type',
+        'properties[3].default',
+        'properties[3].name',
+        'properties[4].onDelete',
+        'properties[4].target',
+      ].sort(),
+    );
+    // Nothing was written.
+    const listed = await call('GET', `${base()}/structures?search=broken`, { token });
+    expect(listed.body.pagination.total).toBe(0);
+  });
+
+  it('validates the body itself: unknown fields, wrong types, bad slugs', async () => {
+    const res = await post('/structures', {
+      name: '',
+      recordSlug: 'Not A Slug',
+      colour: 'red',
+      enableVersioning: 'yes',
+    });
+    expect(res.status).toBe(400);
+    const fields = (res.body.error.details as { field: string }[]).map((d) => d.field).sort();
+    expect(fields).toEqual(['colour', 'enableVersioning', 'name', 'recordSlug']);
+    const notJson = await call('POST', `${base()}/structures`, {
+      token,
+      body: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('keeps slugs unique per workspace: generated ones get a suffix, a taken explicit one is a 409', async () => {
+    const first = await post('/structures', { name: 'Orders', properties: [] });
+    const second = await post('/structures', { name: 'Orders', properties: [] });
+    expect([first.body.recordSlug, second.body.recordSlug]).toEqual(['orders', 'orders-2']);
+    const taken = await post('/structures', { name: 'Other', recordSlug: 'orders', properties: [] });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toMatchObject({
+      code: 'CONFLICT',
+      message: "A collection with recordSlug 'orders' already exists",
+    });
+    // Another workspace has its own slugs.
+    const elsewhere = await post('/structures', { name: 'Orders', properties: [] }, otherToken).catch(() => undefined);
+    expect(elsewhere?.status).toBe(403);
+    const own = await call('POST', `${base(otherWs)}/structures`, {
+      token: otherToken,
+      body: { name: 'Orders', properties: [] },
+    });
+    expect(own.body.recordSlug).toBe('orders');
+  });
+
+  it('maps the older isStrict flag and refuses a contradiction', async () => {
+    const loose = await post('/structures', { name: 'Loose', isStrict: false, properties: [] });
+    expect(loose.body.schemaDiscoveryMode).toBe('auto-evolving');
+    const strict = await post('/structures', { name: 'Tight', isStrict: true, properties: [] });
+    expect(strict.body.schemaDiscoveryMode).toBe('strict');
+    const both = await post('/structures', {
+      name: 'Both',
+      isStrict: true,
+      schemaDiscoveryMode: 'schemaless',
+      properties: [],
+    });
+    expect(both.status).toBe(400);
+    expect(both.body.error.details[0].field).toBe('isStrict');
+  });
+
+  it('checks references across collections: fields exist, no cycles, referenced collections cannot be deleted', async () => {
+    const authors = await post('/structures', {
+      name: 'Authors',
+      properties: [{ name: 'email', type: 'string', isUnique: true }],
+    });
+    const books = await post('/structures', {
+      name: 'Books',
+      properties: [
+        {
+          name: 'author',
+          type: 'reference',
+          target: 'authors',
+          targetField: 'email',
+          displayField: 'email',
+          relationship: 'many-to-one',
+          onDelete: 'restrict',
+        },
+      ],
+    });
+    expect(books.status).toBe(200);
+    const badField = await post('/structures', {
+      name: 'Reviews',
+      properties: [
+        {
+          name: 'book',
+          type: 'reference',
+          target: 'books',
+          displayField: 'isbn',
+          relationship: 'many-to-one',
+          onDelete: 'cascade',
+        },
+      ],
+    });
+    expect(badField.status).toBe(400);
+    expect(badField.body.error.details).toEqual([
+      { field: 'properties[0].displayField', message: 'names no property of books: "isbn"' },
+    ]);
+    // authors → books → authors would be a cycle.
+    const cycle = await call('PUT', `${base()}/structures/${authors.body.id}`, {
+      token,
+      body: {
+        properties: [
+          { name: 'email', type: 'string', isUnique: true },
+          { name: 'favourite', type: 'reference', target: 'books', relationship: 'many-to-one', onDelete: 'restrict' },
+        ],
+      },
+    });
+    expect(cycle.status).toBe(400);
+    expect(cycle.body.error.details[0]).toEqual({
+      field: 'properties[1].target',
+      message: 'would form a circular reference: authors → books → authors',
+    });
+    // Removing a field another collection's reference uses is refused.
+    const dropEmail = await call('PUT', `${base()}/structures/${authors.body.id}`, { token, body: { properties: [] } });
+    expect(dropEmail.status).toBe(400);
+    expect(dropEmail.body.error.details[0].message).toMatch(/used by the reference books.author/);
+    const refused = await call('DELETE', `${base()}/structures/${authors.body.id}`, { token });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toBe("Collection 'authors' is referenced by books.author");
+  });
+
+  it('updates fields, keeps immutable properties and the slug fixed, and soft-deletes', async () => {
+    const created = await post('/structures', {
+      name: 'Invoices',
+      properties: [
+        { name: 'number', type: 'string', immutable: true },
+        { name: 'amount', type: 'number' },
+      ],
+    });
+    const url = `${base()}/structures/${created.body.id}`;
+    const [numberProp, amountProp] = created.body.properties;
+    const updated = await call('PUT', url, {
+      token,
+      body: { name: 'Invoices 2026', status: 'inactive', properties: [numberProp, { ...amountProp, minimum: 0 }] },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ name: 'Invoices 2026', status: 'inactive', recordSlug: 'invoices' });
+    expect(updated.body.properties[1]).toMatchObject({ id: amountProp.id, minimum: 0 });
+
+    const changeImmutable = await call('PUT', url, {
+      token,
+      body: { properties: [{ ...numberProp, maxLength: 10 }, amountProp], recordSlug: 'bills' },
+    });
+    expect(changeImmutable.status).toBe(400);
+    expect(changeImmutable.body.error.details).toEqual([
+      { field: 'recordSlug', message: "is fixed at creation and cannot be changed (it is 'invoices')" },
+      { field: 'properties[0]', message: '"number" is immutable and cannot be changed' },
+    ]);
+
+    const deleted = await call('DELETE', url, { token });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ success: true, id: created.body.id });
+    const gone = await call('GET', url, { token });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('STRUCTURE_NOT_FOUND');
+    // The slug is free again.
+    expect((await post('/structures', { name: 'Invoices', properties: [] })).body.recordSlug).toBe('invoices');
+  });
+
+  it('enforces workspace isolation, permissions and id formats', async () => {
+    const mine = await post('/structures', { name: 'Private', properties: [] });
+    const crossRead = await call('GET', `${base()}/structures/${mine.body.id}`, { token: otherToken });
+    expect(crossRead.status).toBe(403);
+    // Even through its own workspace's URL, another workspace never sees it.
+    const viaOwnUrl = await call('GET', `${base(otherWs)}/structures/${mine.body.id}`, { token: otherToken });
+    expect(viaOwnUrl.status).toBe(404);
+    const badId = await call('GET', `${base()}/structures/not-a-uuid`, { token });
+    expect(badId.status).toBe(400);
+    const noToken = await call('GET', `${base()}/structures`);
+    expect(noToken.status).toBe(401);
+
+    // A service account with no group holds no permission on structures.
+    const account = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts`, {
+      token,
+      body: { name: 'no-rights' },
+    });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: account.body.clientId,
+      client_secret: account.body.clientSecret,
+    });
+    const issued = await fetch(`${stack.authUrl}/oidc/token`, { method: 'POST', body: form });
+    const saToken = ((await issued.json()) as { access_token: string }).access_token;
+    const denied = await call('GET', `${base()}/structures`, { token: saToken });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('PERMISSION_DENIED');
+  });
+});
