@@ -14,6 +14,11 @@ export interface Stack {
   readonly adminEmail: string;
   readonly adminPassword: string;
   readonly authConfig: AuthConfig;
+  /** The per-run database and NATS prefix, for tests that look underneath the API. */
+  readonly databaseUrl: string;
+  readonly natsPrefix: string;
+  /** Starts one more data-service replica on the same database and NATS prefix (not behind the gateway). */
+  startDataReplica(overrides?: Record<string, string>): Promise<INestApplication>;
   /** Stops the auth service and starts a fresh one on the same port and database. */
   restartAuth(): Promise<void>;
   stop(): Promise<void>;
@@ -59,6 +64,14 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     adminEmail: authConfig.STRATA_ADMIN_EMAIL,
     adminPassword: authConfig.STRATA_ADMIN_PASSWORD,
     authConfig,
+    databaseUrl: db.url,
+    natsPrefix: env.NATS_PREFIX,
+    async startDataReplica(extra = {}) {
+      const replicaPort = await freePort();
+      const replica = await createDataApp(loadConfig(DataConfig, { ...env, ...extra, DATA_PORT: String(replicaPort) }));
+      await replica.listen(replicaPort, '127.0.0.1');
+      return replica;
+    },
     async restartAuth() {
       await auth.close();
       auth = await createAuthApp(authConfig);

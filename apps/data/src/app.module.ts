@@ -5,6 +5,12 @@ import { serviceDataSourceOptions } from '@strata/db';
 import { CollectionsController } from './collections/collections.controller.js';
 import { CollectionsService } from './collections/collections.service.js';
 import { DataConfig } from './data.config.js';
+import { OutboxRelay } from './events/outbox-relay.js';
+import { Outbox } from './records/outbox.js';
+import { RecordSecrets } from './records/record-secrets.js';
+import { RecordWriter } from './records/record-writer.js';
+import { RecordsController } from './records/records.controller.js';
+import { RecordsService } from './records/records.service.js';
 import { DATA_SCHEMA, MIGRATIONS } from './migrations/index.js';
 
 @Module({})
@@ -23,8 +29,16 @@ export class DataAppModule {
         ),
         PlatformModule.forRoot({ config }),
       ],
-      controllers: [CollectionsController],
-      providers: [CollectionsService, DatabaseReadiness],
+      controllers: [CollectionsController, RecordsController],
+      providers: [
+        CollectionsService,
+        RecordsService,
+        RecordWriter,
+        RecordSecrets,
+        Outbox,
+        OutboxRelay,
+        DatabaseReadiness,
+      ],
     };
   }
 }

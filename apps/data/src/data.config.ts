@@ -1,4 +1,4 @@
-import { IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 import { ServiceConfig } from '@strata/platform';
 
 /** Settings of the data service (environment variables; initialisers are the defaults). */
@@ -7,4 +7,19 @@ export class DataConfig extends ServiceConfig {
   @Min(0)
   @Max(65535)
   DATA_PORT = 8082;
+
+  /** Whether this replica publishes the event outbox (every replica may; they share the rows). */
+  @IsBoolean()
+  DATA_OUTBOX_RELAY_ENABLED = true;
+
+  /** Pause between outbox passes when nothing is pending. */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  DATA_OUTBOX_INTERVAL_MS = 200;
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DATA_OUTBOX_BATCH_SIZE = 100;
 }

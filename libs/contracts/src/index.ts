@@ -4,3 +4,4 @@ export * from './permissions.js';
 export * from './rate-limit.js';
 export * from './routing.js';
 export * from './collections.js';
+export * from './events.js';

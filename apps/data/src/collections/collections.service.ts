@@ -32,7 +32,7 @@ import type {
   UpdateCollectionRequest,
 } from './dto/collection.requests.js';
 
-interface CollectionRow {
+export interface CollectionRow {
   id: string;
   workspace_slug: string;
   record_slug: string;

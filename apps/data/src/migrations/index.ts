@@ -1,4 +1,5 @@
 import { DataCollections1763700000000 } from './1763700000000-data-collections.js';
+import { DataRecords1763700000001 } from './1763700000001-data-records.js';
 
 export const DATA_SCHEMA = 'data';
-export const MIGRATIONS = [DataCollections1763700000000];
+export const MIGRATIONS = [DataCollections1763700000000, DataRecords1763700000001];

@@ -186,16 +186,21 @@ function checkArray(rules: Rules<'array'>, value: unknown, path: string, issues:
   });
 }
 
+/** A reference holds the target's `targetField` value: a record id (UUID) by default. */
 function checkReference(rules: Rules<'reference'>, value: unknown, path: string, issues: Issues): void {
+  const byId = rules.targetField === 'id';
+  const valid = (v: unknown) =>
+    byId ? typeof v === 'string' && UUID.test(v) : typeof v === 'string' || typeof v === 'number';
+  const expected = byId ? 'a record id (UUID)' : `a ${rules.target}.${rules.targetField} value (string or number)`;
   if (rules.relationship === 'many-to-many') {
-    if (!Array.isArray(value)) return issues.add(path, 'must be an array of record ids');
-    value.forEach((id, i) => {
-      if (typeof id !== 'string' || !UUID.test(id)) issues.add(at(path, i), 'must be a record id (UUID)');
+    if (!Array.isArray(value)) return issues.add(path, `must be an array, each item ${expected}`);
+    value.forEach((v, i) => {
+      if (!valid(v)) issues.add(at(path, i), `must be ${expected}`);
     });
     if (new Set(value).size !== value.length) issues.add(path, 'must not list the same record twice');
     return;
   }
-  if (typeof value !== 'string' || !UUID.test(value)) issues.add(path, 'must be a record id (UUID)');
+  if (!valid(value)) issues.add(path, `must be ${expected}`);
 }
 
 function checkEnum(

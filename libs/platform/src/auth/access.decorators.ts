@@ -1,5 +1,5 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
-import type { Action, Resource, SpecialPermission } from '@strata/contracts';
+import { permits, type Action, type Resource, type SpecialPermission } from '@strata/contracts';
 import type { Request } from 'express';
 import type { Principal } from './principal.js';
 
@@ -39,7 +39,19 @@ export const UserOnly = (): ClassDecorator & MethodDecorator => SetMetadata(USER
 export const RequireScope = (scope: string): ClassDecorator & MethodDecorator => SetMetadata(REQUIRED_SCOPE, scope);
 
 export const PRINCIPAL = Symbol('strata:principal');
-export type AuthenticatedRequest = Request & { [PRINCIPAL]?: Principal };
+export const GRANTED = Symbol('strata:granted');
+export type AuthenticatedRequest = Request & { [PRINCIPAL]?: Principal; [GRANTED]?: ReadonlySet<string> };
+
+/** What the caller may do beyond the route's own permission (for example `secrets:reveal`). */
+export interface Grants {
+  can(resource: string, action: string): boolean;
+}
+
+/** The caller's effective permissions in the URL's workspace, as resolved by the access guard. */
+export const CallerGrants = createParamDecorator((_: unknown, ctx: ExecutionContext): Grants => {
+  const granted = ctx.switchToHttp().getRequest<AuthenticatedRequest>()[GRANTED] ?? new Set<string>();
+  return { can: (resource, action) => permits(granted, resource, action) };
+});
 
 /** The authenticated caller of the current request. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

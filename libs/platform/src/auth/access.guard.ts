@@ -7,6 +7,7 @@ import { SHAPE_ON_REQUEST } from '../errors/error.filter.js';
 import { StrataException } from '../errors/strata.exception.js';
 import {
   ACCESS,
+  GRANTED,
   PRINCIPAL,
   REQUIRED_SCOPE,
   USER_ONLY,
@@ -92,6 +93,7 @@ export class AccessGuard implements CanActivate {
     }
 
     const { permissions } = await this.resolver.resolve(principal, workspace);
+    req[GRANTED] = permissions;
     if (rule.kind === 'permission') {
       const missing = rule.permissions.filter((p) => {
         const [resource, action] = splitPermission(p);

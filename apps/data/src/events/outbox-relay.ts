@@ -1,0 +1,84 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { recordEventsStream } from '@strata/contracts';
+import { ensureStream, publishJson } from '@strata/events';
+import { NatsConnectionHolder } from '@strata/platform';
+import { DataConfig } from '../data.config.js';
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  payload: unknown;
+}
+
+/**
+ * Publishes data.outbox rows to JetStream, oldest first, with `Nats-Msg-Id` set
+ * to the row id, then marks them sent. Rows are claimed with FOR UPDATE SKIP
+ * LOCKED, so replicas share the work. A crash after publishing and before
+ * marking republishes the row on restart; the stream drops it as a duplicate
+ * (inside its duplicate window), so consumers see each event once.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('OutboxRelay');
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly nats: NatsConnectionHolder,
+    private readonly config: DataConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.DATA_OUTBOX_RELAY_ENABLED) return;
+    await ensureStream(await this.nats.get(), recordEventsStream(this.config.NATS_PREFIX));
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Publishes everything pending now; returns how many events were sent. */
+  async drain(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const batch = await this.publishBatch();
+      sent += batch;
+      if (batch < this.config.DATA_OUTBOX_BATCH_SIZE) return sent;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.drain()
+        .then(() => undefined)
+        .catch((err: unknown) => this.logger.warn({ msg: 'outbox relay pass failed; retrying', err: String(err) }))
+        .finally(() => this.schedule(this.config.DATA_OUTBOX_INTERVAL_MS));
+    }, delayMs);
+  }
+
+  private async publishBatch(): Promise<number> {
+    const nc = await this.nats.get();
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<OutboxRow[]>(
+        `SELECT id, subject, payload FROM data.outbox WHERE published_at IS NULL
+          ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.config.DATA_OUTBOX_BATCH_SIZE],
+      );
+      for (const row of rows) await publishJson(nc, row.subject, row.payload, row.id);
+      if (rows.length) {
+        await tx.query('UPDATE data.outbox SET published_at = clock_timestamp() WHERE id = ANY($1::uuid[])', [
+          rows.map((r) => r.id),
+        ]);
+      }
+      return rows.length;
+    });
+  }
+}

@@ -1,0 +1,164 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsDateString,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+/** Query flags arrive as strings: only `true` and `false` are accepted. */
+const booleanFlag = () =>
+  Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value));
+
+export class CreateRecordRequest {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID('4', { message: 'structureId must be a UUID' })
+  structureId!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  @IsObject()
+  data!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+}
+
+export class UpdateOptions {
+  @ApiPropertyOptional({ description: 'keep a version entry even when the collection is not versioned' })
+  @IsOptional()
+  @IsBoolean()
+  createVersion?: boolean;
+
+  @ApiPropertyOptional({ description: 'skip schema checks; needs records:manage' })
+  @IsOptional()
+  @IsBoolean()
+  skipValidation?: boolean;
+}
+
+export class PatchRecordRequest {
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'null unsets a field' })
+  @IsObject()
+  data!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: UpdateOptions })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => UpdateOptions)
+  options?: UpdateOptions;
+}
+
+export class ReplaceRecordRequest {
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'fields not supplied are removed' })
+  @IsObject()
+  data!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+}
+
+export class RestoreRecordRequest {
+  @ApiProperty()
+  @IsInt()
+  @Min(1)
+  version!: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  reason?: string;
+}
+
+export class GetRecordQuery {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @booleanFlag()
+  @IsBoolean()
+  includeHistory?: boolean;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @booleanFlag()
+  @IsBoolean()
+  includeChangelog?: boolean;
+
+  @ApiPropertyOptional({ description: 'return this version of the record' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  version?: number;
+}
+
+export class ListRecordsQuery {
+  @ApiPropertyOptional({ format: 'uuid', description: 'required on GET /records' })
+  @IsOptional()
+  @IsUUID('4', { message: 'structureId must be a UUID' })
+  structureId?: string;
+
+  @ApiPropertyOptional({ default: 20, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+
+  @ApiPropertyOptional({ description: 'count the matching records (costs a COUNT query)' })
+  @IsOptional()
+  @booleanFlag()
+  @IsBoolean()
+  includeCount?: boolean;
+}
+
+export class DeleteRecordQuery {
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @booleanFlag()
+  @IsBoolean()
+  permanent?: boolean;
+}
+
+export class ChangelogQuery {
+  @ApiPropertyOptional({ default: 50, maximum: 500 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsDateString({}, { message: 'startDate must be an ISO 8601 date-time' })
+  startDate?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsDateString({}, { message: 'endDate must be an ISO 8601 date-time' })
+  endDate?: string;
+}

@@ -1,0 +1,132 @@
+import type { Collection, PropertyDefinition } from '@strata/contracts';
+import { parseIsoDatetime } from '../schema/datetime.js';
+import { evaluateExpression } from '../schema/expressions.js';
+import { at, isPlainObject, Issues, show } from '../schema/issues.js';
+import { canonicalJson, checkObject } from '../schema/value-check.js';
+
+export type WriteMode = 'create' | 'replace' | 'patch';
+
+export interface PreparedData {
+  /** The data to store (computed and auto-assigned fields not yet filled in). */
+  readonly data: Record<string, unknown>;
+  readonly issues: Issues;
+  /** Top-level fields the schema does not define (auto-evolving collections accept them). */
+  readonly unknownFields: string[];
+}
+
+type Schema = Pick<Collection, 'properties' | 'schemaDiscoveryMode'>;
+
+const isComputed = (p: PropertyDefinition): boolean => 'expression' in p && p.expression !== undefined;
+const isAutoIncrement = (p: PropertyDefinition): boolean => p.type === 'number' && p.autoIncrement !== undefined;
+
+/**
+ * Builds the data a write will store and checks it against the collection, listing
+ * every problem at once:
+ * - create and replace (PUT) start from the request; patch merges it into the
+ *   stored data, a `null` removing the field;
+ * - defaults fill absent fields on create and replace;
+ * - computed and auto-assigned fields cannot be set (sending the stored value back is fine);
+ * - immutable fields cannot change once stored;
+ * - strict collections refuse unknown fields, auto-evolving ones accept and report
+ *   them, schemaless ones accept anything.
+ * Pure.
+ */
+export function prepareRecordData(
+  schema: Schema,
+  mode: WriteMode,
+  input: unknown,
+  previous?: Readonly<Record<string, unknown>>,
+): PreparedData {
+  const issues = new Issues();
+  if (!isPlainObject(input)) {
+    issues.add('data', 'must be an object');
+    return { data: {}, issues, unknownFields: [] };
+  }
+  const byName = new Map(schema.properties.map((p) => [p.name, p]));
+  const data: Record<string, unknown> = mode === 'patch' ? { ...previous } : {};
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    const property = byName.get(key);
+    if (property && (isComputed(property) || isAutoIncrement(property))) {
+      if (mode === 'create' || canonicalJson(value) !== canonicalJson(previous?.[key])) {
+        issues.add(
+          at('data', key),
+          isComputed(property) ? 'is computed and cannot be set' : 'is assigned automatically and cannot be set',
+        );
+      }
+      continue;
+    }
+    if (mode === 'patch' && value === null) delete data[key];
+    else data[key] = value;
+  }
+  if (mode !== 'patch' && previous) {
+    // PUT keeps what the caller cannot send: auto-assigned and persisted computed values.
+    for (const p of schema.properties)
+      if (isAutoIncrement(p) && previous[p.name] !== undefined) data[p.name] = previous[p.name];
+  }
+  if (mode !== 'patch') applyDefaults(schema.properties, data);
+  if (previous) {
+    for (const p of schema.properties) {
+      if (
+        p.immutable &&
+        previous[p.name] !== undefined &&
+        canonicalJson(previous[p.name]) !== canonicalJson(data[p.name])
+      ) {
+        issues.add(at('data', p.name), 'is immutable and cannot change');
+      }
+    }
+  }
+  const unknownFields = Object.keys(data).filter((k) => !byName.has(k));
+  if (schema.schemaDiscoveryMode !== 'schemaless') {
+    // Computed and auto-assigned fields are the service's to fill: check everything else.
+    const assigned = new Set(schema.properties.filter((p) => isComputed(p) || isAutoIncrement(p)).map((p) => p.name));
+    const checked = schema.properties.filter((p) => !assigned.has(p.name));
+    const view = Object.fromEntries(Object.entries(data).filter(([k]) => !assigned.has(k)));
+    checkObject(checked, view, 'data', issues, { strictProperties: schema.schemaDiscoveryMode === 'strict' });
+  }
+  return { data, issues, unknownFields: schema.schemaDiscoveryMode === 'auto-evolving' ? unknownFields : [] };
+}
+
+function applyDefaults(properties: readonly PropertyDefinition[], data: Record<string, unknown>): void {
+  for (const p of properties) {
+    if (data[p.name] === undefined && p.default !== undefined) data[p.name] = structuredClone(p.default);
+    const value = data[p.name];
+    if (p.type === 'object' && isPlainObject(value)) applyDefaults(p.properties, value);
+  }
+}
+
+/**
+ * Evaluates computed fields of the given mode into `data` (persisted ones before
+ * storing, virtual ones when reading). A result of the wrong type is a problem
+ * of the write; an expression over absent fields leaves the field absent.
+ */
+export async function computeFields(
+  properties: readonly PropertyDefinition[],
+  data: Record<string, unknown>,
+  mode: 'persisted' | 'virtual',
+  issues: Issues,
+): Promise<void> {
+  for (const p of properties) {
+    if ((p.type !== 'number' && p.type !== 'datetime') || p.expression === undefined || p.computedMode !== mode)
+      continue;
+    let result: unknown;
+    try {
+      result = await evaluateExpression(p.expression, data);
+    } catch (err) {
+      issues.add(at('data', p.name), `expression failed: ${(err as Error).message}`);
+      continue;
+    }
+    if (result === undefined || result === null) {
+      delete data[p.name];
+    } else if (p.type === 'number') {
+      if (typeof result === 'number' && Number.isFinite(result)) data[p.name] = result;
+      else issues.add(at('data', p.name), `expression produced ${show(result)}, not a number`);
+    } else if (typeof result === 'number' && Number.isFinite(result)) {
+      data[p.name] = new Date(result).toISOString();
+    } else if (typeof result === 'string' && parseIsoDatetime(result) !== undefined) {
+      data[p.name] = result;
+    } else {
+      issues.add(at('data', p.name), `expression produced ${show(result)}, not a date-time`);
+    }
+  }
+}

@@ -1,0 +1,257 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ErrorCode, type Collection, type PropertyDefinition } from '@strata/contracts';
+import { newUuid } from '@strata/crypto';
+import { rowsOf } from '@strata/db';
+import { StrataException } from '@strata/platform';
+import { Outbox } from './outbox.js';
+import { incomingReferences, referencingRecordIds } from './reference-integrity.js';
+import { RecordSecrets } from './record-secrets.js';
+import { diff, toEventRecord, type RecordRow } from './record.types.js';
+import { syncUniqueValues, uniqueFields } from './unique-values.js';
+
+/** The parts of a collection a write needs. */
+export type WriteCollection = Pick<
+  Collection,
+  'id' | 'workspaceSlug' | 'recordSlug' | 'properties' | 'enableVersioning' | 'schemaDiscoveryMode'
+>;
+
+export type UpdateAction = 'update' | 'restore' | 'revert';
+
+const RETURNING = `RETURNING *, (SELECT record_slug FROM data.collections c WHERE c.id = collection_id) AS record_slug`;
+
+/**
+ * The storage side of record writes, inside the caller's transaction: rows,
+ * versions, changelog, unique values, counters, reference rules on delete,
+ * and the outbox event of each change. Data arrives validated and in plaintext;
+ * secret fields are sealed here and masked in events.
+ */
+@Injectable()
+export class RecordWriter {
+  constructor(
+    private readonly secrets: RecordSecrets,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async create(
+    tx: EntityManager,
+    c: WriteCollection,
+    plain: Record<string, unknown>,
+    actor: string,
+    options: { metadata?: Record<string, unknown> | undefined; emit: boolean; expiresAt?: Date | undefined },
+  ): Promise<RecordRow> {
+    await this.assignCounters(tx, c, plain);
+    const id = newUuid();
+    const sealed = this.secrets.seal(c.id, c.properties, plain);
+    const [row] = await tx.query<RecordRow[]>(
+      `INSERT INTO data.records (id, workspace_slug, collection_id, data, metadata, created_by, updated_by, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7) ${RETURNING}`,
+      [id, c.workspaceSlug, c.id, sealed, options.metadata ?? null, actor, options.expiresAt ?? null],
+    );
+    await syncUniqueValues(tx, c.id, id, uniqueFields(c.properties), plain);
+    if (c.enableVersioning) await this.addVersion(tx, row!, {}, plain, sealed, c.properties);
+    await this.log(tx, c, id, 'create', actor, diff({}, plain));
+    if (options.emit) {
+      await this.outbox.add(tx, {
+        event: 'record_created',
+        workspaceSlug: c.workspaceSlug,
+        recordSlug: c.recordSlug,
+        recordId: id,
+        data: toEventRecord(row!, this.secrets.mask(c.properties, plain)),
+        timestamp: row!.created_at.toISOString(),
+        createdBy: actor,
+      });
+    }
+    return row!;
+  }
+
+  async update(
+    tx: EntityManager,
+    c: WriteCollection,
+    current: RecordRow,
+    plain: Record<string, unknown>,
+    actor: string,
+    options: {
+      action: UpdateAction;
+      emit: boolean;
+      createVersion?: boolean | undefined;
+      metadata?: Record<string, unknown> | undefined;
+      undelete?: boolean;
+    },
+  ): Promise<RecordRow> {
+    const before = this.secrets.open(c.id, c.properties, current.data);
+    const sealed = this.secrets.seal(c.id, c.properties, plain);
+    const [row] = rowsOf<RecordRow>(
+      await tx.query(
+        `UPDATE data.records SET data = $2, metadata = COALESCE($3, metadata), version = version + 1, updated_by = $4,
+           updated_at = clock_timestamp(), deleted_at = CASE WHEN $5 THEN NULL ELSE deleted_at END,
+           deleted_by = CASE WHEN $5 THEN NULL ELSE deleted_by END
+         WHERE id = $1 ${RETURNING}`,
+        [current.id, sealed, options.metadata ?? null, actor, options.undelete ?? false],
+      ),
+    );
+    await syncUniqueValues(tx, c.id, current.id, uniqueFields(c.properties), plain);
+    const changes = diff(before, plain);
+    if (c.enableVersioning || options.createVersion)
+      await this.addVersion(tx, row!, before, plain, sealed, c.properties);
+    await this.log(tx, c, current.id, options.action, actor, this.maskChanges(c.properties, changes));
+    if (options.emit) {
+      await this.outbox.add(tx, {
+        event:
+          options.action === 'update'
+            ? 'record_updated'
+            : options.action === 'restore'
+              ? 'record_restored'
+              : 'record_reverted',
+        workspaceSlug: c.workspaceSlug,
+        recordSlug: c.recordSlug,
+        recordId: current.id,
+        data: {
+          before: toEventRecord(current, this.secrets.mask(c.properties, before)),
+          after: toEventRecord(row!, this.secrets.mask(c.properties, plain)),
+        },
+        timestamp: row!.updated_at.toISOString(),
+        updatedBy: actor,
+      });
+    }
+    return row!;
+  }
+
+  /**
+   * Deletes a record after applying the onDelete rule of every reference to it:
+   * restrict refuses (409, nothing changed), cascade deletes the referencing
+   * records the same way, set_null clears the reference. One transaction.
+   */
+  async delete(
+    tx: EntityManager,
+    c: WriteCollection,
+    current: RecordRow,
+    actor: string,
+    options: { permanent: boolean; emit: boolean; event?: 'record_deleted' | 'record_expired' },
+  ): Promise<void> {
+    await this.applyOnDelete(tx, c, current, actor, options.permanent);
+    const plain = this.secrets.open(c.id, c.properties, current.data);
+    if (options.permanent) {
+      await tx.query('DELETE FROM data.records WHERE id = $1', [current.id]);
+    } else {
+      await tx.query('UPDATE data.records SET deleted_at = clock_timestamp(), deleted_by = $2 WHERE id = $1', [
+        current.id,
+        actor,
+      ]);
+      await syncUniqueValues(tx, c.id, current.id, [], undefined);
+      await this.log(tx, c, current.id, 'delete', actor, {});
+    }
+    if (options.emit) {
+      await this.outbox.add(tx, {
+        event: options.event ?? 'record_deleted',
+        workspaceSlug: c.workspaceSlug,
+        recordSlug: c.recordSlug,
+        recordId: current.id,
+        data: toEventRecord(current, this.secrets.mask(c.properties, plain)),
+        timestamp: new Date().toISOString(),
+        deletedBy: actor,
+      });
+    }
+  }
+
+  private async applyOnDelete(
+    tx: EntityManager,
+    c: WriteCollection,
+    current: RecordRow,
+    actor: string,
+    permanent: boolean,
+  ): Promise<void> {
+    const plain = this.secrets.open(c.id, c.properties, current.data);
+    for (const ref of await incomingReferences(tx, c.workspaceSlug, c.recordSlug)) {
+      const key = ref.property.targetField === 'id' ? current.id : plain[ref.property.targetField];
+      if (key === undefined || key === null) continue;
+      const ids = (await referencingRecordIds(tx, ref, key)).filter((id) => id !== current.id);
+      if (ids.length === 0) continue;
+      const referencing: WriteCollection = {
+        id: ref.collectionId,
+        workspaceSlug: c.workspaceSlug,
+        recordSlug: ref.recordSlug,
+        properties: ref.properties,
+        enableVersioning: ref.enableVersioning,
+        schemaDiscoveryMode: 'strict',
+      };
+      if (ref.property.onDelete === 'restrict') {
+        throw StrataException.conflict(
+          `Record ${current.id} is referenced by ${ids.length} record(s) of ${ref.recordSlug}.${ref.property.name} (onDelete: restrict)`,
+          ErrorCode.CONFLICT,
+        );
+      }
+      for (const id of ids) {
+        const [row] = await tx.query<RecordRow[]>(
+          `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
+            WHERE r.id = $1 AND r.deleted_at IS NULL`,
+          [id],
+        );
+        if (!row) continue;
+        if (ref.property.onDelete === 'cascade') {
+          await this.delete(tx, referencing, row, actor, { permanent, emit: true });
+        } else {
+          const data = this.secrets.open(ref.collectionId, ref.properties, row.data);
+          const value = data[ref.property.name];
+          data[ref.property.name] = Array.isArray(value) ? value.filter((v) => v !== key) : null;
+          await this.update(tx, referencing, row, data, actor, { action: 'update', emit: true });
+        }
+      }
+    }
+  }
+
+  private async assignCounters(tx: EntityManager, c: WriteCollection, plain: Record<string, unknown>): Promise<void> {
+    for (const p of c.properties) {
+      if (p.type !== 'number' || !p.autoIncrement) continue;
+      const [{ value }] = await tx.query<[{ value: string }]>(
+        `INSERT INTO data.counters (collection_id, field, last_value) VALUES ($1, $2, $3)
+         ON CONFLICT (collection_id, field) DO UPDATE SET last_value = data.counters.last_value + $4
+         RETURNING last_value AS value`,
+        [c.id, p.name, p.autoIncrement.startAt, p.autoIncrement.incrementBy],
+      );
+      plain[p.name] = Number(value);
+    }
+  }
+
+  private async addVersion(
+    tx: EntityManager,
+    row: RecordRow,
+    before: Record<string, unknown>,
+    after: Record<string, unknown>,
+    sealed: Record<string, unknown>,
+    properties: readonly PropertyDefinition[] = [],
+  ): Promise<void> {
+    await tx.query(
+      `INSERT INTO data.record_versions (record_id, version, data, changes, updated_by, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [row.id, row.version, sealed, this.maskChanges(properties, diff(before, after)), row.updated_by, row.updated_at],
+    );
+  }
+
+  private async log(
+    tx: EntityManager,
+    c: WriteCollection,
+    recordId: string,
+    action: string,
+    actor: string,
+    changes: Record<string, { old: unknown; new: unknown }>,
+  ): Promise<void> {
+    await tx.query(
+      'INSERT INTO data.record_changelog (id, record_id, action, user_id, changes) VALUES ($1, $2, $3, $4, $5)',
+      [newUuid(), recordId, action, actor, this.maskChanges(c.properties, changes)],
+    );
+  }
+
+  private maskChanges(
+    properties: readonly PropertyDefinition[],
+    changes: Record<string, { old: unknown; new: unknown }>,
+  ): Record<string, { old: unknown; new: unknown }> {
+    const secret = new Set(properties.filter((p) => p.type === 'string' && p.isSecret).map((p) => p.name));
+    return Object.fromEntries(
+      Object.entries(changes).map(([k, v]) => [
+        k,
+        secret.has(k) ? { old: v.old === null ? null : '********', new: v.new === null ? null : '********' } : v,
+      ]),
+    );
+  }
+}

@@ -1,0 +1,143 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import {
+  CallerGrants,
+  CurrentPrincipal,
+  RequirePermission,
+  StrataException,
+  UuidPipe,
+  type Grants,
+  type Principal,
+} from '@strata/platform';
+import {
+  ChangelogQuery,
+  CreateRecordRequest,
+  DeleteRecordQuery,
+  GetRecordQuery,
+  ListRecordsQuery,
+  PatchRecordRequest,
+  ReplaceRecordRequest,
+  RestoreRecordRequest,
+} from './dto/record.requests.js';
+import { RecordsService } from './records.service.js';
+
+/** `{data_base}/records`. */
+@ApiTags('records')
+@ApiBearerAuth()
+@Controller('data/workspace/:workspace/api/v1/records')
+export class RecordsController {
+  constructor(private readonly records: RecordsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequirePermission('records', 'create')
+  create(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
+    @Body() body: CreateRecordRequest,
+  ) {
+    return this.records.create(workspace, principal.id, grants, body);
+  }
+
+  @Get()
+  @RequirePermission('records', 'list')
+  list(@Param('workspace') workspace: string, @CallerGrants() grants: Grants, @Query() query: ListRecordsQuery) {
+    if (!query.structureId) {
+      throw StrataException.validation([
+        { field: 'structureId', message: 'is required (or use /records/slug/{recordSlug})' },
+      ]);
+    }
+    return this.records.list(workspace, grants, { id: query.structureId }, query);
+  }
+
+  @Get('slug/:recordSlug')
+  @RequirePermission('records', 'list')
+  listBySlug(
+    @Param('workspace') workspace: string,
+    @Param('recordSlug') recordSlug: string,
+    @CallerGrants() grants: Grants,
+    @Query() query: ListRecordsQuery,
+  ) {
+    return this.records.list(workspace, grants, { slug: recordSlug }, query);
+  }
+
+  @Get(':recordId')
+  @RequirePermission('records', 'retrieve')
+  get(
+    @Param('workspace') workspace: string,
+    @Param('recordId', UuidPipe) id: string,
+    @CallerGrants() grants: Grants,
+    @Query() query: GetRecordQuery,
+  ) {
+    return this.records.get(workspace, id, grants, query);
+  }
+
+  @Patch(':recordId')
+  @RequirePermission('records', 'update')
+  patch(
+    @Param('workspace') workspace: string,
+    @Param('recordId', UuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
+    @Body() body: PatchRecordRequest,
+  ) {
+    return this.records.patch(workspace, id, principal.id, grants, body);
+  }
+
+  @Put(':recordId')
+  @RequirePermission('records', 'update')
+  replace(
+    @Param('workspace') workspace: string,
+    @Param('recordId', UuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
+    @Body() body: ReplaceRecordRequest,
+  ) {
+    return this.records.replace(workspace, id, principal.id, grants, body);
+  }
+
+  @Delete(':recordId')
+  @RequirePermission('records', 'delete')
+  delete(
+    @Param('workspace') workspace: string,
+    @Param('recordId', UuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: DeleteRecordQuery,
+  ) {
+    return this.records.delete(workspace, id, principal.id, query.permanent ?? false);
+  }
+
+  @Get(':recordId/history')
+  @RequirePermission('records', 'retrieve')
+  history(
+    @Param('workspace') workspace: string,
+    @Param('recordId', UuidPipe) id: string,
+    @CallerGrants() grants: Grants,
+  ) {
+    return this.records.history(workspace, id, grants);
+  }
+
+  @Post(':recordId/restore')
+  @HttpCode(200)
+  @RequirePermission('records', 'update')
+  restore(
+    @Param('workspace') workspace: string,
+    @Param('recordId', UuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
+    @Body() body: RestoreRecordRequest,
+  ) {
+    return this.records.restore(workspace, id, principal.id, grants, body);
+  }
+
+  @Get(':recordId/changelog')
+  @RequirePermission('records', 'retrieve')
+  changelog(
+    @Param('workspace') workspace: string,
+    @Param('recordId', UuidPipe) id: string,
+    @Query() query: ChangelogQuery,
+  ) {
+    return this.records.changelog(workspace, id, query);
+  }
+}

@@ -1,0 +1,285 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ErrorCode, type Collection } from '@strata/contracts';
+import { StrataException, type Grants } from '@strata/platform';
+import { Issues } from '../schema/issues.js';
+import { findCollection } from './collection-lookup.js';
+import type {
+  ChangelogQuery,
+  CreateRecordRequest,
+  GetRecordQuery,
+  ListRecordsQuery,
+  PatchRecordRequest,
+  ReplaceRecordRequest,
+  RestoreRecordRequest,
+} from './dto/record.requests.js';
+import { computeFields, prepareRecordData, type WriteMode } from './record-data.js';
+import { RecordSecrets } from './record-secrets.js';
+import { RecordWriter } from './record-writer.js';
+import { checkReferenceTargets } from './reference-integrity.js';
+import { toResponse, type RecordResponse, type RecordRow } from './record.types.js';
+
+const SELECT_RECORD = `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id`;
+
+export interface RecordPage {
+  results: RecordResponse[];
+  pagination: { limit: number; offset: number; total: number | null; hasMore: boolean; nextCursor: string | null };
+}
+
+interface VersionRow {
+  version: number;
+  data: Record<string, unknown>;
+  changes: Record<string, { old: unknown; new: unknown }>;
+  updated_by: string;
+  updated_at: Date;
+}
+
+/** Records of a workspace's collections: validation, storage and presentation. */
+@Injectable()
+export class RecordsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly writer: RecordWriter,
+    private readonly secrets: RecordSecrets,
+  ) {}
+
+  async create(workspace: string, actor: string, grants: Grants, body: CreateRecordRequest): Promise<RecordResponse> {
+    return this.db.transaction(async (tx) => {
+      const c = await findCollection(tx, workspace, { id: body.structureId }, true);
+      const data = await this.validated(tx, c, 'create', body.data, undefined, true);
+      const row = await this.writer.create(tx, c, data, actor, { metadata: body.metadata, emit: true });
+      return this.present(c, row, grants);
+    });
+  }
+
+  async get(workspace: string, id: string, grants: Grants, query: GetRecordQuery) {
+    const row = await this.load(this.db.manager, workspace, id);
+    const c = await findCollection(this.db.manager, workspace, { id: row.collection_id });
+    let response = await this.present(c, row, grants);
+    if (query.version !== undefined && query.version !== row.version) {
+      const version = await this.version(row.id, query.version);
+      response = { ...response, version: version.version, data: await this.presentData(c, version.data, grants) };
+    }
+    return {
+      ...response,
+      ...(query.includeHistory ? { history: (await this.history(workspace, id, grants)).versions } : {}),
+      ...(query.includeChangelog ? { changelog: (await this.changelog(workspace, id, {})).entries } : {}),
+    };
+  }
+
+  async list(
+    workspace: string,
+    grants: Grants,
+    collection: { id: string } | { slug: string },
+    query: ListRecordsQuery,
+  ) {
+    const c = await findCollection(this.db.manager, workspace, collection);
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const rows = await this.db.query<RecordRow[]>(
+      `${SELECT_RECORD} WHERE r.collection_id = $1 AND r.deleted_at IS NULL ORDER BY r.created_at, r.id LIMIT $2 OFFSET $3`,
+      [c.id, limit + 1, offset],
+    );
+    let total: number | null = null;
+    if (query.includeCount) {
+      const [counted] = await this.db.query<[{ n: number }]>(
+        'SELECT count(*)::int AS n FROM data.records WHERE collection_id = $1 AND deleted_at IS NULL',
+        [c.id],
+      );
+      total = counted.n;
+    }
+    const page = rows.slice(0, limit);
+    return {
+      results: await Promise.all(page.map((row) => this.present(c, row, grants))),
+      pagination: { limit, offset, total, hasMore: rows.length > limit, nextCursor: null },
+    } satisfies RecordPage;
+  }
+
+  async patch(workspace: string, id: string, actor: string, grants: Grants, body: PatchRecordRequest) {
+    if (body.options?.skipValidation && !grants.can('records', 'manage')) {
+      throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
+    }
+    return this.change(workspace, id, actor, grants, 'patch', body.data, {
+      metadata: body.metadata,
+      createVersion: body.options?.createVersion,
+      validate: !body.options?.skipValidation,
+    });
+  }
+
+  async replace(workspace: string, id: string, actor: string, grants: Grants, body: ReplaceRecordRequest) {
+    return this.change(workspace, id, actor, grants, 'replace', body.data, { metadata: body.metadata, validate: true });
+  }
+
+  async delete(workspace: string, id: string, actor: string, permanent: boolean) {
+    return this.db.transaction(async (tx) => {
+      const row = await this.load(tx, workspace, id, true);
+      const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
+      await this.writer.delete(tx, c, row, actor, { permanent, emit: true });
+      return { success: true as const, id, deletedAt: new Date().toISOString() };
+    });
+  }
+
+  async history(workspace: string, id: string, grants: Grants) {
+    const row = await this.load(this.db.manager, workspace, id);
+    const c = await findCollection(this.db.manager, workspace, { id: row.collection_id });
+    const versions = await this.db.query<VersionRow[]>(
+      'SELECT * FROM data.record_versions WHERE record_id = $1 ORDER BY version',
+      [id],
+    );
+    return {
+      versions: await Promise.all(
+        versions.map(async (v) => ({
+          version: v.version,
+          data: await this.presentData(c, v.data, grants),
+          updatedAt: v.updated_at.toISOString(),
+          updatedBy: v.updated_by,
+          changes: v.changes,
+          ...(v.version === 1 ? { createdAt: row.created_at.toISOString() } : {}),
+        })),
+      ),
+    };
+  }
+
+  /**
+   * Writes an older version's data as a new version: `record_reverted` for a
+   * live record, `record_restored` when it brings back a soft-deleted one.
+   */
+  async restore(workspace: string, id: string, actor: string, grants: Grants, body: RestoreRecordRequest) {
+    return this.db.transaction(async (tx) => {
+      const row = await this.load(tx, workspace, id, true, true);
+      const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
+      const old = await this.version(id, body.version, tx);
+      const plain = this.secrets.open(c.id, c.properties, old.data);
+      const deleted = row.deleted_at !== null;
+      const issues = new Issues();
+      await checkReferenceTargets(tx, workspace, c.properties, plain, issues);
+      if (issues.count)
+        throw StrataException.validation([...issues.list], 'The version names records that no longer exist');
+      const updated = await this.writer.update(tx, c, row, plain, actor, {
+        action: deleted ? 'restore' : 'revert',
+        emit: true,
+        ...(body.reason ? { metadata: { ...(row.metadata ?? {}), restoreReason: body.reason } } : {}),
+        undelete: deleted,
+      });
+      const presented = await this.present(c, updated, grants);
+      return { id, version: updated.version, restoredFrom: body.version, data: presented.data };
+    });
+  }
+
+  async changelog(workspace: string, id: string, query: ChangelogQuery) {
+    await this.load(this.db.manager, workspace, id, false, true);
+    const rows = await this.db.query<
+      {
+        id: string;
+        record_id: string;
+        action: string;
+        user_id: string;
+        at: Date;
+        changes: Record<string, { old: unknown; new: unknown }>;
+        metadata: Record<string, unknown> | null;
+      }[]
+    >(
+      `SELECT * FROM data.record_changelog WHERE record_id = $1
+         AND ($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at <= $3)
+       ORDER BY at DESC LIMIT $4`,
+      [id, query.startDate ?? null, query.endDate ?? null, query.limit ?? 50],
+    );
+    return {
+      entries: rows.map((e) => ({
+        id: e.id,
+        recordId: e.record_id,
+        action: e.action,
+        userId: e.user_id,
+        // The data service knows principals by id only.
+        userName: e.user_id,
+        timestamp: e.at.toISOString(),
+        changes: Object.fromEntries(
+          Object.entries(e.changes).map(([field, c]) => [field, { field, oldValue: c.old, newValue: c.new }]),
+        ),
+        metadata: e.metadata ?? {},
+      })),
+    };
+  }
+
+  private async change(
+    workspace: string,
+    id: string,
+    actor: string,
+    grants: Grants,
+    mode: WriteMode,
+    input: Record<string, unknown>,
+    options: { metadata?: Record<string, unknown> | undefined; createVersion?: boolean | undefined; validate: boolean },
+  ) {
+    return this.db.transaction(async (tx) => {
+      const row = await this.load(tx, workspace, id, true);
+      const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
+      const previous = this.secrets.open(c.id, c.properties, row.data);
+      const data = await this.validated(tx, c, mode, input, previous, options.validate);
+      const updated = await this.writer.update(tx, c, row, data, actor, {
+        action: 'update',
+        emit: true,
+        createVersion: options.createVersion,
+        metadata: options.metadata,
+      });
+      return { ...(await this.present(c, updated, grants)), previousVersion: row.version };
+    });
+  }
+
+  /** Prepares, checks and computes the data of a write; every problem in one 400. */
+  private async validated(
+    tx: EntityManager,
+    c: Collection,
+    mode: WriteMode,
+    input: unknown,
+    previous: Record<string, unknown> | undefined,
+    validate: boolean,
+  ): Promise<Record<string, unknown>> {
+    const prepared = prepareRecordData(c, mode, input, previous);
+    const issues = validate ? prepared.issues : new Issues();
+    if (!issues.count) await computeFields(c.properties, prepared.data, 'persisted', issues);
+    if (!issues.count) await checkReferenceTargets(tx, c.workspaceSlug, c.properties, prepared.data, issues);
+    if (issues.count) throw StrataException.validation([...issues.list], 'The record does not match its collection');
+    return prepared.data;
+  }
+
+  private async load(
+    db: EntityManager,
+    workspace: string,
+    id: string,
+    forUpdate = false,
+    includeDeleted = false,
+  ): Promise<RecordRow> {
+    const rows = await db.query<RecordRow[]>(
+      `${SELECT_RECORD} WHERE r.workspace_slug = $1 AND r.id = $2${includeDeleted ? '' : ' AND r.deleted_at IS NULL'}${forUpdate ? ' FOR UPDATE OF r' : ''}`,
+      [workspace, id],
+    );
+    if (!rows[0]) throw StrataException.notFound(`Record ${id} not found`, ErrorCode.RECORD_NOT_FOUND);
+    return rows[0];
+  }
+
+  private async version(id: string, version: number, db: EntityManager = this.db.manager): Promise<VersionRow> {
+    const rows = await db.query<VersionRow[]>(
+      'SELECT * FROM data.record_versions WHERE record_id = $1 AND version = $2',
+      [id, version],
+    );
+    if (!rows[0])
+      throw StrataException.notFound(`Version ${version} of record ${id} not found`, ErrorCode.RECORD_NOT_FOUND);
+    return rows[0];
+  }
+
+  private async present(c: Collection, row: RecordRow, grants: Grants): Promise<RecordResponse> {
+    return toResponse(row, await this.presentData(c, row.data, grants));
+  }
+
+  /** Stored data as a caller sees it: virtual fields computed, secrets revealed only with secrets:reveal. */
+  private async presentData(
+    c: Collection,
+    stored: Record<string, unknown>,
+    grants: Grants,
+  ): Promise<Record<string, unknown>> {
+    const plain = this.secrets.open(c.id, c.properties, stored);
+    await computeFields(c.properties, plain, 'virtual', new Issues());
+    return grants.can('secrets', 'reveal') ? plain : this.secrets.mask(c.properties, plain);
+  }
+}

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import pg from 'pg';
+import { recordEventsStream } from '@strata/contracts';
+import { publishJson } from '@strata/events';
+import { eventually } from '@strata/testing';
+import { EventCollector } from './support/events.js';
+import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let events: EventCollector;
+let db: pg.Client;
+const ws = `outbox-${Date.now().toString(36)}`;
+let token: string;
+
+beforeAll(async () => {
+  // The serving replica never relays: the outbox keeps everything until a relay runs.
+  stack = await startStack({ DATA_OUTBOX_RELAY_ENABLED: 'false' });
+  token = await adminWorkspaceToken(stack, ws);
+  db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+});
+
+afterAll(async () => {
+  await events?.stop();
+  await db?.end();
+  await stack?.stop();
+});
+
+describe('the event outbox', () => {
+  it('loses no event when the relay dies between publishing and marking, and delivers it once', async () => {
+    const base = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+    const c = await call('POST', `${base}/structures`, { token, body: { name: 'Things', properties: [] } });
+    const created = await call('POST', `${base}/records`, { token, body: { structureId: c.body.id, data: {} } });
+    expect(created.status).toBe(201);
+
+    // Committed with the record, not yet published.
+    const pending = await db.query<{ id: string; subject: string; payload: unknown }>(
+      'SELECT id, subject, payload FROM data.outbox WHERE published_at IS NULL',
+    );
+    expect(pending.rows).toHaveLength(1);
+    const row = pending.rows[0]!;
+
+    // A relay publishes the row and dies before marking it sent.
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    const stream = recordEventsStream(stack.natsPrefix);
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: stream.name, subjects: stream.subjects, duplicate_window: 120_000_000_000 });
+    await publishJson(nc, row.subject, row.payload, row.id);
+    events = await EventCollector.start(stack.natsPrefix);
+
+    // A new replica with a relay takes over: it publishes the row again and marks it.
+    const replica = await stack.startDataReplica({ DATA_OUTBOX_RELAY_ENABLED: 'true', DATA_OUTBOX_INTERVAL_MS: '50' });
+    try {
+      await eventually(async () => {
+        const left = await db.query('SELECT 1 FROM data.outbox WHERE published_at IS NULL');
+        return left.rowCount === 0 ? true : undefined;
+      });
+    } finally {
+      await replica.close();
+    }
+    // The stream kept one message for the subject: the second publish was dropped as a duplicate.
+    const info = await jsm.streams.info(stream.name, { subjects_filter: row.subject });
+    expect(info.state.subjects?.[row.subject]).toBe(1);
+    const seen = await events.waitFor((e) => e.msgId === row.id);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.payload).toMatchObject({ event: 'record_created', recordId: created.body.id });
+    await nc.close();
+  });
+});

@@ -1,0 +1,354 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { EventCollector } from './support/events.js';
+import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let events: EventCollector;
+const ws = `rec-${Date.now().toString(36)}`;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  token = await adminWorkspaceToken(stack, ws);
+  events = await EventCollector.start(stack.natsPrefix);
+});
+
+afterAll(async () => {
+  await events?.stop();
+  await stack?.stop();
+});
+
+const base = () => `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+const api = (method: string, path: string, body?: unknown, bearer = token) =>
+  call(method, `${base()}${path}`, { token: bearer, ...(body !== undefined ? { body } : {}) });
+
+async function collection(body: Record<string, unknown>): Promise<{ id: string; recordSlug: string }> {
+  const res = await api('POST', '/structures', body);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+describe('records', () => {
+  let customers: { id: string; recordSlug: string };
+
+  beforeAll(async () => {
+    customers = await collection({
+      name: 'Customers',
+      enableVersioning: true,
+      properties: [
+        { name: 'email', type: 'string', required: true, isUnique: true, pattern: '^[^@]+@[^@]+$' },
+        { name: 'name', type: 'string', required: true, maxLength: 50 },
+        { name: 'tier', type: 'string', enum: ['free', 'pro'], default: 'free' },
+        { name: 'seq', type: 'number', autoIncrement: { startAt: 100, incrementBy: 5 } },
+        { name: 'spend', type: 'number', minimum: 0 },
+        { name: 'spendWithTax', type: 'number', expression: 'spend * 1.25' },
+        { name: 'label', type: 'string', nullable: true },
+        { name: 'apiKey', type: 'string', isSecret: true },
+      ],
+    });
+  });
+
+  it('creates, reads, patches, replaces, versions, restores and deletes a record, with its events', async () => {
+    const created = await api('POST', '/records', {
+      structureId: customers.id,
+      data: { email: 'ada@example.com', name: 'Ada', spend: 8, label: 'vip', apiKey: 'k-123' },
+      metadata: { source: 'import' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      structureId: customers.id,
+      recordSlug: 'customers',
+      workspaceSlug: ws,
+      status: 'active',
+      version: 1,
+      metadata: { source: 'import' },
+      data: {
+        email: 'ada@example.com',
+        name: 'Ada',
+        tier: 'free',
+        seq: 100,
+        spend: 8,
+        spendWithTax: 10,
+        apiKey: 'k-123',
+      },
+    });
+    const id: string = created.body.id;
+
+    const got = await api('GET', `/records/${id}`);
+    expect(got.body).toEqual(created.body);
+
+    const patched = await api('PATCH', `/records/${id}`, { data: { tier: 'pro', label: null, spend: 16 } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ version: 2, previousVersion: 1, data: { tier: 'pro', spendWithTax: 20 } });
+    expect(patched.body.data).not.toHaveProperty('label');
+
+    const replaced = await api('PUT', `/records/${id}`, { data: { email: 'ada@example.com', name: 'Ada L.' } });
+    expect(replaced.status).toBe(200);
+    // PUT removes what it does not send; defaults come back; the auto-assigned number stays.
+    expect(replaced.body.data).toEqual({ email: 'ada@example.com', name: 'Ada L.', tier: 'free', seq: 100 });
+
+    const history = await api('GET', `/records/${id}/history`);
+    expect(history.body.versions.map((v: { version: number }) => v.version)).toEqual([1, 2, 3]);
+    expect(history.body.versions[0].createdAt).toBeDefined();
+    expect(history.body.versions[1].changes).toEqual({
+      tier: { old: 'free', new: 'pro' },
+      label: { old: 'vip', new: null },
+      spend: { old: 8, new: 16 },
+      spendWithTax: { old: 10, new: 20 },
+    });
+
+    const restored = await api('POST', `/records/${id}/restore`, { version: 1, reason: 'undo' });
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ id, version: 4, restoredFrom: 1, data: { name: 'Ada', label: 'vip' } });
+    expect((await api('GET', `/records/${id}?version=2`)).body).toMatchObject({ version: 2, data: { tier: 'pro' } });
+
+    const changelog = await api('GET', `/records/${id}/changelog?limit=10`);
+    expect(changelog.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'revert',
+      'update',
+      'update',
+      'create',
+    ]);
+    expect(changelog.body.entries[2].changes.tier).toEqual({ field: 'tier', oldValue: 'free', newValue: 'pro' });
+
+    const deleted = await api('DELETE', `/records/${id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ success: true, id });
+    const gone = await api('GET', `/records/${id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('RECORD_NOT_FOUND');
+    // A soft-deleted record comes back through restore.
+    const back = await api('POST', `/records/${id}/restore`, { version: 3 });
+    expect(back.body).toMatchObject({ version: 5, restoredFrom: 3 });
+    expect((await api('DELETE', `/records/${id}?permanent=true`)).status).toBe(200);
+    expect((await api('POST', `/records/${id}/restore`, { version: 1 })).status).toBe(404);
+
+    const seen = await events.waitFor((e) => 'recordId' in e.payload && e.payload.recordId === id, 7);
+    expect(seen.map((e) => e.payload.event)).toEqual([
+      'record_created',
+      'record_updated',
+      'record_updated',
+      'record_reverted',
+      'record_deleted',
+      'record_restored',
+      'record_deleted',
+    ]);
+    expect(new Set(seen.map((e) => e.msgId)).size).toBe(7);
+    const [createdEvent, updatedEvent] = seen;
+    expect(createdEvent!.subject).toBe(`${stack.natsPrefix}.records.${ws}.customers.record_created`);
+    expect(createdEvent!.msgId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(createdEvent!.payload).toEqual({
+      event: 'record_created',
+      workspaceSlug: ws,
+      recordSlug: 'customers',
+      recordId: id,
+      timestamp: expect.any(String),
+      createdBy: expect.any(String),
+      data: {
+        id,
+        workspaceSlug: ws,
+        recordSlug: 'customers',
+        status: 'active',
+        version: 1,
+        createdAt: created.body.createdAt,
+        updatedAt: created.body.updatedAt,
+        createdBy: created.body.createdBy,
+        updatedBy: created.body.updatedBy,
+        // Secrets are masked in every event.
+        data: { ...created.body.data, apiKey: '********' },
+      },
+    });
+    expect(updatedEvent!.payload).toMatchObject({
+      event: 'record_updated',
+      updatedBy: created.body.createdBy,
+      data: { before: { version: 1, data: { tier: 'free' } }, after: { version: 2, data: { tier: 'pro' } } },
+    });
+  });
+
+  it('lists every validation problem at once in the records error shape, writing nothing', async () => {
+    const res = await api('POST', '/records', {
+      structureId: customers.id,
+      data: { email: 'not-an-email', name: 'x'.repeat(51), tier: 'gold', spend: -1, seq: 3, extra: true },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details).toEqual([
+      { field: 'data.seq', message: 'is assigned automatically and cannot be set' },
+      { field: 'data.email', message: 'must match the pattern ^[^@]+@[^@]+$' },
+      { field: 'data.name', message: 'must be at most 50 characters long' },
+      { field: 'data.tier', message: 'must be one of ["free","pro"]' },
+      { field: 'data.spend', message: 'must be at least 0' },
+      { field: 'data.extra', message: 'is not a property of this object' },
+    ]);
+    const body = await api('POST', '/records', { structureId: 'nope', data: 'x' });
+    expect(body.status).toBe(400);
+    expect(body.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['data', 'structureId']);
+    const unknownCollection = await api('POST', '/records', {
+      structureId: '0b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11',
+      data: {},
+    });
+    expect(unknownCollection.status).toBe(404);
+    expect(unknownCollection.body.error.code).toBe('STRUCTURE_NOT_FOUND');
+  });
+
+  it('never lets two concurrent writers of one unique value both win, nor repeats an auto-increment', async () => {
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        api('POST', '/records', { structureId: customers.id, data: { email: 'same@example.com', name: `n${i}` } }),
+      ),
+    );
+    const statuses = attempts.map((a) => a.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    const conflict = attempts.find((a) => a.status === 409)!;
+    expect(conflict.body.error).toMatchObject({ code: 'DUPLICATE_KEY', details: [{ field: 'data.email' }] });
+
+    const many = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        api('POST', '/records', { structureId: customers.id, data: { email: `c${i}@example.com`, name: `c${i}` } }),
+      ),
+    );
+    expect(many.every((r) => r.status === 201)).toBe(true);
+    const seqs = many.map((r) => r.body.data.seq as number);
+    expect(new Set(seqs).size).toBe(12);
+    for (const s of seqs) expect((s - 100) % 5).toBe(0);
+  });
+
+  it('lists records by collection id and slug, counting only when asked', async () => {
+    const byId = await api('GET', `/records?structureId=${customers.id}&limit=2`);
+    expect(byId.status).toBe(200);
+    expect(byId.body.results).toHaveLength(2);
+    expect(byId.body.pagination).toEqual({ limit: 2, offset: 0, total: null, hasMore: true, nextCursor: null });
+    const bySlug = await api('GET', '/records/slug/customers?limit=100&includeCount=true');
+    expect(bySlug.body.pagination.total).toBe(bySlug.body.results.length);
+    const missing = await api('GET', '/records');
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details).toEqual([
+      { field: 'structureId', message: expect.stringMatching(/is required/) },
+    ]);
+  });
+
+  it('stores secrets encrypted and shows them only to callers holding secrets:reveal', async () => {
+    const created = await api('POST', '/records', {
+      structureId: customers.id,
+      data: { email: 'sec@example.com', name: 'Sec', apiKey: 'plain-secret-value' },
+    });
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ data: { apiKey: string } }>('SELECT data FROM data.records WHERE id = $1', [
+        created.body.id,
+      ]);
+      expect(rows[0]!.data.apiKey).toMatch(/^sv1\.1\./);
+      expect(JSON.stringify(rows[0])).not.toContain('plain-secret-value');
+    } finally {
+      await client.end();
+    }
+    // A service account allowed to read records, but not to reveal secrets.
+    const group = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups`, {
+      token,
+      body: { name: 'readers' },
+    });
+    expect(group.status).toBe(201);
+    const policy = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups/${group.body.id}/policies`, {
+      token,
+      body: { resource: 'records', actions: ['retrieve', 'list'] },
+    });
+    expect(policy.status).toBe(201);
+    const account = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts`, {
+      token,
+      body: { name: 'reader' },
+    });
+    await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups/${group.body.id}/members`, {
+      token,
+      body: { type: 'service_account', id: account.body.clientId },
+    });
+    const issued = await fetch(`${stack.authUrl}/oidc/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: account.body.clientId,
+        client_secret: account.body.clientSecret,
+      }),
+    });
+    const readerToken = ((await issued.json()) as { access_token: string }).access_token;
+    const asReader = await api('GET', `/records/${created.body.id}`, undefined, readerToken);
+    expect(asReader.status).toBe(200);
+    expect(asReader.body.data.apiKey).toBe('********');
+    expect((await api('GET', `/records/${created.body.id}`)).body.data.apiKey).toBe('plain-secret-value');
+    const cannotWrite = await api('PATCH', `/records/${created.body.id}`, { data: { name: 'x' } }, readerToken);
+    expect(cannotWrite.status).toBe(403);
+  });
+});
+
+describe('references', () => {
+  it('checks targets exist and applies restrict, cascade and set_null on delete, in one transaction', async () => {
+    const authors = await collection({ name: 'Writers', properties: [{ name: 'name', type: 'string' }] });
+    const books = await collection({
+      name: 'Novels',
+      properties: [
+        { name: 'title', type: 'string' },
+        {
+          name: 'author',
+          type: 'reference',
+          target: authors.recordSlug,
+          relationship: 'many-to-one',
+          onDelete: 'restrict',
+        },
+      ],
+    });
+    const notes = await collection({
+      name: 'Notes',
+      properties: [
+        {
+          name: 'about',
+          type: 'reference',
+          target: authors.recordSlug,
+          relationship: 'many-to-one',
+          onDelete: 'cascade',
+        },
+        {
+          name: 'fans',
+          type: 'reference',
+          target: authors.recordSlug,
+          relationship: 'many-to-many',
+          onDelete: 'set_null',
+          nullable: true,
+        },
+      ],
+    });
+    const add = async (structureId: string, data: unknown) => {
+      const res = await api('POST', '/records', { structureId, data });
+      return res;
+    };
+    const ursula = (await add(authors.id, { name: 'Ursula' })).body.id as string;
+    const terry = (await add(authors.id, { name: 'Terry' })).body.id as string;
+
+    const missing = await add(books.id, { title: 'X', author: '0b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details[0]).toMatchObject({
+      field: 'data.author',
+      message: expect.stringMatching(/names no record of writers/),
+    });
+
+    const book = (await add(books.id, { title: 'Earthsea', author: ursula })).body.id as string;
+    const note = (await add(notes.id, { about: terry, fans: [ursula, terry] })).body.id as string;
+
+    const restricted = await api('DELETE', `/records/${ursula}`);
+    expect(restricted.status).toBe(409);
+    expect(restricted.body.error.message).toMatch(/referenced by 1 record\(s\) of novels.author/);
+    expect((await api('GET', `/records/${ursula}`)).status).toBe(200);
+    // The restricted delete changed nothing, not even the set_null of another reference.
+    expect((await api('GET', `/records/${note}`)).body.data.fans).toEqual([ursula, terry]);
+
+    // Deleting Terry cascades to the note about him (whose fans list also named him).
+    expect((await api('DELETE', `/records/${terry}`)).status).toBe(200);
+    expect((await api('GET', `/records/${note}`)).status).toBe(404);
+
+    // Once the book is gone, Ursula can go: set_null removes her from other notes' fans.
+    const other = (await add(notes.id, { fans: [ursula] })).body.id as string;
+    expect((await api('DELETE', `/records/${book}`)).status).toBe(200);
+    expect((await api('DELETE', `/records/${ursula}`)).status).toBe(200);
+    expect((await api('GET', `/records/${other}`)).body.data.fans).toEqual([]);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Record events of the data service, as published on JetStream (see docs/events.md).
+ * Payloads are exactly the specification's; the event id travels in the
+ * `Nats-Msg-Id` header (consumers deduplicate on it), never in the payload.
+ */
+
+export const RECORD_EVENTS = [
+  'record_created',
+  'record_updated',
+  'record_deleted',
+  'record_restored',
+  'record_reverted',
+  'record_expired',
+] as const;
+export type RecordEventName = (typeof RECORD_EVENTS)[number];
+
+export const BULK_RECORD_EVENTS = ['records_bulk_created', 'records_bulk_updated', 'records_bulk_deleted'] as const;
+export type BulkRecordEventName = (typeof BULK_RECORD_EVENTS)[number];
+
+export const FAILED_RECORD_EVENTS = [
+  'record_created_failed',
+  'record_updated_failed',
+  'record_deleted_failed',
+  'records_bulk_created_failed',
+  'records_bulk_updated_failed',
+  'records_bulk_deleted_failed',
+] as const;
+export type FailedRecordEventName = (typeof FAILED_RECORD_EVENTS)[number];
+
+export type AnyRecordEventName = RecordEventName | BulkRecordEventName | FailedRecordEventName;
+
+/** The record object carried by per-record events (secret fields masked). */
+export interface EventRecord {
+  id: string;
+  workspaceSlug: string;
+  recordSlug: string;
+  data: Record<string, unknown>;
+  status: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string;
+  updatedBy: string;
+}
+
+interface PerRecordBase {
+  workspaceSlug: string;
+  recordSlug: string;
+  recordId: string;
+  timestamp: string;
+}
+
+export interface RecordCreatedEvent extends PerRecordBase {
+  event: 'record_created';
+  data: EventRecord;
+  createdBy: string;
+}
+
+export interface RecordUpdatedEvent extends PerRecordBase {
+  event: 'record_updated' | 'record_restored' | 'record_reverted';
+  data: { before: EventRecord; after: EventRecord };
+  updatedBy: string;
+}
+
+export interface RecordDeletedEvent extends PerRecordBase {
+  event: 'record_deleted' | 'record_expired';
+  data: EventRecord;
+  deletedBy: string;
+}
+
+export type PerRecordEvent = RecordCreatedEvent | RecordUpdatedEvent | RecordDeletedEvent;
+
+/** One event per bulk operation: ids only, no record data. */
+export interface BulkRecordEvent {
+  event: BulkRecordEventName;
+  workspaceSlug: string;
+  recordSlug: string;
+  structureId: string;
+  recordIds: string[];
+  count: number;
+  timestamp: string;
+  createdBy?: string;
+  updatedBy?: string;
+  deletedBy?: string;
+  /** Only on records_bulk_created. */
+  schemaDiscoveryMode?: 'strict' | 'auto-evolving' | 'schemaless';
+}
+
+/** An operation that did not happen (payload designed here; the spec shows none). */
+export interface FailedRecordEvent {
+  event: FailedRecordEventName;
+  workspaceSlug: string;
+  recordSlug: string;
+  /** The record concerned, when the operation named one. */
+  recordId?: string;
+  error: { code: string; message: string };
+  timestamp: string;
+  createdBy?: string;
+  updatedBy?: string;
+  deletedBy?: string;
+}
+
+export type RecordEvent = PerRecordEvent | BulkRecordEvent | FailedRecordEvent;
+
+/** Stream and subjects: `<prefix>.records.<workspace>.<recordSlug>.<event>`. */
+export function recordEventsStream(prefix: string): { name: string; subjects: string[] } {
+  return { name: `${prefix}_records`, subjects: [`${prefix}.records.>`] };
+}
+
+export function recordEventSubject(
+  prefix: string,
+  workspace: string,
+  recordSlug: string,
+  event: AnyRecordEventName,
+): string {
+  return `${prefix}.records.${workspace}.${recordSlug}.${event}`;
+}
