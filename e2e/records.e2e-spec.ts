@@ -352,3 +352,138 @@ describe('references', () => {
     expect((await api('GET', `/records/${other}`)).body.data.fans).toEqual([]);
   });
 });
+
+describe('bulk, batch and optimistic concurrency', () => {
+  let things: { id: string; recordSlug: string };
+
+  beforeAll(async () => {
+    things = await collection({
+      name: 'Gadgets',
+      schemaDiscoveryMode: 'auto-evolving',
+      properties: [
+        { name: 'sku', type: 'string', required: true, isUnique: true },
+        { name: 'qty', type: 'number', minimum: 0, default: 0 },
+      ],
+    });
+  });
+
+  it('bulk-creates valid items, reports invalid ones by index, and emits one aggregate event', async () => {
+    const res = await api('POST', '/records/bulk', {
+      structureId: things.id,
+      records: [
+        { data: { sku: 'a' } },
+        { data: { sku: 'b', qty: -1 } },
+        { data: { sku: 'c', colour: 'red' } },
+        { data: { sku: 'a' } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: false, created: 2, failed: 2 });
+    expect(res.body.records.map((r: { data: { sku: string } }) => r.data.sku)).toEqual(['a', 'c']);
+    expect(res.body.errors).toEqual([
+      {
+        index: 1,
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: expect.any(String),
+          details: [{ field: 'data.qty', message: 'must be at least 0' }],
+        },
+      },
+      {
+        index: 3,
+        error: {
+          code: 'DUPLICATE_KEY',
+          message: 'A record with this sku already exists',
+          details: [{ field: 'data.sku', message: 'must be unique in the collection' }],
+        },
+      },
+    ]);
+    const ids = res.body.records.map((r: { id: string }) => r.id);
+    const [aggregate] = await events.waitFor(
+      (e) => e.payload.event === 'records_bulk_created' && e.payload.recordSlug === 'gadgets',
+    );
+    expect(aggregate!.payload).toEqual({
+      event: 'records_bulk_created',
+      workspaceSlug: ws,
+      recordSlug: 'gadgets',
+      structureId: things.id,
+      recordIds: ids,
+      count: 2,
+      timestamp: expect.any(String),
+      createdBy: expect.any(String),
+      schemaDiscoveryMode: 'auto-evolving',
+    });
+    // Bulk emits no per-record events.
+    expect(
+      events.seen.filter(
+        (e) => e.payload.event === 'record_created' && ids.includes((e.payload as { recordId: string }).recordId),
+      ),
+    ).toEqual([]);
+  });
+
+  it('batch-creates with one record_created event per record', async () => {
+    const res = await api('POST', '/records/batch', {
+      structureId: things.id,
+      records: [{ data: { sku: 'batch-1' } }, { data: { sku: 'batch-2' } }],
+      options: { returnRecords: false },
+    });
+    expect(res.body).toMatchObject({ success: true, created: 2, failed: 0, records: [], errors: [] });
+    const seen = await events.waitFor(
+      (e) =>
+        e.payload.event === 'record_created' &&
+        e.payload.recordSlug === 'gadgets' &&
+        /batch-/.test(JSON.stringify(e.payload)),
+      2,
+    );
+    expect(seen).toHaveLength(2);
+  });
+
+  it('bulk-updates and bulk-deletes, naming missing records', async () => {
+    const created = await api('POST', '/records/bulk', {
+      structureId: things.id,
+      records: [{ data: { sku: 'u1' } }, { data: { sku: 'u2' } }],
+    });
+    const [a, b] = created.body.records.map((r: { id: string }) => r.id);
+    const ghost = '0b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11';
+    const updated = await api('PATCH', '/records/bulk', {
+      updates: [
+        { id: a, data: { qty: 5 } },
+        { id: ghost, data: {} },
+      ],
+    });
+    expect(updated.body).toMatchObject({
+      success: false,
+      updated: 1,
+      failed: 1,
+      errors: [{ index: 1, id: ghost, error: { code: 'RECORD_NOT_FOUND' } }],
+    });
+    expect(updated.body.results[0]).toMatchObject({ id: a, version: 2, data: { qty: 5 } });
+    const deleted = await api('DELETE', '/records/bulk', { ids: [a, b], permanent: true });
+    expect(deleted.body).toEqual({ success: true, deleted: 2, failed: 0, errors: [] });
+    const [aggregate] = await events.waitFor((e) => e.payload.event === 'records_bulk_deleted');
+    expect(aggregate!.payload).toMatchObject({ recordIds: [a, b], count: 2, deletedBy: expect.any(String) });
+    const tooMany = await api('DELETE', '/records/bulk', { ids: [] });
+    expect(tooMany.status).toBe(400);
+  });
+
+  it('refuses a write made against a version that moved on (If-Match)', async () => {
+    const created = await api('POST', '/records', { structureId: things.id, data: { sku: 'occ' } });
+    const id = created.body.id;
+    const first = await call('PATCH', `${base()}/records/${id}`, {
+      token,
+      body: { data: { qty: 1 } },
+      headers: { 'if-match': '"1"' },
+    });
+    expect(first.status).toBe(200);
+    const stale = await call('PATCH', `${base()}/records/${id}`, {
+      token,
+      body: { data: { qty: 2 } },
+      headers: { 'if-match': '1' },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({ code: 'VERSION_CONFLICT' });
+    const bad = await call('DELETE', `${base()}/records/${id}`, { token, headers: { 'if-match': 'yesterday' } });
+    expect(bad.status).toBe(400);
+    expect((await call('DELETE', `${base()}/records/${id}`, { token, headers: { 'if-match': '2' } })).status).toBe(200);
+  });
+});

@@ -9,6 +9,9 @@ import { OutboxRelay } from './events/outbox-relay.js';
 import { Outbox } from './records/outbox.js';
 import { RecordSecrets } from './records/record-secrets.js';
 import { RecordWriter } from './records/record-writer.js';
+import { RecordPresenter } from './records/record-presenter.js';
+import { BulkRecordsController } from './records/bulk-records.controller.js';
+import { BulkRecordsService } from './records/bulk-records.service.js';
 import { RecordsController } from './records/records.controller.js';
 import { RecordsService } from './records/records.service.js';
 import { DATA_SCHEMA, MIGRATIONS } from './migrations/index.js';
@@ -29,10 +32,12 @@ export class DataAppModule {
         ),
         PlatformModule.forRoot({ config }),
       ],
-      controllers: [CollectionsController, RecordsController],
+      controllers: [CollectionsController, BulkRecordsController, RecordsController],
       providers: [
         CollectionsService,
         RecordsService,
+        BulkRecordsService,
+        RecordPresenter,
         RecordWriter,
         RecordSecrets,
         Outbox,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import {
   CallerGrants,
@@ -19,6 +19,7 @@ import {
   ReplaceRecordRequest,
   RestoreRecordRequest,
 } from './dto/record.requests.js';
+import { parseIfMatch } from './if-match.js';
 import { RecordsService } from './records.service.js';
 
 /** `{data_base}/records`. */
@@ -81,8 +82,9 @@ export class RecordsController {
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: PatchRecordRequest,
+    @Headers('if-match') ifMatch?: string,
   ) {
-    return this.records.patch(workspace, id, principal.id, grants, body);
+    return this.records.patch(workspace, id, principal.id, grants, body, parseIfMatch(ifMatch));
   }
 
   @Put(':recordId')
@@ -93,8 +95,9 @@ export class RecordsController {
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: ReplaceRecordRequest,
+    @Headers('if-match') ifMatch?: string,
   ) {
-    return this.records.replace(workspace, id, principal.id, grants, body);
+    return this.records.replace(workspace, id, principal.id, grants, body, parseIfMatch(ifMatch));
   }
 
   @Delete(':recordId')
@@ -104,8 +107,9 @@ export class RecordsController {
     @Param('recordId', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
     @Query() query: DeleteRecordQuery,
+    @Headers('if-match') ifMatch?: string,
   ) {
-    return this.records.delete(workspace, id, principal.id, query.permanent ?? false);
+    return this.records.delete(workspace, id, principal.id, query.permanent ?? false, parseIfMatch(ifMatch));
   }
 
   @Get(':recordId/history')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ErrorCode, type Collection } from '@strata/contracts';
+import { ErrorCode } from '@strata/contracts';
 import { StrataException, type Grants } from '@strata/platform';
 import { Issues } from '../schema/issues.js';
 import { findCollection } from './collection-lookup.js';
@@ -14,11 +14,13 @@ import type {
   ReplaceRecordRequest,
   RestoreRecordRequest,
 } from './dto/record.requests.js';
-import { computeFields, prepareRecordData, type WriteMode } from './record-data.js';
+import type { WriteMode } from './record-data.js';
+import { RecordPresenter } from './record-presenter.js';
+import { validateForWrite } from './record-validation.js';
 import { RecordSecrets } from './record-secrets.js';
 import { RecordWriter } from './record-writer.js';
 import { checkReferenceTargets } from './reference-integrity.js';
-import { toResponse, type RecordResponse, type RecordRow } from './record.types.js';
+import type { RecordResponse, RecordRow } from './record.types.js';
 
 const SELECT_RECORD = `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id`;
 
@@ -42,24 +44,25 @@ export class RecordsService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly writer: RecordWriter,
     private readonly secrets: RecordSecrets,
+    private readonly presenter: RecordPresenter,
   ) {}
 
   async create(workspace: string, actor: string, grants: Grants, body: CreateRecordRequest): Promise<RecordResponse> {
     return this.db.transaction(async (tx) => {
       const c = await findCollection(tx, workspace, { id: body.structureId }, true);
-      const data = await this.validated(tx, c, 'create', body.data, undefined, true);
+      const data = await validateForWrite(tx, c, 'create', body.data, undefined, true);
       const row = await this.writer.create(tx, c, data, actor, { metadata: body.metadata, emit: true });
-      return this.present(c, row, grants);
+      return this.presenter.record(c, row, grants);
     });
   }
 
   async get(workspace: string, id: string, grants: Grants, query: GetRecordQuery) {
     const row = await this.load(this.db.manager, workspace, id);
     const c = await findCollection(this.db.manager, workspace, { id: row.collection_id });
-    let response = await this.present(c, row, grants);
+    let response = await this.presenter.record(c, row, grants);
     if (query.version !== undefined && query.version !== row.version) {
       const version = await this.version(row.id, query.version);
-      response = { ...response, version: version.version, data: await this.presentData(c, version.data, grants) };
+      response = { ...response, version: version.version, data: await this.presenter.data(c, version.data, grants) };
     }
     return {
       ...response,
@@ -91,12 +94,19 @@ export class RecordsService {
     }
     const page = rows.slice(0, limit);
     return {
-      results: await Promise.all(page.map((row) => this.present(c, row, grants))),
+      results: await Promise.all(page.map((row) => this.presenter.record(c, row, grants))),
       pagination: { limit, offset, total, hasMore: rows.length > limit, nextCursor: null },
     } satisfies RecordPage;
   }
 
-  async patch(workspace: string, id: string, actor: string, grants: Grants, body: PatchRecordRequest) {
+  async patch(
+    workspace: string,
+    id: string,
+    actor: string,
+    grants: Grants,
+    body: PatchRecordRequest,
+    expectedVersion?: number,
+  ) {
     if (body.options?.skipValidation && !grants.can('records', 'manage')) {
       throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
     }
@@ -104,16 +114,29 @@ export class RecordsService {
       metadata: body.metadata,
       createVersion: body.options?.createVersion,
       validate: !body.options?.skipValidation,
+      expectedVersion,
     });
   }
 
-  async replace(workspace: string, id: string, actor: string, grants: Grants, body: ReplaceRecordRequest) {
-    return this.change(workspace, id, actor, grants, 'replace', body.data, { metadata: body.metadata, validate: true });
+  async replace(
+    workspace: string,
+    id: string,
+    actor: string,
+    grants: Grants,
+    body: ReplaceRecordRequest,
+    expectedVersion?: number,
+  ) {
+    return this.change(workspace, id, actor, grants, 'replace', body.data, {
+      metadata: body.metadata,
+      validate: true,
+      expectedVersion,
+    });
   }
 
-  async delete(workspace: string, id: string, actor: string, permanent: boolean) {
+  async delete(workspace: string, id: string, actor: string, permanent: boolean, expectedVersion?: number) {
     return this.db.transaction(async (tx) => {
       const row = await this.load(tx, workspace, id, true);
+      checkVersion(row, expectedVersion);
       const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
       await this.writer.delete(tx, c, row, actor, { permanent, emit: true });
       return { success: true as const, id, deletedAt: new Date().toISOString() };
@@ -131,7 +154,7 @@ export class RecordsService {
       versions: await Promise.all(
         versions.map(async (v) => ({
           version: v.version,
-          data: await this.presentData(c, v.data, grants),
+          data: await this.presenter.data(c, v.data, grants),
           updatedAt: v.updated_at.toISOString(),
           updatedBy: v.updated_by,
           changes: v.changes,
@@ -162,7 +185,7 @@ export class RecordsService {
         ...(body.reason ? { metadata: { ...(row.metadata ?? {}), restoreReason: body.reason } } : {}),
         undelete: deleted,
       });
-      const presented = await this.present(c, updated, grants);
+      const presented = await this.presenter.record(c, updated, grants);
       return { id, version: updated.version, restoredFrom: body.version, data: presented.data };
     });
   }
@@ -209,38 +232,27 @@ export class RecordsService {
     grants: Grants,
     mode: WriteMode,
     input: Record<string, unknown>,
-    options: { metadata?: Record<string, unknown> | undefined; createVersion?: boolean | undefined; validate: boolean },
+    options: {
+      metadata?: Record<string, unknown> | undefined;
+      createVersion?: boolean | undefined;
+      validate: boolean;
+      expectedVersion?: number | undefined;
+    },
   ) {
     return this.db.transaction(async (tx) => {
       const row = await this.load(tx, workspace, id, true);
+      checkVersion(row, options.expectedVersion);
       const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
       const previous = this.secrets.open(c.id, c.properties, row.data);
-      const data = await this.validated(tx, c, mode, input, previous, options.validate);
+      const data = await validateForWrite(tx, c, mode, input, previous, options.validate);
       const updated = await this.writer.update(tx, c, row, data, actor, {
         action: 'update',
         emit: true,
         createVersion: options.createVersion,
         metadata: options.metadata,
       });
-      return { ...(await this.present(c, updated, grants)), previousVersion: row.version };
+      return { ...(await this.presenter.record(c, updated, grants)), previousVersion: row.version };
     });
-  }
-
-  /** Prepares, checks and computes the data of a write; every problem in one 400. */
-  private async validated(
-    tx: EntityManager,
-    c: Collection,
-    mode: WriteMode,
-    input: unknown,
-    previous: Record<string, unknown> | undefined,
-    validate: boolean,
-  ): Promise<Record<string, unknown>> {
-    const prepared = prepareRecordData(c, mode, input, previous);
-    const issues = validate ? prepared.issues : new Issues();
-    if (!issues.count) await computeFields(c.properties, prepared.data, 'persisted', issues);
-    if (!issues.count) await checkReferenceTargets(tx, c.workspaceSlug, c.properties, prepared.data, issues);
-    if (issues.count) throw StrataException.validation([...issues.list], 'The record does not match its collection');
-    return prepared.data;
   }
 
   private async load(
@@ -267,19 +279,14 @@ export class RecordsService {
       throw StrataException.notFound(`Version ${version} of record ${id} not found`, ErrorCode.RECORD_NOT_FOUND);
     return rows[0];
   }
+}
 
-  private async present(c: Collection, row: RecordRow, grants: Grants): Promise<RecordResponse> {
-    return toResponse(row, await this.presentData(c, row.data, grants));
-  }
-
-  /** Stored data as a caller sees it: virtual fields computed, secrets revealed only with secrets:reveal. */
-  private async presentData(
-    c: Collection,
-    stored: Record<string, unknown>,
-    grants: Grants,
-  ): Promise<Record<string, unknown>> {
-    const plain = this.secrets.open(c.id, c.properties, stored);
-    await computeFields(c.properties, plain, 'virtual', new Issues());
-    return grants.can('secrets', 'reveal') ? plain : this.secrets.mask(c.properties, plain);
+/** Optimistic concurrency: a caller that sent the version it read loses when the record moved on. */
+function checkVersion(row: RecordRow, expected: number | undefined): void {
+  if (expected !== undefined && expected !== row.version) {
+    throw StrataException.conflict(
+      `Record ${row.id} is at version ${row.version}, not ${expected}: read it again`,
+      ErrorCode.VERSION_CONFLICT,
+    );
   }
 }

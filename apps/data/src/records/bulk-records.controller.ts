@@ -1,0 +1,73 @@
+import { Body, Controller, Delete, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  CallerGrants,
+  CurrentPrincipal,
+  RateLimit,
+  RequirePermission,
+  type Grants,
+  type Principal,
+} from '@strata/platform';
+import { BulkRecordsService } from './bulk-records.service.js';
+import { BulkCreateRequest, BulkDeleteRequest, BulkUpdateRequest } from './dto/bulk.requests.js';
+
+/**
+ * `{data_base}/records/bulk` and `/records/batch`: registered before the
+ * single-record routes so that `bulk` is never read as a record id.
+ */
+@ApiTags('records')
+@ApiBearerAuth()
+@RateLimit('bulk')
+@Controller('data/workspace/:workspace/api/v1/records')
+export class BulkRecordsController {
+  constructor(private readonly bulk: BulkRecordsService) {}
+
+  @Post('bulk')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create many records; one records_bulk_created event' })
+  @RequirePermission('records', 'create')
+  create(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
+    @Body() body: BulkCreateRequest,
+  ) {
+    return this.bulk.create(workspace, principal.id, grants, body, false);
+  }
+
+  @Post('batch')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create many records; one record_created event per record' })
+  @RequirePermission('records', 'create')
+  batch(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
+    @Body() body: BulkCreateRequest,
+  ) {
+    return this.bulk.create(workspace, principal.id, grants, body, true);
+  }
+
+  @Patch('bulk')
+  @ApiOperation({ summary: 'Update many records; one records_bulk_updated event per collection' })
+  @RequirePermission('records', 'update')
+  update(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
+    @Body() body: BulkUpdateRequest,
+  ) {
+    return this.bulk.update(workspace, principal.id, grants, body);
+  }
+
+  @Delete('bulk')
+  @ApiOperation({ summary: 'Delete many records; one records_bulk_deleted event per collection' })
+  @RequirePermission('records', 'delete')
+  delete(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: BulkDeleteRequest,
+  ) {
+    return this.bulk.delete(workspace, principal.id, body);
+  }
+}
