@@ -487,3 +487,90 @@ describe('bulk, batch and optimistic concurrency', () => {
     expect((await call('DELETE', `${base()}/records/${id}`, { token, headers: { 'if-match': '2' } })).status).toBe(200);
   });
 });
+
+describe('upsert', () => {
+  let people: { id: string; recordSlug: string };
+
+  beforeAll(async () => {
+    people = await collection({
+      name: 'People',
+      properties: [
+        { name: 'code', type: 'string', nullable: true },
+        { name: 'num', type: 'number' },
+        { name: 'name', type: 'string' },
+      ],
+    });
+  });
+
+  const upsert = (body: unknown, headers: Record<string, string> = {}) =>
+    call('POST', `${base()}/records/slug/${people.recordSlug}/upsert`, { token, body, headers });
+
+  it('creates with the match merged in, then updates keeping the business key', async () => {
+    const created = await upsert({ match: { code: 'p-1' }, data: { name: 'Ann', code: 'ignored' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      operation: 'created',
+      data: { id: expect.any(String), data: { code: 'p-1', name: 'Ann' }, version: 1, createdAt: expect.any(String) },
+    });
+    const updated = await upsert({ match: { code: 'p-1' }, data: { name: 'Anne', code: 'changed?' } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toEqual({
+      operation: 'updated',
+      data: {
+        id: created.body.data.id,
+        data: { code: 'p-1', name: 'Anne' },
+        version: 2,
+        updatedAt: expect.any(String),
+      },
+    });
+  });
+
+  it('compares type-strictly and matches null only where the field holds null', async () => {
+    const number = await upsert({ match: { num: 42 }, data: { name: 'number' } });
+    const text = await upsert({ match: { code: '42' }, data: { name: 'text' } });
+    expect([number.status, text.status]).toEqual([201, 201]);
+    const nulled = await upsert({ match: { code: null }, data: { name: 'null code' } });
+    expect(nulled.status).toBe(201);
+    expect(nulled.body.data.data.code).toBeNull();
+    // The record created with num 42 has no code at all: a null match does not find it.
+    const again = await upsert({ match: { code: null }, data: { name: 'null code 2' } });
+    expect(again.body).toMatchObject({ operation: 'updated', data: { id: nulled.body.data.id } });
+  });
+
+  it('serialises concurrent upserts of one key: one create, the rest updates', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => upsert({ match: { code: 'race' }, data: { name: `r${i}` } })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
+    expect(Math.max(...results.map((r) => r.body.data.version as number))).toBe(6);
+  });
+
+  it('replays the first response for a repeated Idempotency-Key and refuses a key reused for another request', async () => {
+    const first = await upsert({ match: { code: 'idem' }, data: { name: 'once' } }, { 'idempotency-key': 'k-1' });
+    const repeat = await upsert({ match: { code: 'idem' }, data: { name: 'once' } }, { 'idempotency-key': 'k-1' });
+    expect(first.status).toBe(201);
+    expect(repeat.status).toBe(201);
+    expect(repeat.body).toEqual(first.body);
+    const record = await api('GET', `/records/${first.body.data.id}`);
+    expect(record.body.version).toBe(1);
+    const reused = await upsert({ match: { code: 'idem' }, data: { name: 'twice' } }, { 'idempotency-key': 'k-1' });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error.code).toBe('UNPROCESSABLE');
+  });
+
+  it('validates match and answers 404 for an unknown collection', async () => {
+    const bad = await upsert({ match: { unknown: 1, name: { x: 1 } }, data: {} });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'match.name',
+      'match.unknown',
+    ]);
+    expect((await upsert({ match: {}, data: {} })).status).toBe(400);
+    const missing = await call('POST', `${base()}/records/slug/nope/upsert`, {
+      token,
+      body: { match: { a: 1 }, data: {} },
+    });
+    expect(missing.status).toBe(404);
+  });
+});

@@ -10,6 +10,8 @@ import { Outbox } from './records/outbox.js';
 import { RecordSecrets } from './records/record-secrets.js';
 import { RecordWriter } from './records/record-writer.js';
 import { RecordPresenter } from './records/record-presenter.js';
+import { Idempotency } from './records/idempotency.js';
+import { UpsertService } from './records/upsert.service.js';
 import { BulkRecordsController } from './records/bulk-records.controller.js';
 import { BulkRecordsService } from './records/bulk-records.service.js';
 import { RecordsController } from './records/records.controller.js';
@@ -38,6 +40,8 @@ export class DataAppModule {
         RecordsService,
         BulkRecordsService,
         RecordPresenter,
+        UpsertService,
+        Idempotency,
         RecordWriter,
         RecordSecrets,
         Outbox,

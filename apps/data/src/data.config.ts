@@ -22,4 +22,10 @@ export class DataConfig extends ServiceConfig {
   @Min(1)
   @Max(1000)
   DATA_OUTBOX_BATCH_SIZE = 100;
+
+  /** How long an Idempotency-Key replays its first response. */
+  @IsInt()
+  @Min(1)
+  @Max(24 * 7)
+  DATA_IDEMPOTENCY_WINDOW_HOURS = 24;
 }

@@ -1,5 +1,6 @@
 import { DataCollections1763700000000 } from './1763700000000-data-collections.js';
 import { DataRecords1763700000001 } from './1763700000001-data-records.js';
+import { DataIdempotency1763700000002 } from './1763700000002-data-idempotency.js';
 
 export const DATA_SCHEMA = 'data';
-export const MIGRATIONS = [DataCollections1763700000000, DataRecords1763700000001];
+export const MIGRATIONS = [DataCollections1763700000000, DataRecords1763700000001, DataIdempotency1763700000002];

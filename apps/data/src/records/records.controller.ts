@@ -1,7 +1,9 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import {
   CallerGrants,
+  RequireAllPermissions,
   CurrentPrincipal,
   RequirePermission,
   StrataException,
@@ -21,13 +23,18 @@ import {
 } from './dto/record.requests.js';
 import { parseIfMatch } from './if-match.js';
 import { RecordsService } from './records.service.js';
+import { UpsertRecordRequest } from './dto/upsert.requests.js';
+import { UpsertService, type UpsertResult } from './upsert.service.js';
 
 /** `{data_base}/records`. */
 @ApiTags('records')
 @ApiBearerAuth()
 @Controller('data/workspace/:workspace/api/v1/records')
 export class RecordsController {
-  constructor(private readonly records: RecordsService) {}
+  constructor(
+    private readonly records: RecordsService,
+    private readonly upserts: UpsertService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -61,6 +68,22 @@ export class RecordsController {
     @Query() query: ListRecordsQuery,
   ) {
     return this.records.list(workspace, grants, { slug: recordSlug }, query);
+  }
+
+  @Post('slug/:structureSlug/upsert')
+  @RequireAllPermissions('records:create', 'records:update')
+  async upsert(
+    @Param('workspace') workspace: string,
+    @Param('structureSlug') slug: string,
+    @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
+    @Body() body: UpsertRecordRequest,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<UpsertResult> {
+    const result = await this.upserts.upsert(workspace, slug, principal.id, grants, body, idempotencyKey);
+    res.status(result.status);
+    return result.body;
   }
 
   @Get(':recordId')

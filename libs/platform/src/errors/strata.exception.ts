@@ -31,6 +31,10 @@ export class StrataException extends Error {
     return new StrataException(code, message);
   }
 
+  static unprocessable(message: string, details?: FieldError[]): StrataException {
+    return new StrataException(ErrorCode.UNPROCESSABLE, message, details);
+  }
+
   static unauthorized(message = 'Missing, invalid or expired token'): StrataException {
     return new StrataException(ErrorCode.UNAUTHORIZED, message, undefined, { 'WWW-Authenticate': 'Bearer' });
   }

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { StrataException } from '@strata/platform';
+import { canonicalJson } from '../schema/value-check.js';
+import { DataConfig } from '../data.config.js';
+
+export interface StoredResponse<T> {
+  readonly status: number;
+  readonly body: T;
+}
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key`: the first response to a key is stored in the same
+ * transaction as the change it made, and a repeat inside the window returns it
+ * without running again. Concurrent repeats wait on an advisory lock for the
+ * first to finish. Reusing a key for a different request is a 422.
+ */
+@Injectable()
+export class Idempotency {
+  constructor(private readonly config: DataConfig) {}
+
+  async run<T>(
+    tx: EntityManager,
+    workspace: string,
+    key: string | undefined,
+    request: unknown,
+    work: () => Promise<StoredResponse<T>>,
+  ): Promise<StoredResponse<T>> {
+    if (key === undefined) return work();
+    if (!KEY.test(key)) {
+      throw StrataException.validation([
+        { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+      ]);
+    }
+    const hash = createHash('sha256').update(canonicalJson(request)).digest('hex');
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`data-idempotency:${workspace}:${key}`]);
+    const [stored] = await tx.query<{ request_hash: string; status: number; response: T }[]>(
+      `SELECT request_hash, status, response FROM data.idempotency_keys
+        WHERE workspace_slug = $1 AND key = $2 AND created_at > now() - make_interval(hours => $3)`,
+      [workspace, key, this.config.DATA_IDEMPOTENCY_WINDOW_HOURS],
+    );
+    if (stored) {
+      if (stored.request_hash !== hash) {
+        throw StrataException.unprocessable('This Idempotency-Key was used for a different request');
+      }
+      return { status: stored.status, body: stored.response };
+    }
+    const result = await work();
+    await tx.query(
+      `INSERT INTO data.idempotency_keys (workspace_slug, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (workspace_slug, key) DO UPDATE SET request_hash = $3, status = $4, response = $5, created_at = now()`,
+      [workspace, key, hash, result.status, JSON.stringify(result.body)],
+    );
+    return result;
+  }
+}
