@@ -574,3 +574,70 @@ describe('upsert', () => {
     expect(missing.status).toBe(404);
   });
 });
+
+describe('expand', () => {
+  it('puts referenced records under data._expanded, following dotted paths and many-to-many lists', async () => {
+    const companies = await collection({ name: 'Companies', properties: [{ name: 'name', type: 'string' }] });
+    const staff = await collection({
+      name: 'Staff',
+      properties: [
+        { name: 'name', type: 'string' },
+        {
+          name: 'company',
+          type: 'reference',
+          target: companies.recordSlug,
+          relationship: 'many-to-one',
+          onDelete: 'cascade',
+        },
+      ],
+    });
+    const projects = await collection({
+      name: 'Projects',
+      properties: [
+        {
+          name: 'lead',
+          type: 'reference',
+          target: staff.recordSlug,
+          relationship: 'many-to-one',
+          onDelete: 'restrict',
+        },
+        {
+          name: 'members',
+          type: 'reference',
+          target: staff.recordSlug,
+          relationship: 'many-to-many',
+          onDelete: 'set_null',
+          nullable: true,
+        },
+      ],
+    });
+    const acme = (await api('POST', '/records', { structureId: companies.id, data: { name: 'Acme' } })).body.id;
+    const bob = (await api('POST', '/records', { structureId: staff.id, data: { name: 'Bob', company: acme } })).body
+      .id;
+    const eve = (await api('POST', '/records', { structureId: staff.id, data: { name: 'Eve' } })).body.id;
+    const project = (
+      await api('POST', '/records', { structureId: projects.id, data: { lead: bob, members: [bob, eve] } })
+    ).body.id;
+
+    const got = await api('GET', `/records/${project}?expand=lead,lead.company,members`);
+    expect(got.status).toBe(200);
+    expect(got.body.data._expanded).toEqual({
+      lead: {
+        id: bob,
+        data: { name: 'Bob', company: acme, _expanded: { company: { id: acme, data: { name: 'Acme' } } } },
+      },
+      members: [
+        { id: bob, data: expect.objectContaining({ name: 'Bob' }) },
+        { id: eve, data: { name: 'Eve' } },
+      ],
+    });
+    const listed = await api('GET', `/records/slug/${projects.recordSlug}?expand=lead`);
+    expect(listed.body.results[0].data._expanded.lead.id).toBe(bob);
+    const notReference = await api('GET', `/records/${project}?expand=name`);
+    expect(notReference.status).toBe(400);
+    expect(notReference.body.error.details[0]).toEqual({
+      field: 'expand',
+      message: '"name" is not a reference field of projects',
+    });
+  });
+});

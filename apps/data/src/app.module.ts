@@ -10,6 +10,7 @@ import { Outbox } from './records/outbox.js';
 import { RecordSecrets } from './records/record-secrets.js';
 import { RecordWriter } from './records/record-writer.js';
 import { RecordPresenter } from './records/record-presenter.js';
+import { RecordExpander } from './records/record-expander.js';
 import { Idempotency } from './records/idempotency.js';
 import { UpsertService } from './records/upsert.service.js';
 import { BulkRecordsController } from './records/bulk-records.controller.js';
@@ -40,6 +41,7 @@ export class DataAppModule {
         RecordsService,
         BulkRecordsService,
         RecordPresenter,
+        RecordExpander,
         UpsertService,
         Idempotency,
         RecordWriter,

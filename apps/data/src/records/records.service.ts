@@ -16,6 +16,7 @@ import type {
 } from './dto/record.requests.js';
 import type { WriteMode } from './record-data.js';
 import { RecordPresenter } from './record-presenter.js';
+import { parseExpand, RecordExpander } from './record-expander.js';
 import { validateForWrite } from './record-validation.js';
 import { RecordSecrets } from './record-secrets.js';
 import { RecordWriter } from './record-writer.js';
@@ -45,6 +46,7 @@ export class RecordsService {
     private readonly writer: RecordWriter,
     private readonly secrets: RecordSecrets,
     private readonly presenter: RecordPresenter,
+    private readonly expander: RecordExpander,
   ) {}
 
   async create(workspace: string, actor: string, grants: Grants, body: CreateRecordRequest): Promise<RecordResponse> {
@@ -57,6 +59,7 @@ export class RecordsService {
   }
 
   async get(workspace: string, id: string, grants: Grants, query: GetRecordQuery) {
+    const paths = parseExpand(query.expand);
     const row = await this.load(this.db.manager, workspace, id);
     const c = await findCollection(this.db.manager, workspace, { id: row.collection_id });
     let response = await this.presenter.record(c, row, grants);
@@ -64,6 +67,7 @@ export class RecordsService {
       const version = await this.version(row.id, query.version);
       response = { ...response, version: version.version, data: await this.presenter.data(c, version.data, grants) };
     }
+    if (paths.length) await this.expander.expand(c, [response.data], paths, grants);
     return {
       ...response,
       ...(query.includeHistory ? { history: (await this.history(workspace, id, grants)).versions } : {}),
@@ -77,6 +81,7 @@ export class RecordsService {
     collection: { id: string } | { slug: string },
     query: ListRecordsQuery,
   ) {
+    const paths = parseExpand(query.expand);
     const c = await findCollection(this.db.manager, workspace, collection);
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
@@ -92,9 +97,16 @@ export class RecordsService {
       );
       total = counted.n;
     }
-    const page = rows.slice(0, limit);
+    const results = await Promise.all(rows.slice(0, limit).map((row) => this.presenter.record(c, row, grants)));
+    if (paths.length)
+      await this.expander.expand(
+        c,
+        results.map((r) => r.data),
+        paths,
+        grants,
+      );
     return {
-      results: await Promise.all(page.map((row) => this.presenter.record(c, row, grants))),
+      results,
       pagination: { limit, offset, total, hasMore: rows.length > limit, nextCursor: null },
     } satisfies RecordPage;
   }

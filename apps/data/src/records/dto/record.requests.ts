@@ -99,6 +99,14 @@ export class GetRecordQuery {
   @IsBoolean()
   includeChangelog?: boolean;
 
+  @ApiPropertyOptional({
+    description: 'reference fields to expand, comma-separated, dotted for nested (author,author.company)',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  expand?: string;
+
   @ApiPropertyOptional({ description: 'return this version of the record' })
   @IsOptional()
   @Type(() => Number)
@@ -127,6 +135,12 @@ export class ListRecordsQuery {
   @IsInt()
   @Min(0)
   offset?: number;
+
+  @ApiPropertyOptional({ description: 'reference fields to expand, comma-separated, dotted for nested' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  expand?: string;
 
   @ApiPropertyOptional({ description: 'count the matching records (costs a COUNT query)' })
   @IsOptional()

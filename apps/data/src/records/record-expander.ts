@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Collection, ReferenceProperty } from '@strata/contracts';
+import { StrataException, type Grants } from '@strata/platform';
+import { findCollection } from './collection-lookup.js';
+import { RecordPresenter } from './record-presenter.js';
+import type { RecordRow } from './record.types.js';
+
+export const EXPAND_LIMITS = { maxPaths: 10, maxDepth: 3 } as const;
+
+/** `author,author.company` → [['author'], ['author', 'company']]; checked for shape and limits. */
+export function parseExpand(expand: string | undefined): string[][] {
+  if (expand === undefined || expand.trim() === '') return [];
+  const paths = expand.split(',').map((p) => p.trim().split('.'));
+  const bad = paths.find((p) => p.some((s) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(s)));
+  if (bad) throw StrataException.validation([{ field: 'expand', message: `is not a field path: "${bad.join('.')}"` }]);
+  if (paths.length > EXPAND_LIMITS.maxPaths) {
+    throw StrataException.validation([{ field: 'expand', message: `names at most ${EXPAND_LIMITS.maxPaths} paths` }]);
+  }
+  if (paths.some((p) => p.length > EXPAND_LIMITS.maxDepth)) {
+    throw StrataException.validation([
+      { field: 'expand', message: `paths go at most ${EXPAND_LIMITS.maxDepth} levels deep` },
+    ]);
+  }
+  return paths;
+}
+
+interface Expanded {
+  id: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Puts referenced records under `data._expanded.<field>` ({id, data}, an array
+ * for many-to-many, null when the target is gone), following dotted paths into
+ * the referenced records' own references. One query per reference field and
+ * level, whatever the number of records.
+ */
+@Injectable()
+export class RecordExpander {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly presenter: RecordPresenter,
+  ) {}
+
+  async expand(c: Collection, datas: Record<string, unknown>[], paths: string[][], grants: Grants): Promise<void> {
+    const byField = new Map<string, string[][]>();
+    for (const [head, ...rest] of paths) {
+      if (head === undefined) continue;
+      byField.set(head, [...(byField.get(head) ?? []), ...(rest.length ? [rest] : [])]);
+    }
+    for (const [field, nested] of byField) {
+      const property = c.properties.find((p): p is ReferenceProperty => p.name === field && p.type === 'reference');
+      if (!property) {
+        throw StrataException.validation([
+          { field: 'expand', message: `"${field}" is not a reference field of ${c.recordSlug}` },
+        ]);
+      }
+      const target = await findCollection(this.db.manager, c.workspaceSlug, { slug: property.target });
+      const keys = [...new Set(datas.flatMap((d) => toKeys(d[field])))];
+      const found = await this.load(target, property, keys, grants);
+      if (nested.length) {
+        await this.expand(
+          target,
+          [...found.values()].map((e) => e.data),
+          nested,
+          grants,
+        );
+      }
+      for (const data of datas) {
+        const value = data[field];
+        if (value === undefined || value === null) continue;
+        const keys = toKeys(value);
+        const expanded = Array.isArray(value) ? keys.map((k) => found.get(k) ?? null) : (found.get(keys[0]!) ?? null);
+        const previous = data['_expanded'];
+        data['_expanded'] = {
+          ...(typeof previous === 'object' && previous !== null ? previous : {}),
+          [field]: expanded,
+        };
+      }
+    }
+  }
+
+  private async load(
+    target: Collection,
+    property: ReferenceProperty,
+    keys: string[],
+    grants: Grants,
+  ): Promise<Map<string, Expanded>> {
+    if (keys.length === 0) return new Map();
+    const byId = property.targetField === 'id';
+    const rows = await this.db.query<(RecordRow & { key: string })[]>(
+      `SELECT r.*, c.record_slug, ${byId ? 'r.id::text' : 'r.data ->> $3'} AS key
+         FROM data.records r JOIN data.collections c ON c.id = r.collection_id
+        WHERE r.collection_id = $1 AND r.deleted_at IS NULL AND ${byId ? 'r.id::text' : 'r.data ->> $3'} = ANY($2::text[])`,
+      byId ? [target.id, keys] : [target.id, keys, property.targetField],
+    );
+    const out = new Map<string, Expanded>();
+    for (const row of rows) out.set(row.key, { id: row.id, data: await this.presenter.data(target, row.data, grants) });
+    return out;
+  }
+}
+
+/** Reference values are ids or targetField values: strings or numbers. */
+function toKeys(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  return list.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').map(String);
+}
