@@ -11,6 +11,7 @@ import { RecordSecrets } from './records/record-secrets.js';
 import { RecordWriter } from './records/record-writer.js';
 import { RecordPresenter } from './records/record-presenter.js';
 import { RecordExpander } from './records/record-expander.js';
+import { TtlSweeper } from './records/ttl-sweeper.js';
 import { Idempotency } from './records/idempotency.js';
 import { UpsertService } from './records/upsert.service.js';
 import { BulkRecordsController } from './records/bulk-records.controller.js';
@@ -42,6 +43,7 @@ export class DataAppModule {
         BulkRecordsService,
         RecordPresenter,
         RecordExpander,
+        TtlSweeper,
         UpsertService,
         Idempotency,
         RecordWriter,

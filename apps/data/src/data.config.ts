@@ -28,4 +28,13 @@ export class DataConfig extends ServiceConfig {
   @Min(1)
   @Max(24 * 7)
   DATA_IDEMPOTENCY_WINDOW_HOURS = 24;
+
+  /** Whether this replica deletes expired records (replicas share the work). */
+  @IsBoolean()
+  DATA_TTL_SWEEP_ENABLED = true;
+
+  @IsInt()
+  @Min(50)
+  @Max(3_600_000)
+  DATA_TTL_SWEEP_INTERVAL_MS = 5000;
 }

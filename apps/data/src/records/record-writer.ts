@@ -77,6 +77,8 @@ export class RecordWriter {
       createVersion?: boolean | undefined;
       metadata?: Record<string, unknown> | undefined;
       undelete?: boolean;
+      /** A new expiry, null to clear it; undefined keeps the current one. */
+      expiresAt?: Date | null | undefined;
     },
   ): Promise<RecordRow> {
     const before = this.secrets.open(c.id, c.properties, current.data);
@@ -85,9 +87,18 @@ export class RecordWriter {
       await tx.query(
         `UPDATE data.records SET data = $2, metadata = COALESCE($3, metadata), version = version + 1, updated_by = $4,
            updated_at = clock_timestamp(), deleted_at = CASE WHEN $5 THEN NULL ELSE deleted_at END,
-           deleted_by = CASE WHEN $5 THEN NULL ELSE deleted_by END
+           deleted_by = CASE WHEN $5 THEN NULL ELSE deleted_by END,
+           expires_at = CASE WHEN $6 THEN $7::timestamptz ELSE expires_at END
          WHERE id = $1 ${RETURNING}`,
-        [current.id, sealed, options.metadata ?? null, actor, options.undelete ?? false],
+        [
+          current.id,
+          sealed,
+          options.metadata ?? null,
+          actor,
+          options.undelete ?? false,
+          options.expiresAt !== undefined,
+          options.expiresAt ?? null,
+        ],
       ),
     );
     await syncUniqueValues(tx, c.id, current.id, uniqueFields(c.properties), plain);

@@ -18,6 +18,7 @@ import type { WriteMode } from './record-data.js';
 import { RecordPresenter } from './record-presenter.js';
 import { parseExpand, RecordExpander } from './record-expander.js';
 import { validateForWrite } from './record-validation.js';
+import { expiryOf } from './expiry.js';
 import { RecordSecrets } from './record-secrets.js';
 import { RecordWriter } from './record-writer.js';
 import { checkReferenceTargets } from './reference-integrity.js';
@@ -50,10 +51,11 @@ export class RecordsService {
   ) {}
 
   async create(workspace: string, actor: string, grants: Grants, body: CreateRecordRequest): Promise<RecordResponse> {
+    const expiresAt = expiryOf(body) ?? undefined;
     return this.db.transaction(async (tx) => {
       const c = await findCollection(tx, workspace, { id: body.structureId }, true);
       const data = await validateForWrite(tx, c, 'create', body.data, undefined, true);
-      const row = await this.writer.create(tx, c, data, actor, { metadata: body.metadata, emit: true });
+      const row = await this.writer.create(tx, c, data, actor, { metadata: body.metadata, emit: true, expiresAt });
       return this.presenter.record(c, row, grants);
     });
   }
@@ -127,6 +129,7 @@ export class RecordsService {
       createVersion: body.options?.createVersion,
       validate: !body.options?.skipValidation,
       expectedVersion,
+      expiresAt: expiryOf(body),
     });
   }
 
@@ -249,6 +252,7 @@ export class RecordsService {
       createVersion?: boolean | undefined;
       validate: boolean;
       expectedVersion?: number | undefined;
+      expiresAt?: Date | null | undefined;
     },
   ) {
     return this.db.transaction(async (tx) => {
@@ -262,6 +266,7 @@ export class RecordsService {
         emit: true,
         createVersion: options.createVersion,
         metadata: options.metadata,
+        expiresAt: options.expiresAt,
       });
       return { ...(await this.presenter.record(c, updated, grants)), previousVersion: row.version };
     });

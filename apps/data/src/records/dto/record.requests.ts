@@ -31,6 +31,18 @@ export class CreateRecordRequest {
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'time to live: the record expires this many seconds from now' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10 * 365 * 86_400)
+  ttlSeconds?: number;
+
+  @ApiPropertyOptional({ description: 'when the record expires (ISO 8601); null on PATCH clears it', nullable: true })
+  @IsOptional()
+  @IsDateString({}, { message: 'expiresAt must be an ISO 8601 date-time' })
+  expiresAt?: string | null;
 }
 
 export class UpdateOptions {
@@ -60,6 +72,18 @@ export class PatchRecordRequest {
   @ValidateNested()
   @Type(() => UpdateOptions)
   options?: UpdateOptions;
+
+  @ApiPropertyOptional({ description: 'time to live: the record expires this many seconds from now' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10 * 365 * 86_400)
+  ttlSeconds?: number;
+
+  @ApiPropertyOptional({ description: 'when the record expires (ISO 8601); null on PATCH clears it', nullable: true })
+  @IsOptional()
+  @IsDateString({}, { message: 'expiresAt must be an ISO 8601 date-time' })
+  expiresAt?: string | null;
 }
 
 export class ReplaceRecordRequest {

@@ -1,0 +1,80 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { StrataException } from '@strata/platform';
+import { DataConfig } from '../data.config.js';
+import { findCollection } from './collection-lookup.js';
+import { RecordWriter } from './record-writer.js';
+import type { RecordRow } from './record.types.js';
+
+/** The actor of expiries, in events (`deletedBy`) and the changelog. */
+export const TTL_ACTOR = 'system:ttl';
+
+/**
+ * Deletes expired records (soft, so `restore` can bring one back) and emits
+ * `record_expired` for each. Any number of replicas may sweep: rows are claimed
+ * with FOR UPDATE SKIP LOCKED. A record whose deletion a `restrict` reference
+ * blocks is kept and retried an hour later.
+ */
+@Injectable()
+export class TtlSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('TtlSweeper');
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly writer: RecordWriter,
+    private readonly config: DataConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.DATA_TTL_SWEEP_ENABLED) this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Expires one batch of due records; returns how many expired. */
+  async sweep(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<RecordRow[]>(
+        `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
+          WHERE r.expires_at <= now() AND r.deleted_at IS NULL
+          ORDER BY r.expires_at LIMIT 100 FOR UPDATE OF r SKIP LOCKED`,
+      );
+      let expired = 0;
+      for (const row of rows) if (await this.expire(tx, row)) expired++;
+      return expired;
+    });
+  }
+
+  private async expire(tx: EntityManager, row: RecordRow): Promise<boolean> {
+    await tx.query('SAVEPOINT expire_record');
+    try {
+      const c = await findCollection(tx, row.workspace_slug, { id: row.collection_id });
+      await this.writer.delete(tx, c, row, TTL_ACTOR, { permanent: false, emit: true, event: 'record_expired' });
+      await tx.query('RELEASE SAVEPOINT expire_record');
+      return true;
+    } catch (err) {
+      if (!(err instanceof StrataException)) throw err;
+      await tx.query('ROLLBACK TO SAVEPOINT expire_record');
+      await tx.query(`UPDATE data.records SET expires_at = now() + interval '1 hour' WHERE id = $1`, [row.id]);
+      this.logger.warn({ msg: 'expired record kept; retrying in an hour', recordId: row.id, reason: err.message });
+      return false;
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.sweep()
+        .catch((err: unknown) => this.logger.warn({ msg: 'TTL sweep failed; retrying', err: String(err) }))
+        .finally(() => this.schedule());
+    }, this.config.DATA_TTL_SWEEP_INTERVAL_MS);
+  }
+}
