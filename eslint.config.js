@@ -2,7 +2,7 @@
 // The rules that shape the architecture (see docs/architecture.md, "Module boundaries"):
 //   - no import cycles, inside a package or between packages;
 //   - packages import each other only through their public entry (`@strata/<pkg>`), never `@strata/<pkg>/src/...`
-//     or a relative path that leaves the package;
+//     or a relative path into another package (import-x/no-relative-packages);
 //   - apps never import other apps (the only exception is the e2e harness, which starts them in process);
 //   - every promise is awaited, returned or explicitly voided.
 import js from '@eslint/js';
@@ -35,6 +35,8 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',
+      // A relative import that lands in another workspace package: use @strata/<name>.
+      'import-x/no-relative-packages': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': [
         'error',
@@ -55,10 +57,6 @@ export default tseslint.config(
               group: ['@strata/*/*'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
-            {
-              group: ['../../libs/*', '../../../libs/*', '../../apps/*', '../../../apps/*'],
-              message: 'Cross-package relative imports are forbidden; use @strata/<name>.',
-            },
           ],
         },
       ],
@@ -75,10 +73,6 @@ export default tseslint.config(
             {
               group: ['@strata/*/*'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
-            },
-            {
-              group: ['../../*', '../../../*'],
-              message: 'Cross-package relative imports are forbidden; use @strata/<name>.',
             },
             {
               group: APPS.filter((other) => other !== app).map((other) => `@strata/${other}`),

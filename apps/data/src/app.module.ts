@@ -12,6 +12,9 @@ import { RecordWriter } from './records/record-writer.js';
 import { RecordPresenter } from './records/record-presenter.js';
 import { RecordExpander } from './records/record-expander.js';
 import { TtlSweeper } from './records/ttl-sweeper.js';
+import { SuggestionsStore } from './discovery/suggestions.store.js';
+import { SchemaDiscoveryService } from './discovery/schema-discovery.service.js';
+import { SchemaDiscoveryController } from './discovery/schema-discovery.controller.js';
 import { Idempotency } from './records/idempotency.js';
 import { UpsertService } from './records/upsert.service.js';
 import { BulkRecordsController } from './records/bulk-records.controller.js';
@@ -36,7 +39,7 @@ export class DataAppModule {
         ),
         PlatformModule.forRoot({ config }),
       ],
-      controllers: [CollectionsController, BulkRecordsController, RecordsController],
+      controllers: [CollectionsController, SchemaDiscoveryController, BulkRecordsController, RecordsController],
       providers: [
         CollectionsService,
         RecordsService,
@@ -44,6 +47,8 @@ export class DataAppModule {
         RecordPresenter,
         RecordExpander,
         TtlSweeper,
+        SuggestionsStore,
+        SchemaDiscoveryService,
         UpsertService,
         Idempotency,
         RecordWriter,

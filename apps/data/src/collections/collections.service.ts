@@ -107,9 +107,9 @@ export class CollectionsService {
             JSON.stringify(properties),
             body.status ?? 'active',
             mode ?? 'strict',
-            { ...DEFAULT_SCHEMA_DISCOVERY_CONFIG, ...body.schemaDiscoveryConfig },
+            { ...DEFAULT_SCHEMA_DISCOVERY_CONFIG, ...defined(body.schemaDiscoveryConfig) },
             body.enableVersioning ?? false,
-            body.retentionPolicy ? { ...body.retentionPolicy } : null,
+            body.retentionPolicy ? defined(body.retentionPolicy) : null,
             body.defaultSearchField ?? null,
             body.tags ?? [],
             INITIAL_METADATA,
@@ -163,8 +163,16 @@ export class CollectionsService {
     };
   }
 
-  async update(workspace: string, id: string, actor: string, body: UpdateCollectionRequest): Promise<Collection> {
-    return this.db.transaction(async (tx) => {
+  /** Updates a collection; inside `within` when given (its caller's transaction), else in a new one. */
+  async update(
+    workspace: string,
+    id: string,
+    actor: string,
+    body: UpdateCollectionRequest,
+    within?: EntityManager,
+  ): Promise<Collection> {
+    const run = <T>(work: (tx: EntityManager) => Promise<T>) => (within ? work(within) : this.db.transaction(work));
+    return run(async (tx) => {
       const all = await this.lockAndLoad(tx, workspace, true);
       const current = all.find((c) => c.id === id);
       if (!current) throw notFound(`Collection ${id} not found`);
@@ -204,9 +212,9 @@ export class CollectionsService {
             JSON.stringify(properties),
             body.status ?? current.status,
             mode ?? current.schema_discovery_mode,
-            { ...current.schema_discovery_config, ...body.schemaDiscoveryConfig },
+            { ...current.schema_discovery_config, ...defined(body.schemaDiscoveryConfig) },
             body.enableVersioning ?? current.enable_versioning,
-            body.retentionPolicy !== undefined ? { ...body.retentionPolicy } : current.retention_policy,
+            body.retentionPolicy !== undefined ? defined(body.retentionPolicy) : current.retention_policy,
             defaultSearchField ?? null,
             body.tags ?? current.tags,
             actor,
@@ -275,6 +283,16 @@ function dependentsOf(recordSlug: string, others: readonly CollectionRow[]): Dep
 
 function notFound(message: string): StrataException {
   return StrataException.notFound(message, ErrorCode.STRUCTURE_NOT_FOUND);
+}
+
+/**
+ * The fields of a validated DTO that were sent. DTO classes declare every
+ * optional field, so an instance holds `undefined` for the absent ones, and a
+ * spread would overwrite stored values with them.
+ */
+function defined<T extends object>(dto: T | undefined): Partial<T> {
+  if (!dto) return {};
+  return Object.fromEntries(Object.entries(dto).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function escapeLike(text: string): string {

@@ -1,6 +1,12 @@
 import { DataCollections1763700000000 } from './1763700000000-data-collections.js';
 import { DataRecords1763700000001 } from './1763700000001-data-records.js';
 import { DataIdempotency1763700000002 } from './1763700000002-data-idempotency.js';
+import { DataSchemaSuggestions1763700000003 } from './1763700000003-data-schema-suggestions.js';
 
 export const DATA_SCHEMA = 'data';
-export const MIGRATIONS = [DataCollections1763700000000, DataRecords1763700000001, DataIdempotency1763700000002];
+export const MIGRATIONS = [
+  DataCollections1763700000000,
+  DataRecords1763700000001,
+  DataIdempotency1763700000002,
+  DataSchemaSuggestions1763700000003,
+];

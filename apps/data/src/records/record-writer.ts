@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ErrorCode, type Collection, type PropertyDefinition } from '@strata/contracts';
+import {
+  DEFAULT_SCHEMA_DISCOVERY_CONFIG,
+  ErrorCode,
+  type Collection,
+  type PropertyDefinition,
+} from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
 import { rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { SuggestionsStore } from '../discovery/suggestions.store.js';
 import { Outbox } from './outbox.js';
 import { incomingReferences, referencingRecordIds } from './reference-integrity.js';
 import { RecordSecrets } from './record-secrets.js';
@@ -13,7 +19,13 @@ import { syncUniqueValues, uniqueFields } from './unique-values.js';
 /** The parts of a collection a write needs. */
 export type WriteCollection = Pick<
   Collection,
-  'id' | 'workspaceSlug' | 'recordSlug' | 'properties' | 'enableVersioning' | 'schemaDiscoveryMode'
+  | 'id'
+  | 'workspaceSlug'
+  | 'recordSlug'
+  | 'properties'
+  | 'enableVersioning'
+  | 'schemaDiscoveryMode'
+  | 'schemaDiscoveryConfig'
 >;
 
 export type UpdateAction = 'update' | 'restore' | 'revert';
@@ -31,6 +43,7 @@ export class RecordWriter {
   constructor(
     private readonly secrets: RecordSecrets,
     private readonly outbox: Outbox,
+    private readonly suggestions: SuggestionsStore,
   ) {}
 
   async create(
@@ -49,6 +62,7 @@ export class RecordWriter {
       [id, c.workspaceSlug, c.id, sealed, options.metadata ?? null, actor, options.expiresAt ?? null],
     );
     await syncUniqueValues(tx, c.id, id, uniqueFields(c.properties), plain);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(tx, c, plain);
     if (c.enableVersioning) await this.addVersion(tx, row!, {}, plain, sealed, c.properties);
     await this.log(tx, c, id, 'create', actor, diff({}, plain));
     if (options.emit) {
@@ -102,6 +116,7 @@ export class RecordWriter {
       ),
     );
     await syncUniqueValues(tx, c.id, current.id, uniqueFields(c.properties), plain);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(tx, c, plain);
     const changes = diff(before, plain);
     if (c.enableVersioning || options.createVersion)
       await this.addVersion(tx, row!, before, plain, sealed, c.properties);
@@ -184,7 +199,9 @@ export class RecordWriter {
         recordSlug: ref.recordSlug,
         properties: ref.properties,
         enableVersioning: ref.enableVersioning,
+        // set_null and cascade never add fields: discovery has nothing to see here.
         schemaDiscoveryMode: 'strict',
+        schemaDiscoveryConfig: DEFAULT_SCHEMA_DISCOVERY_CONFIG,
       };
       if (ref.property.onDelete === 'restrict') {
         throw StrataException.conflict(
