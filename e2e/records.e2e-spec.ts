@@ -674,3 +674,47 @@ describe('time to live', () => {
     expect(past.body.error.details).toEqual([{ field: 'expiresAt', message: 'must be in the future' }]);
   });
 });
+
+describe('failure events', () => {
+  it('emits *_failed events for refused writes to a known collection', async () => {
+    const c = await collection({ name: 'Strict Things', properties: [{ name: 'n', type: 'number', required: true }] });
+    const refused = await api('POST', '/records', { structureId: c.id, data: { n: 'x' } });
+    expect(refused.status).toBe(400);
+    const [created] = await events.waitFor(
+      (e) => e.payload.event === 'record_created_failed' && e.payload.recordSlug === c.recordSlug,
+    );
+    expect(created!.subject).toBe(`${stack.natsPrefix}.records.${ws}.${c.recordSlug}.record_created_failed`);
+    expect(created!.payload).toEqual({
+      event: 'record_created_failed',
+      workspaceSlug: ws,
+      recordSlug: c.recordSlug,
+      error: { code: 'VALIDATION_ERROR', message: 'The record does not match its collection' },
+      timestamp: expect.any(String),
+      createdBy: expect.any(String),
+    });
+
+    const record = (await api('POST', '/records', { structureId: c.id, data: { n: 1 } })).body.id;
+    const stale = await call('PATCH', `${base()}/records/${record}`, {
+      token,
+      body: { data: { n: 2 } },
+      headers: { 'if-match': '9' },
+    });
+    expect(stale.status).toBe(409);
+    const [updated] = await events.waitFor(
+      (e) => e.payload.event === 'record_updated_failed' && 'recordId' in e.payload && e.payload.recordId === record,
+    );
+    expect(updated!.payload).toMatchObject({ error: { code: 'VERSION_CONFLICT' }, updatedBy: expect.any(String) });
+
+    const bulk = await api('POST', '/records/bulk', {
+      structureId: c.id,
+      records: [{ data: {} }, { data: { n: 'no' } }],
+    });
+    expect(bulk.body).toMatchObject({ created: 0, failed: 2 });
+    const [aggregate] = await events.waitFor(
+      (e) => e.payload.event === 'records_bulk_created_failed' && e.payload.recordSlug === c.recordSlug,
+    );
+    expect(aggregate!.payload).toMatchObject({
+      error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^All 2 items were refused/) },
+    });
+  });
+});

@@ -12,6 +12,7 @@ import { RecordWriter } from './records/record-writer.js';
 import { RecordPresenter } from './records/record-presenter.js';
 import { RecordExpander } from './records/record-expander.js';
 import { TtlSweeper } from './records/ttl-sweeper.js';
+import { FailureEvents } from './records/failure-events.js';
 import { SuggestionsStore } from './discovery/suggestions.store.js';
 import { SchemaDiscoveryService } from './discovery/schema-discovery.service.js';
 import { SchemaDiscoveryController } from './discovery/schema-discovery.controller.js';
@@ -47,6 +48,7 @@ export class DataAppModule {
         RecordPresenter,
         RecordExpander,
         TtlSweeper,
+        FailureEvents,
         SuggestionsStore,
         SchemaDiscoveryService,
         UpsertService,

@@ -1,10 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ErrorCode, type BulkRecordEventName, type Collection } from '@strata/contracts';
+import {
+  ErrorCode,
+  type BulkRecordEventName,
+  type Collection,
+  type FailedRecordEvent,
+  type FailedRecordEventName,
+} from '@strata/contracts';
 import { StrataException, type Grants } from '@strata/platform';
 import { findCollection } from './collection-lookup.js';
 import type { BulkCreateRequest, BulkDeleteRequest, BulkUpdateRequest } from './dto/bulk.requests.js';
+import { FailureEvents } from './failure-events.js';
 import { Outbox } from './outbox.js';
 import { RecordPresenter } from './record-presenter.js';
 import { RecordSecrets } from './record-secrets.js';
@@ -35,39 +42,64 @@ export class BulkRecordsService {
     private readonly outbox: Outbox,
     private readonly presenter: RecordPresenter,
     private readonly secrets: RecordSecrets,
+    private readonly failures: FailureEvents,
   ) {}
 
   async create(workspace: string, actor: string, grants: Grants, body: BulkCreateRequest, perRecordEvents: boolean) {
     requireManageFor(body.options?.skipValidation, grants);
-    return this.db.transaction(async (tx) => {
-      const c = await findCollection(tx, workspace, { id: body.structureId }, true);
-      const created: RecordRow[] = [];
-      const errors: BulkItemError[] = [];
-      for (const [index, item] of body.records.entries()) {
-        const row = await attempt(tx, index, undefined, errors, async () => {
-          const data = await validateForWrite(tx, c, 'create', item.data, undefined, !body.options?.skipValidation);
-          return this.writer.create(tx, c, data, actor, { metadata: item.metadata, emit: perRecordEvents });
-        });
-        if (row) created.push(row);
-      }
-      if (!perRecordEvents && created.length) {
-        await this.aggregate(
-          tx,
-          'records_bulk_created',
-          c,
-          created.map((r) => r.id),
-          { createdBy: actor },
-        );
-      }
-      const returnRecords = body.options?.returnRecords ?? true;
-      return {
-        success: errors.length === 0,
-        created: created.length,
-        failed: errors.length,
-        records: returnRecords ? await Promise.all(created.map((r) => this.presenter.record(c, r, grants))) : [],
-        errors,
-      };
-    });
+    const event = perRecordEvents ? 'record_created_failed' : 'records_bulk_created_failed';
+    let reached: Collection | undefined;
+    const result = await this.failures.guard({ event, actor: { createdBy: actor } }, (reach) =>
+      this.db.transaction(async (tx) => {
+        const c = await findCollection(tx, workspace, { id: body.structureId }, true);
+        reach(c);
+        reached = c;
+        const created: RecordRow[] = [];
+        const errors: BulkItemError[] = [];
+        for (const [index, item] of body.records.entries()) {
+          const row = await attempt(tx, index, undefined, errors, async () => {
+            const data = await validateForWrite(tx, c, 'create', item.data, undefined, !body.options?.skipValidation);
+            return this.writer.create(tx, c, data, actor, { metadata: item.metadata, emit: perRecordEvents });
+          });
+          if (row) created.push(row);
+        }
+        if (!perRecordEvents && created.length) {
+          await this.aggregate(
+            tx,
+            'records_bulk_created',
+            c,
+            created.map((r) => r.id),
+            { createdBy: actor },
+          );
+        }
+        const returnRecords = body.options?.returnRecords ?? true;
+        return {
+          success: errors.length === 0,
+          created: created.length,
+          failed: errors.length,
+          records: returnRecords ? await Promise.all(created.map((r) => this.presenter.record(c, r, grants))) : [],
+          errors,
+        };
+      }),
+    );
+    if (result.created === 0) await this.reportAllRefused(result.errors, reached, event, { createdBy: actor });
+    return result;
+  }
+
+  /** A bulk request of which no item applied failed as a whole: one failure event says so. */
+  private async reportAllRefused(
+    errors: BulkItemError[],
+    collection: Collection | undefined,
+    event: FailedRecordEventName,
+    actor: Pick<FailedRecordEvent, 'createdBy' | 'updatedBy' | 'deletedBy'>,
+  ): Promise<void> {
+    const first = errors[0];
+    if (!first) return;
+    const err = new StrataException(
+      first.error.code as ErrorCode,
+      `All ${errors.length} items were refused; the first: ${first.error.message}`,
+    );
+    await this.failures.report(err, { collection, event, actor });
   }
 
   async update(workspace: string, actor: string, grants: Grants, body: BulkUpdateRequest) {

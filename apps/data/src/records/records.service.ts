@@ -19,6 +19,7 @@ import { RecordPresenter } from './record-presenter.js';
 import { parseExpand, RecordExpander } from './record-expander.js';
 import { validateForWrite } from './record-validation.js';
 import { expiryOf } from './expiry.js';
+import { FailureEvents } from './failure-events.js';
 import { RecordSecrets } from './record-secrets.js';
 import { RecordWriter } from './record-writer.js';
 import { checkReferenceTargets } from './reference-integrity.js';
@@ -48,16 +49,20 @@ export class RecordsService {
     private readonly secrets: RecordSecrets,
     private readonly presenter: RecordPresenter,
     private readonly expander: RecordExpander,
+    private readonly failures: FailureEvents,
   ) {}
 
   async create(workspace: string, actor: string, grants: Grants, body: CreateRecordRequest): Promise<RecordResponse> {
     const expiresAt = expiryOf(body) ?? undefined;
-    return this.db.transaction(async (tx) => {
-      const c = await findCollection(tx, workspace, { id: body.structureId }, true);
-      const data = await validateForWrite(tx, c, 'create', body.data, undefined, true);
-      const row = await this.writer.create(tx, c, data, actor, { metadata: body.metadata, emit: true, expiresAt });
-      return this.presenter.record(c, row, grants);
-    });
+    return this.failures.guard({ event: 'record_created_failed', actor: { createdBy: actor } }, (reached) =>
+      this.db.transaction(async (tx) => {
+        const c = await findCollection(tx, workspace, { id: body.structureId }, true);
+        reached(c);
+        const data = await validateForWrite(tx, c, 'create', body.data, undefined, true);
+        const row = await this.writer.create(tx, c, data, actor, { metadata: body.metadata, emit: true, expiresAt });
+        return this.presenter.record(c, row, grants);
+      }),
+    );
   }
 
   async get(workspace: string, id: string, grants: Grants, query: GetRecordQuery) {
@@ -149,13 +154,18 @@ export class RecordsService {
   }
 
   async delete(workspace: string, id: string, actor: string, permanent: boolean, expectedVersion?: number) {
-    return this.db.transaction(async (tx) => {
-      const row = await this.load(tx, workspace, id, true);
-      checkVersion(row, expectedVersion);
-      const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
-      await this.writer.delete(tx, c, row, actor, { permanent, emit: true });
-      return { success: true as const, id, deletedAt: new Date().toISOString() };
-    });
+    return this.failures.guard(
+      { event: 'record_deleted_failed', actor: { deletedBy: actor }, recordId: id },
+      (reached) =>
+        this.db.transaction(async (tx) => {
+          const row = await this.load(tx, workspace, id, true);
+          const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
+          reached(c);
+          checkVersion(row, expectedVersion);
+          await this.writer.delete(tx, c, row, actor, { permanent, emit: true });
+          return { success: true as const, id, deletedAt: new Date().toISOString() };
+        }),
+    );
   }
 
   async history(workspace: string, id: string, grants: Grants) {
@@ -255,21 +265,26 @@ export class RecordsService {
       expiresAt?: Date | null | undefined;
     },
   ) {
-    return this.db.transaction(async (tx) => {
-      const row = await this.load(tx, workspace, id, true);
-      checkVersion(row, options.expectedVersion);
-      const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
-      const previous = this.secrets.open(c.id, c.properties, row.data);
-      const data = await validateForWrite(tx, c, mode, input, previous, options.validate);
-      const updated = await this.writer.update(tx, c, row, data, actor, {
-        action: 'update',
-        emit: true,
-        createVersion: options.createVersion,
-        metadata: options.metadata,
-        expiresAt: options.expiresAt,
-      });
-      return { ...(await this.presenter.record(c, updated, grants)), previousVersion: row.version };
-    });
+    return this.failures.guard(
+      { event: 'record_updated_failed', actor: { updatedBy: actor }, recordId: id },
+      (reached) =>
+        this.db.transaction(async (tx) => {
+          const row = await this.load(tx, workspace, id, true);
+          const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
+          reached(c);
+          checkVersion(row, options.expectedVersion);
+          const previous = this.secrets.open(c.id, c.properties, row.data);
+          const data = await validateForWrite(tx, c, mode, input, previous, options.validate);
+          const updated = await this.writer.update(tx, c, row, data, actor, {
+            action: 'update',
+            emit: true,
+            createVersion: options.createVersion,
+            metadata: options.metadata,
+            expiresAt: options.expiresAt,
+          });
+          return { ...(await this.presenter.record(c, updated, grants)), previousVersion: row.version };
+        }),
+    );
   }
 
   private async load(
