@@ -19,6 +19,7 @@ export default {
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
     '^@strata/(auth|gateway|cli|data)$': '<rootDir>/apps/$1/src/index.ts',
+    '^@strata/testkit$': '<rootDir>/testkit/src/index.ts',
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -5,7 +5,7 @@ import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { loginWithPassword } from '@strata/sdk';
 import { eventually } from '@strata/testing';
-import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
 let userToken: string;

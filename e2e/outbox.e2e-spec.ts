@@ -5,8 +5,7 @@ import pg from 'pg';
 import { recordEventsStream } from '@strata/contracts';
 import { publishJson } from '@strata/events';
 import { eventually } from '@strata/testing';
-import { EventCollector } from './support/events.js';
-import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+import { adminWorkspaceToken, call, EventCollector, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
 let events: EventCollector;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 const WINDOW_MS = 600_000;
 let stack: Stack;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { EventCollector } from './support/events.js';
-import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+import { adminWorkspaceToken, call, EventCollector, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
 let events: EventCollector;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
 const ws = `disc-${Date.now().toString(36)}`;

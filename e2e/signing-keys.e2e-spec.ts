@@ -3,7 +3,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { rotateSigningKey } from '@strata/auth';
 import { clientCredentialsToken } from '@strata/sdk';
 import { eventually } from '@strata/testing';
-import { adminWorkspaceToken, call, startStack, type Stack } from './support/stack.js';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
 const ws = `keys-${Date.now().toString(36)}`;

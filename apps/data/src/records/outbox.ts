@@ -13,9 +13,18 @@ export class Outbox {
   constructor(private readonly config: ServiceConfig) {}
 
   async add(tx: EntityManager, event: RecordEvent): Promise<string> {
-    const id = newUuid();
+    const row = this.row(event);
+    await tx.query('INSERT INTO data.outbox (id, subject, payload) VALUES ($1, $2, $3)', [
+      row.id,
+      row.subject,
+      row.payload,
+    ]);
+    return row.id;
+  }
+
+  /** The outbox row of an event, for callers that batch it with other writes. */
+  row(event: RecordEvent): { id: string; subject: string; payload: RecordEvent } {
     const subject = recordEventSubject(this.config.NATS_PREFIX, event.workspaceSlug, event.recordSlug, event.event);
-    await tx.query('INSERT INTO data.outbox (id, subject, payload) VALUES ($1, $2, $3)', [id, subject, event]);
-    return id;
+    return { id: newUuid(), subject, payload: event };
   }
 }

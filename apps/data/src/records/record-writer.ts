@@ -14,7 +14,8 @@ import { Outbox } from './outbox.js';
 import { incomingReferences, referencingRecordIds } from './reference-integrity.js';
 import { RecordSecrets } from './record-secrets.js';
 import { diff, toEventRecord, type RecordRow } from './record.types.js';
-import { syncUniqueValues, uniqueFields } from './unique-values.js';
+import { SideWrites } from './side-writes.js';
+import { addUniqueValues, clearUniqueValues, duplicateKeyError, uniqueFields } from './unique-values.js';
 
 /** The parts of a collection a write needs. */
 export type WriteCollection = Pick<
@@ -30,7 +31,11 @@ export type WriteCollection = Pick<
 
 export type UpdateAction = 'update' | 'restore' | 'revert';
 
-const RETURNING = `RETURNING *, (SELECT record_slug FROM data.collections c WHERE c.id = collection_id) AS record_slug`;
+const UPDATE_EVENTS = {
+  update: 'record_updated',
+  restore: 'record_restored',
+  revert: 'record_reverted',
+} as const satisfies Record<UpdateAction, string>;
 
 /**
  * The storage side of record writes, inside the caller's transaction: rows,
@@ -56,27 +61,33 @@ export class RecordWriter {
     await this.assignCounters(tx, c, plain);
     const id = newUuid();
     const sealed = this.secrets.seal(c.id, c.properties, plain);
-    const [row] = await tx.query<RecordRow[]>(
+    const [inserted] = await tx.query<RecordRow[]>(
       `INSERT INTO data.records (id, workspace_slug, collection_id, data, metadata, created_by, updated_by, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6, $7) ${RETURNING}`,
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7) RETURNING *`,
       [id, c.workspaceSlug, c.id, sealed, options.metadata ?? null, actor, options.expiresAt ?? null],
     );
-    await syncUniqueValues(tx, c.id, id, uniqueFields(c.properties), plain);
+    const row: RecordRow = { ...inserted!, record_slug: c.recordSlug };
     if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(tx, c, plain);
-    if (c.enableVersioning) await this.addVersion(tx, row!, {}, plain, sealed, c.properties);
-    await this.log(tx, c, id, 'create', actor, diff({}, plain));
+    const side = new SideWrites();
+    addUniqueValues(side, c.id, id, uniqueFields(c.properties), plain);
+    if (c.enableVersioning) this.addVersion(side, row, {}, plain, sealed, c.properties);
+    this.log(side, c, id, 'create', actor, diff({}, plain));
     if (options.emit) {
-      await this.outbox.add(tx, {
-        event: 'record_created',
-        workspaceSlug: c.workspaceSlug,
-        recordSlug: c.recordSlug,
-        recordId: id,
-        data: toEventRecord(row!, this.secrets.mask(c.properties, plain)),
-        timestamp: row!.created_at.toISOString(),
-        createdBy: actor,
-      });
+      side.add(
+        'data.outbox',
+        this.outbox.row({
+          event: 'record_created',
+          workspaceSlug: c.workspaceSlug,
+          recordSlug: c.recordSlug,
+          recordId: id,
+          data: toEventRecord(row, this.secrets.mask(c.properties, plain)),
+          timestamp: row.created_at.toISOString(),
+          createdBy: actor,
+        }),
+      );
     }
-    return row!;
+    await side.flush(tx).catch(duplicateKeyError);
+    return row;
   }
 
   async update(
@@ -97,13 +108,13 @@ export class RecordWriter {
   ): Promise<RecordRow> {
     const before = this.secrets.open(c.id, c.properties, current.data);
     const sealed = this.secrets.seal(c.id, c.properties, plain);
-    const [row] = rowsOf<RecordRow>(
+    const [updated] = rowsOf<RecordRow>(
       await tx.query(
         `UPDATE data.records SET data = $2, metadata = COALESCE($3, metadata), version = version + 1, updated_by = $4,
            updated_at = clock_timestamp(), deleted_at = CASE WHEN $5 THEN NULL ELSE deleted_at END,
            deleted_by = CASE WHEN $5 THEN NULL ELSE deleted_by END,
            expires_at = CASE WHEN $6 THEN $7::timestamptz ELSE expires_at END
-         WHERE id = $1 ${RETURNING}`,
+         WHERE id = $1 RETURNING *`,
         [
           current.id,
           sealed,
@@ -115,32 +126,32 @@ export class RecordWriter {
         ],
       ),
     );
-    await syncUniqueValues(tx, c.id, current.id, uniqueFields(c.properties), plain);
+    const row: RecordRow = { ...updated!, record_slug: c.recordSlug };
+    if (uniqueFields(c.properties).length) await clearUniqueValues(tx, current.id);
     if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(tx, c, plain);
-    const changes = diff(before, plain);
-    if (c.enableVersioning || options.createVersion)
-      await this.addVersion(tx, row!, before, plain, sealed, c.properties);
-    await this.log(tx, c, current.id, options.action, actor, this.maskChanges(c.properties, changes));
+    const side = new SideWrites();
+    addUniqueValues(side, c.id, current.id, uniqueFields(c.properties), plain);
+    if (c.enableVersioning || options.createVersion) this.addVersion(side, row, before, plain, sealed, c.properties);
+    this.log(side, c, current.id, options.action, actor, diff(before, plain));
     if (options.emit) {
-      await this.outbox.add(tx, {
-        event:
-          options.action === 'update'
-            ? 'record_updated'
-            : options.action === 'restore'
-              ? 'record_restored'
-              : 'record_reverted',
-        workspaceSlug: c.workspaceSlug,
-        recordSlug: c.recordSlug,
-        recordId: current.id,
-        data: {
-          before: toEventRecord(current, this.secrets.mask(c.properties, before)),
-          after: toEventRecord(row!, this.secrets.mask(c.properties, plain)),
-        },
-        timestamp: row!.updated_at.toISOString(),
-        updatedBy: actor,
-      });
+      side.add(
+        'data.outbox',
+        this.outbox.row({
+          event: UPDATE_EVENTS[options.action],
+          workspaceSlug: c.workspaceSlug,
+          recordSlug: c.recordSlug,
+          recordId: current.id,
+          data: {
+            before: toEventRecord(current, this.secrets.mask(c.properties, before)),
+            after: toEventRecord(row, this.secrets.mask(c.properties, plain)),
+          },
+          timestamp: row.updated_at.toISOString(),
+          updatedBy: actor,
+        }),
+      );
     }
-    return row!;
+    await side.flush(tx).catch(duplicateKeyError);
+    return row;
   }
 
   /**
@@ -157,6 +168,7 @@ export class RecordWriter {
   ): Promise<void> {
     await this.applyOnDelete(tx, c, current, actor, options.permanent);
     const plain = this.secrets.open(c.id, c.properties, current.data);
+    const side = new SideWrites();
     if (options.permanent) {
       await tx.query('DELETE FROM data.records WHERE id = $1', [current.id]);
     } else {
@@ -164,20 +176,24 @@ export class RecordWriter {
         current.id,
         actor,
       ]);
-      await syncUniqueValues(tx, c.id, current.id, [], undefined);
-      await this.log(tx, c, current.id, 'delete', actor, {});
+      await clearUniqueValues(tx, current.id);
+      this.log(side, c, current.id, 'delete', actor, {});
     }
     if (options.emit) {
-      await this.outbox.add(tx, {
-        event: options.event ?? 'record_deleted',
-        workspaceSlug: c.workspaceSlug,
-        recordSlug: c.recordSlug,
-        recordId: current.id,
-        data: toEventRecord(current, this.secrets.mask(c.properties, plain)),
-        timestamp: new Date().toISOString(),
-        deletedBy: actor,
-      });
+      side.add(
+        'data.outbox',
+        this.outbox.row({
+          event: options.event ?? 'record_deleted',
+          workspaceSlug: c.workspaceSlug,
+          recordSlug: c.recordSlug,
+          recordId: current.id,
+          data: toEventRecord(current, this.secrets.mask(c.properties, plain)),
+          timestamp: new Date().toISOString(),
+          deletedBy: actor,
+        }),
+      );
     }
+    await side.flush(tx);
   }
 
   private async applyOnDelete(
@@ -241,33 +257,39 @@ export class RecordWriter {
     }
   }
 
-  private async addVersion(
-    tx: EntityManager,
+  private addVersion(
+    side: SideWrites,
     row: RecordRow,
     before: Record<string, unknown>,
     after: Record<string, unknown>,
     sealed: Record<string, unknown>,
-    properties: readonly PropertyDefinition[] = [],
-  ): Promise<void> {
-    await tx.query(
-      `INSERT INTO data.record_versions (record_id, version, data, changes, updated_by, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [row.id, row.version, sealed, this.maskChanges(properties, diff(before, after)), row.updated_by, row.updated_at],
-    );
+    properties: readonly PropertyDefinition[],
+  ): void {
+    side.add('data.record_versions', {
+      record_id: row.id,
+      version: row.version,
+      data: sealed,
+      changes: this.maskChanges(properties, diff(before, after)),
+      updated_by: row.updated_by,
+      updated_at: row.updated_at,
+    });
   }
 
-  private async log(
-    tx: EntityManager,
+  private log(
+    side: SideWrites,
     c: WriteCollection,
     recordId: string,
     action: string,
     actor: string,
     changes: Record<string, { old: unknown; new: unknown }>,
-  ): Promise<void> {
-    await tx.query(
-      'INSERT INTO data.record_changelog (id, record_id, action, user_id, changes) VALUES ($1, $2, $3, $4, $5)',
-      [newUuid(), recordId, action, actor, this.maskChanges(c.properties, changes)],
-    );
+  ): void {
+    side.add('data.record_changelog', {
+      id: newUuid(),
+      record_id: recordId,
+      action,
+      user_id: actor,
+      changes: this.maskChanges(c.properties, changes),
+    });
   }
 
   private maskChanges(

@@ -3,6 +3,7 @@ import { ErrorCode, type PropertyDefinition } from '@strata/contracts';
 import { isUniqueViolation } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { canonicalJson } from '../schema/value-check.js';
+import type { SideWrites } from './side-writes.js';
 
 /** Fields whose values must be unique in the collection: `isUnique`, and one-to-one references. */
 export function uniqueFields(properties: readonly PropertyDefinition[]): string[] {
@@ -12,34 +13,45 @@ export function uniqueFields(properties: readonly PropertyDefinition[]): string[
 }
 
 /**
- * Makes the unique index rows of a record match its data. The primary key of
+ * Queues the unique-index rows of a record's data. The primary key of
  * data.unique_values (collection, field, value) is the guard: of two concurrent
  * writers of the same value, the second waits for the first and then fails, so
  * there is never a second winner. Values compare type-strictly (42 ≠ "42");
- * absent and null values are not indexed.
+ * absent and null values are not indexed. Rows of an existing record must be
+ * cleared first ({@link clearUniqueValues}).
  */
-export async function syncUniqueValues(
-  tx: EntityManager,
+export function addUniqueValues(
+  side: SideWrites,
   collectionId: string,
   recordId: string,
   fields: readonly string[],
-  data: Record<string, unknown> | undefined,
-): Promise<void> {
-  await tx.query('DELETE FROM data.unique_values WHERE record_id = $1', [recordId]);
-  if (!data) return;
+  data: Record<string, unknown>,
+): void {
   for (const field of fields) {
     const value = data[field];
     if (value === undefined || value === null) continue;
-    try {
-      await tx.query(
-        'INSERT INTO data.unique_values (collection_id, field, value, record_id) VALUES ($1, $2, $3, $4)',
-        [collectionId, field, canonicalJson(value), recordId],
-      );
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      throw new StrataException(ErrorCode.DUPLICATE_KEY, `A record with this ${field} already exists`, [
-        { field: `data.${field}`, message: 'must be unique in the collection' },
-      ]);
-    }
+    side.add('data.unique_values', {
+      collection_id: collectionId,
+      field,
+      value: canonicalJson(value),
+      record_id: recordId,
+    });
   }
+}
+
+export async function clearUniqueValues(tx: EntityManager, recordId: string): Promise<void> {
+  await tx.query('DELETE FROM data.unique_values WHERE record_id = $1', [recordId]);
+}
+
+/** Turns a violation of the unique-values key into 409 DUPLICATE_KEY naming the field; rethrows anything else. */
+export function duplicateKeyError(err: unknown): never {
+  if (isUniqueViolation(err, 'unique_values_pkey')) {
+    const e = err as { detail?: string; driverError?: { detail?: string } };
+    const detail = e.driverError?.detail ?? e.detail ?? '';
+    const field = /\(collection_id, field, value\)=\([^,]+, ([A-Za-z0-9_]+), /.exec(detail)?.[1] ?? 'value';
+    throw new StrataException(ErrorCode.DUPLICATE_KEY, `A record with this ${field} already exists`, [
+      { field: `data.${field}`, message: 'must be unique in the collection' },
+    ]);
+  }
+  throw err;
 }

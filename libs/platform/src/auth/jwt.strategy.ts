@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, exportSPKI } from 'jose';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ServiceConfig } from '../config/service-config.js';
@@ -35,7 +36,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   }
 }
 
-type KeyCallback = (err: unknown, key?: string) => void;
+type KeyCallback = (err: unknown, key?: string | Buffer) => void;
 
 /**
  * Finds the verification key for a token's `kid` in the auth service's JWKS
@@ -51,13 +52,21 @@ export function jwksKeyProvider(
     cooldownDuration: cooldownMs,
     timeoutDuration: 5000,
   });
+  // One public KeyObject per JWK: exporting and re-parsing the key on every
+  // request cost more than verifying the signature.
+  const keys = new WeakMap<object, KeyObject>();
   return (_req, rawJwt, done) => {
     (async () => {
       const header = decodeProtectedHeader(rawJwt);
       const key = await keySet(header, { payload: '', signature: '' });
-      return exportSPKI(key);
+      const known = keys.get(key);
+      if (known) return known;
+      const keyObject = createPublicKey(await exportSPKI(key));
+      keys.set(key, keyObject);
+      return keyObject;
     })().then(
-      (pem) => done(null, pem),
+      // jsonwebtoken (under passport-jwt) verifies with a KeyObject; passport-jwt's types only name PEM strings.
+      (key) => done(null, key as unknown as Buffer),
       (err: unknown) => done(err),
     );
   };

@@ -38,6 +38,7 @@ export class NatsKvRateLimitStore extends RateLimitStore {
   private bucket: Promise<KV> | undefined;
   private readonly queued = new Map<string, PendingHit[]>();
   private readonly flushing = new Set<string>();
+  private readonly lastWritten = new Map<string, { value: number; revision: number }>();
 
   constructor(
     private readonly nats: NatsConnectionHolder,
@@ -82,26 +83,45 @@ export class NatsKvRateLimitStore extends RateLimitStore {
     return batch;
   }
 
-  /** Adds `n` to the counter and returns its value before the addition. */
+  /**
+   * Adds `n` to the counter and returns its value before the addition. The
+   * revision and value this replica last wrote are tried first (one round trip
+   * when no other replica wrote since); a wrong revision falls back to reading.
+   */
   private async add(k: string, n: number, windowMs: number): Promise<number> {
     const kv = await this.open(windowMs);
+    let known = this.lastWritten.get(k);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const entry = await kv.get(k);
       try {
-        if (!entry || entry.operation !== 'PUT') {
-          await kv.create(k, String(n));
+        if (!known) {
+          const entry = await kv.get(k);
+          known =
+            entry && entry.operation === 'PUT'
+              ? { value: Number(entry.string()), revision: entry.revision }
+              : undefined;
+        }
+        if (!known) {
+          const revision = await kv.create(k, String(n));
+          this.remember(k, { value: n, revision });
           return 0;
         }
-        const before = Number(entry.string());
-        await kv.update(k, String(before + n), entry.revision);
-        return before;
+        const revision = await kv.update(k, String(known.value + n), known.revision);
+        this.remember(k, { value: known.value + n, revision });
+        return known.value;
       } catch (err) {
         if (!isWrongRevision(err)) throw err;
+        known = undefined;
         // Another replica won this round; back off a little, with jitter.
         await new Promise((r) => setTimeout(r, Math.random() * 2 * (attempt + 1)));
       }
     }
     throw new Error(`rate-limit counter ${k} is too contended`);
+  }
+
+  /** Keeps the latest write per key; keys of past windows are dropped as new ones arrive. */
+  private remember(k: string, state: { value: number; revision: number }): void {
+    this.lastWritten.set(k, state);
+    if (this.lastWritten.size > 10_000) this.lastWritten.delete(this.lastWritten.keys().next().value!);
   }
 
   private open(windowMs: number): Promise<KV> {

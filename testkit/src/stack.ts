@@ -10,6 +10,8 @@ import { createTestDatabase, freePort, testNatsPrefix, type TestDatabase } from 
 export interface Stack {
   readonly authUrl: string;
   readonly baseUrl: string;
+  /** The data service itself, not through the gateway. */
+  readonly dataUrl: string;
   readonly issuer: string;
   readonly adminEmail: string;
   readonly adminPassword: string;
@@ -60,6 +62,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   return {
     authUrl,
     baseUrl: `http://127.0.0.1:${gatewayPort}`,
+    dataUrl: `http://127.0.0.1:${dataPort}`,
     issuer: `${authUrl}/oidc`,
     adminEmail: authConfig.STRATA_ADMIN_EMAIL,
     adminPassword: authConfig.STRATA_ADMIN_PASSWORD,

@@ -1,0 +1,127 @@
+/**
+ * `pnpm bench` → record creates through the data service (HTTP, validation,
+ * unique index, version row, changelog, outbox) against a baseline measured in
+ * the same run: the same record, version and outbox rows inserted with plain
+ * `pg` from one Node process, one transaction per record, same concurrency.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { loginWithPassword } from '@strata/sdk';
+import { call } from '@strata/testkit';
+import { describe, measure } from './measure.js';
+import { startServices } from './services.js';
+
+const TOTAL = Number(process.env['BENCH_RECORDS'] ?? 2000);
+const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 8);
+const WARMUP = 100;
+
+const PROPERTIES = [
+  { name: 'email', type: 'string', required: true, isUnique: true, maxLength: 200 },
+  { name: 'name', type: 'string', required: true, maxLength: 100 },
+  { name: 'age', type: 'number', minimum: 0, maximum: 150 },
+  { name: 'active', type: 'boolean', default: true },
+  { name: 'joinedAt', type: 'datetime' },
+  { name: 'tier', type: 'string', enum: ['free', 'pro', 'team'], default: 'free' },
+  { name: 'score', type: 'number', multipleOf: 0.5 },
+  { name: 'tags', type: 'array', items: { type: 'string' }, maxItems: 10 },
+  {
+    name: 'address',
+    type: 'object',
+    properties: [
+      { name: 'city', type: 'string' },
+      { name: 'zip', type: 'string' },
+    ],
+  },
+  { name: 'notes', type: 'string', maxLength: 2000 },
+];
+
+function recordData(i: number, run: string): Record<string, unknown> {
+  return {
+    email: `user-${run}-${i}@example.com`,
+    name: `User ${i}`,
+    age: 20 + (i % 50),
+    joinedAt: '2026-01-01T00:00:00Z',
+    tier: ['free', 'pro', 'team'][i % 3],
+    score: (i % 20) / 2,
+    tags: ['a', 'b'],
+    address: { city: 'Oslo', zip: '0150' },
+    notes: 'x'.repeat(200),
+  };
+}
+
+async function main(): Promise<void> {
+  // The rate limits would cap the run: lift them for the benchmark.
+  const services = await startServices({
+    RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
+    RATE_LIMIT_READ_PER_MINUTE: '100000000',
+  });
+  const db = new pg.Pool({ connectionString: services.databaseUrl, max: CONCURRENCY });
+  try {
+    const ws = 'bench';
+    const login = { authUrl: services.authUrl, email: services.adminEmail, password: services.adminPassword };
+    const first = await loginWithPassword(login);
+    const workspace = await call('POST', `${services.authUrl}/workspace/api/v1/workspaces`, {
+      token: first.accessToken,
+      body: { slug: ws, name: 'Bench' },
+    });
+    if (workspace.status !== 201) throw new Error(`workspace: ${JSON.stringify(workspace.body)}`);
+    const token = (await loginWithPassword({ ...login, workspace: ws })).accessToken;
+    const base = `${services.dataUrl}/data/workspace/${ws}/api/v1`;
+    const created = await call('POST', `${base}/structures`, {
+      token,
+      body: { name: 'People', enableVersioning: true, properties: PROPERTIES },
+    });
+    if (created.status !== 200) throw new Error(`collection: ${JSON.stringify(created.body)}`);
+    const structureId = created.body.id as string;
+
+    const viaService = (run: string) => async (i: number) => {
+      const res = await call('POST', `${base}/records`, { token, body: { structureId, data: recordData(i, run) } });
+      if (res.status !== 201) throw new Error(`record ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+    };
+    const baseline = (run: string) => async (i: number) => {
+      const client = await db.connect();
+      try {
+        const id = randomUUID();
+        const data = recordData(i, run);
+        await client.query('BEGIN');
+        await client.query(
+          `INSERT INTO data.records (id, workspace_slug, collection_id, data, created_by, updated_by)
+           VALUES ($1, $2, $3, $4, 'bench', 'bench')`,
+          [id, ws, structureId, data],
+        );
+        await client.query(
+          `INSERT INTO data.record_versions (record_id, version, data, changes, updated_by, updated_at)
+           VALUES ($1, 1, $2, '{}', 'bench', now())`,
+          [id, data],
+        );
+        await client.query(`INSERT INTO data.outbox (id, subject, payload) VALUES ($1, $2, $3)`, [
+          randomUUID(),
+          `bench.records.${ws}.people.record_created`,
+          { event: 'record_created', recordId: id, data },
+        ]);
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+    };
+
+    await measure(WARMUP, CONCURRENCY, viaService('warm'));
+    await measure(WARMUP, CONCURRENCY, baseline('warm-base'));
+    const ours = await measure(TOTAL, CONCURRENCY, viaService('ours'));
+    const base_ = await measure(TOTAL, CONCURRENCY, baseline('base'));
+    process.stdout.write(
+      [
+        `records/create  ${TOTAL} records, concurrency ${CONCURRENCY}, 10 properties (1 unique), versioning on; services in their own processes`,
+        `  data service  ${describe(ours)}`,
+        `  baseline pg   ${describe(base_)}`,
+        `  ratio (ours / baseline): throughput ${(ours.perSecond / base_.perSecond).toFixed(2)}, p50 ${(ours.p50Ms / base_.p50Ms).toFixed(2)}, p99 ${(ours.p99Ms / base_.p99Ms).toFixed(2)}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await db.end();
+    await services.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { AuthConfig, migrateAuth } from '@strata/auth';
+import { DataConfig, migrateData } from '@strata/data';
+import { loadConfig } from '@strata/platform';
+import { createTestDatabase, eventually, freePort, testNatsPrefix } from '@strata/testing';
+
+export interface Services {
+  readonly authUrl: string;
+  readonly dataUrl: string;
+  readonly databaseUrl: string;
+  readonly adminEmail: string;
+  readonly adminPassword: string;
+  stop(): Promise<void>;
+}
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The auth and data services as separate processes, as they run in production,
+ * on a database and NATS prefix of the run's own: the benchmark's client and
+ * baseline do not share an event loop with the service they measure.
+ */
+export async function startServices(overrides: Record<string, string> = {}): Promise<Services> {
+  const db = await createTestDatabase('strata_bench');
+  const [authPort, dataPort] = [await freePort(), await freePort()];
+  const authUrl = `http://127.0.0.1:${authPort}`;
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DATABASE_URL: db.url,
+    NATS_PREFIX: testNatsPrefix(),
+    AUTH_PORT: String(authPort),
+    DATA_PORT: String(dataPort),
+    AUTH_ISSUER: `${authUrl}/oidc`,
+    AUTH_INTERNAL_URL: authUrl,
+    STRATA_ADMIN_EMAIL: 'bench@example.test',
+    STRATA_ADMIN_PASSWORD: 'bench password',
+    LOG_LEVEL: 'error',
+    HOST: '127.0.0.1',
+    ...overrides,
+  };
+  await migrateAuth(loadConfig(AuthConfig, env));
+  await migrateData(loadConfig(DataConfig, env));
+  const children: ChildProcess[] = ['auth', 'data'].map((app) =>
+    spawn(process.execPath, ['--no-node-snapshot', `${root}apps/${app}/dist/main.js`], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
+  const dataUrl = `http://127.0.0.1:${dataPort}`;
+  for (const url of [authUrl, dataUrl]) {
+    await eventually(
+      async () => ((await fetch(`${url}/readyz`).catch(() => undefined))?.ok ? true : undefined),
+      30_000,
+    );
+  }
+  return {
+    authUrl,
+    dataUrl,
+    databaseUrl: db.url,
+    adminEmail: env['STRATA_ADMIN_EMAIL']!,
+    adminPassword: env['STRATA_ADMIN_PASSWORD']!,
+    async stop() {
+      await Promise.all(
+        children.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+            }),
+        ),
+      );
+      await db.drop();
+    },
+  };
+}

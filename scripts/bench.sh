@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `pnpm bench` / `npm run bench`: bootstrap and build, then every benchmark under
+# bench/. Each prints our figure, a baseline measured in the same run, and the ratio.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=prepare.sh
+. scripts/prepare.sh
+node --enable-source-maps bench/dist/records.js
