@@ -717,3 +717,78 @@ describe('failure events', () => {
     });
   });
 });
+
+describe('isolation and permissions', () => {
+  it('refuses a second record pointing at the same target of a one-to-one reference', async () => {
+    const users = await collection({ name: 'Accounts', properties: [{ name: 'login', type: 'string' }] });
+    const profiles = await collection({
+      name: 'Profiles',
+      properties: [
+        {
+          name: 'account',
+          type: 'reference',
+          target: users.recordSlug,
+          relationship: 'one-to-one',
+          onDelete: 'cascade',
+        },
+      ],
+    });
+    const account = (await api('POST', '/records', { structureId: users.id, data: { login: 'ada' } })).body.id;
+    expect((await api('POST', '/records', { structureId: profiles.id, data: { account } })).status).toBe(201);
+    const second = await api('POST', '/records', { structureId: profiles.id, data: { account } });
+    expect(second.status).toBe(409);
+    expect(second.body.error).toMatchObject({ code: 'DUPLICATE_KEY', details: [{ field: 'data.account' }] });
+  });
+
+  it('never shows a record to another workspace, and upsert needs both create and update', async () => {
+    const c = await collection({ name: 'Private Notes', properties: [{ name: 'text', type: 'string' }] });
+    const note = (await api('POST', '/records', { structureId: c.id, data: { text: 'mine' } })).body.id;
+    const otherWs = `${ws}-other`;
+    const otherToken = await adminWorkspaceToken(stack, otherWs);
+    const other = (path: string) =>
+      call('GET', `${stack.baseUrl}/data/workspace/${otherWs}/api/v1${path}`, { token: otherToken });
+    expect((await api('GET', `/records/${note}`, undefined, otherToken)).status).toBe(403);
+    expect((await other(`/records/${note}`)).status).toBe(404);
+    expect((await other(`/records?structureId=${c.id}`)).status).toBe(404);
+    expect((await other(`/records/slug/${c.recordSlug}`)).status).toBe(404);
+
+    // A service account that may create records but not update them cannot upsert.
+    const group = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups`, {
+      token,
+      body: { name: 'creators' },
+    });
+    await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups/${group.body.id}/policies`, {
+      token,
+      body: { resource: 'records', actions: ['create'] },
+    });
+    const account = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts`, {
+      token,
+      body: { name: 'creator' },
+    });
+    await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups/${group.body.id}/members`, {
+      token,
+      body: { type: 'service_account', id: account.body.clientId },
+    });
+    const issued = await fetch(`${stack.authUrl}/oidc/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: account.body.clientId,
+        client_secret: account.body.clientSecret,
+      }),
+    });
+    const creator = ((await issued.json()) as { access_token: string }).access_token;
+    expect((await api('POST', '/records', { structureId: c.id, data: { text: 'ok' } }, creator)).status).toBe(201);
+    const upsert = await api(
+      'POST',
+      `/records/slug/${c.recordSlug}/upsert`,
+      { match: { text: 'ok' }, data: {} },
+      creator,
+    );
+    expect(upsert.status).toBe(403);
+    expect(upsert.body.error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      message: 'Missing permission: records:update',
+    });
+  });
+});
