@@ -109,7 +109,9 @@ export class NatsKvRateLimitStore extends RateLimitStore {
         this.remember(k, { value: known.value + n, revision });
         return known.value;
       } catch (err) {
-        if (!isWrongRevision(err)) throw err;
+        // A timeout leaves us not knowing whether the write applied: read again. At worst a
+        // hit is counted twice, which errs on the strict side.
+        if (!isWrongRevision(err) && !isTimeout(err)) throw err;
         known = undefined;
         // Another replica won this round; back off a little, with jitter.
         await new Promise((r) => setTimeout(r, Math.random() * 2 * (attempt + 1)));
@@ -127,13 +129,19 @@ export class NatsKvRateLimitStore extends RateLimitStore {
   private open(windowMs: number): Promise<KV> {
     this.bucket ??= this.nats
       .get()
-      .then((nc) => new Kvm(nc).create(`${this.config.NATS_PREFIX}_ratelimit`, { history: 1, ttl: windowMs * 2 }))
+      .then((nc) =>
+        new Kvm(nc).create(`${this.config.NATS_PREFIX}_ratelimit`, { history: 1, ttl: windowMs * 2, timeout: 5000 }),
+      )
       .catch((err: unknown) => {
         this.bucket = undefined;
         throw err;
       });
     return this.bucket;
   }
+}
+
+function isTimeout(err: unknown): boolean {
+  return (err as { name?: unknown } | null)?.name === 'TimeoutError';
 }
 
 function isWrongRevision(err: unknown): boolean {
