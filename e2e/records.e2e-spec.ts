@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { adminWorkspaceToken, call, EventCollector, startStack, type Stack } from '@strata/testkit';
+import {
+  adminWorkspaceToken,
+  call,
+  EventCollector,
+  serviceAccountToken,
+  startStack,
+  type Stack,
+} from '@strata/testkit';
 
 let stack: Stack;
 let events: EventCollector;
@@ -244,33 +251,11 @@ describe('records', () => {
       await client.end();
     }
     // A service account allowed to read records, but not to reveal secrets.
-    const group = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups`, {
-      token,
-      body: { name: 'readers' },
+    const readerToken = await serviceAccountToken(stack, ws, token, {
+      name: 'reader',
+      resource: 'records',
+      actions: ['retrieve', 'list'],
     });
-    expect(group.status).toBe(201);
-    const policy = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups/${group.body.id}/policies`, {
-      token,
-      body: { resource: 'records', actions: ['retrieve', 'list'] },
-    });
-    expect(policy.status).toBe(201);
-    const account = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts`, {
-      token,
-      body: { name: 'reader' },
-    });
-    await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups/${group.body.id}/members`, {
-      token,
-      body: { type: 'service_account', id: account.body.clientId },
-    });
-    const issued = await fetch(`${stack.authUrl}/oidc/token`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: account.body.clientId,
-        client_secret: account.body.clientSecret,
-      }),
-    });
-    const readerToken = ((await issued.json()) as { access_token: string }).access_token;
     const asReader = await api('GET', `/records/${created.body.id}`, undefined, readerToken);
     expect(asReader.status).toBe(200);
     expect(asReader.body.data.apiKey).toBe('********');
@@ -753,31 +738,11 @@ describe('isolation and permissions', () => {
     expect((await other(`/records/slug/${c.recordSlug}`)).status).toBe(404);
 
     // A service account that may create records but not update them cannot upsert.
-    const group = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups`, {
-      token,
-      body: { name: 'creators' },
+    const creator = await serviceAccountToken(stack, ws, token, {
+      name: 'creator',
+      resource: 'records',
+      actions: ['create'],
     });
-    await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups/${group.body.id}/policies`, {
-      token,
-      body: { resource: 'records', actions: ['create'] },
-    });
-    const account = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts`, {
-      token,
-      body: { name: 'creator' },
-    });
-    await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/groups/${group.body.id}/members`, {
-      token,
-      body: { type: 'service_account', id: account.body.clientId },
-    });
-    const issued = await fetch(`${stack.authUrl}/oidc/token`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: account.body.clientId,
-        client_secret: account.body.clientSecret,
-      }),
-    });
-    const creator = ((await issued.json()) as { access_token: string }).access_token;
     expect((await api('POST', '/records', { structureId: c.id, data: { text: 'ok' } }, creator)).status).toBe(201);
     const upsert = await api(
       'POST',

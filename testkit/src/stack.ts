@@ -140,3 +140,52 @@ export async function adminWorkspaceToken(stack: Stack, workspace: string): Prom
   });
   return scoped.accessToken;
 }
+
+/**
+ * A token of a new service account whose only permissions are those of one new
+ * group with one policy (`resource` × `actions`), created with an admin token.
+ */
+export async function serviceAccountToken(
+  stack: Stack,
+  workspace: string,
+  adminToken: string,
+  grant: { name: string; resource: string; actions: string[] },
+): Promise<string> {
+  const iam = `${stack.authUrl}/workspace/${workspace}/api/v1`;
+  const expect201 = async (what: string, res: Promise<{ status: number; body: any }>) => {
+    const done = await res;
+    if (done.status !== 201) throw new Error(`${what}: ${done.status} ${JSON.stringify(done.body)}`);
+    return done.body;
+  };
+  const group = await expect201(
+    'group',
+    call('POST', `${iam}/groups`, { token: adminToken, body: { name: grant.name } }),
+  );
+  await expect201(
+    'policy',
+    call('POST', `${iam}/groups/${group.id}/policies`, {
+      token: adminToken,
+      body: { resource: grant.resource, actions: grant.actions },
+    }),
+  );
+  const account = await expect201(
+    'service account',
+    call('POST', `${iam}/service-accounts`, { token: adminToken, body: { name: grant.name } }),
+  );
+  await expect201(
+    'member',
+    call('POST', `${iam}/groups/${group.id}/members`, {
+      token: adminToken,
+      body: { type: 'service_account', id: account.clientId },
+    }),
+  );
+  const issued = await fetch(`${stack.authUrl}/oidc/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: account.clientId,
+      client_secret: account.clientSecret,
+    }),
+  });
+  return ((await issued.json()) as { access_token: string }).access_token;
+}

@@ -1,10 +1,11 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { recordEventsStream } from '@strata/contracts';
 import { ensureStream, publishJson } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
+import { PeriodicTask } from '../shared/periodic-task.js';
 
 interface OutboxRow {
   id: string;
@@ -21,27 +22,24 @@ interface OutboxRow {
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('OutboxRelay');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly nats: NatsConnectionHolder,
     private readonly config: DataConfig,
-  ) {}
+  ) {
+    this.task = new PeriodicTask('outbox relay', config.DATA_OUTBOX_INTERVAL_MS, () => this.drain());
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.DATA_OUTBOX_RELAY_ENABLED) return;
     await ensureStream(await this.nats.get(), recordEventsStream(this.config.NATS_PREFIX));
-    this.schedule(0);
+    this.task.start(0);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Publishes everything pending now; returns how many events were sent. */
@@ -52,16 +50,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       sent += batch;
       if (batch < this.config.DATA_OUTBOX_BATCH_SIZE) return sent;
     }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.drain()
-        .then(() => undefined)
-        .catch((err: unknown) => this.logger.warn({ msg: 'outbox relay pass failed; retrying', err: String(err) }))
-        .finally(() => this.schedule(this.config.DATA_OUTBOX_INTERVAL_MS));
-    }, delayMs);
   }
 
   private async publishBatch(): Promise<number> {

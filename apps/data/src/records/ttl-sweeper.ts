@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { StrataException } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
+import { PeriodicTask } from '../shared/periodic-task.js';
 import { findCollection } from './collection-lookup.js';
 import { RecordWriter } from './record-writer.js';
 import type { RecordRow } from './record.types.js';
@@ -19,24 +20,22 @@ export const TTL_ACTOR = 'system:ttl';
 @Injectable()
 export class TtlSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('TtlSweeper');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly writer: RecordWriter,
     private readonly config: DataConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.config.DATA_TTL_SWEEP_ENABLED) this.schedule();
+  ) {
+    this.task = new PeriodicTask('TTL sweep', config.DATA_TTL_SWEEP_INTERVAL_MS, () => this.sweep());
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    if (this.config.DATA_TTL_SWEEP_ENABLED) this.task.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Expires one batch of due records; returns how many expired. */
@@ -67,14 +66,5 @@ export class TtlSweeper implements OnApplicationBootstrap, OnApplicationShutdown
       this.logger.warn({ msg: 'expired record kept; retrying in an hour', recordId: row.id, reason: err.message });
       return false;
     }
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.sweep()
-        .catch((err: unknown) => this.logger.warn({ msg: 'TTL sweep failed; retrying', err: String(err) }))
-        .finally(() => this.schedule());
-    }, this.config.DATA_TTL_SWEEP_INTERVAL_MS);
   }
 }

@@ -16,6 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { COLLECTION_STATUSES, SCHEMA_DISCOVERY_MODES } from '@strata/contracts';
+import { PageQuery } from '../../shared/page.query.js';
 
 export const RECORD_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -158,22 +159,7 @@ export class UpdateCollectionRequest extends CollectionFields {
   recordSlug?: string;
 }
 
-export class ListCollectionsQuery {
-  @ApiPropertyOptional({ default: 20, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
-
+export class ListCollectionsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: COLLECTION_STATUSES })
   @IsOptional()
   @IsIn(COLLECTION_STATUSES)

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
+import { PageQuery } from '../../shared/page.query.js';
 import {
   IsBoolean,
   IsDateString,
@@ -18,15 +19,8 @@ import {
 const booleanFlag = () =>
   Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value));
 
-export class CreateRecordRequest {
-  @ApiProperty({ format: 'uuid' })
-  @IsUUID('4', { message: 'structureId must be a UUID' })
-  structureId!: string;
-
-  @ApiProperty({ type: 'object', additionalProperties: true })
-  @IsObject()
-  data!: Record<string, unknown>;
-
+/** Caller metadata and time to live, accepted by create and PATCH. */
+class RecordWriteFields {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
@@ -43,6 +37,16 @@ export class CreateRecordRequest {
   @IsOptional()
   @IsDateString({}, { message: 'expiresAt must be an ISO 8601 date-time' })
   expiresAt?: string | null;
+}
+
+export class CreateRecordRequest extends RecordWriteFields {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID('4', { message: 'structureId must be a UUID' })
+  structureId!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  @IsObject()
+  data!: Record<string, unknown>;
 }
 
 export class UpdateOptions {
@@ -57,33 +61,16 @@ export class UpdateOptions {
   skipValidation?: boolean;
 }
 
-export class PatchRecordRequest {
+export class PatchRecordRequest extends RecordWriteFields {
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'null unsets a field' })
   @IsObject()
   data!: Record<string, unknown>;
-
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
-  @IsObject()
-  metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: UpdateOptions })
   @IsOptional()
   @ValidateNested()
   @Type(() => UpdateOptions)
   options?: UpdateOptions;
-
-  @ApiPropertyOptional({ description: 'time to live: the record expires this many seconds from now' })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(10 * 365 * 86_400)
-  ttlSeconds?: number;
-
-  @ApiPropertyOptional({ description: 'when the record expires (ISO 8601); null on PATCH clears it', nullable: true })
-  @IsOptional()
-  @IsDateString({}, { message: 'expiresAt must be an ISO 8601 date-time' })
-  expiresAt?: string | null;
 }
 
 export class ReplaceRecordRequest {
@@ -139,26 +126,11 @@ export class GetRecordQuery {
   version?: number;
 }
 
-export class ListRecordsQuery {
+export class ListRecordsQuery extends PageQuery {
   @ApiPropertyOptional({ format: 'uuid', description: 'required on GET /records' })
   @IsOptional()
   @IsUUID('4', { message: 'structureId must be a UUID' })
   structureId?: string;
-
-  @ApiPropertyOptional({ default: 20, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
 
   @ApiPropertyOptional({ description: 'reference fields to expand, comma-separated, dotted for nested' })
   @IsOptional()
