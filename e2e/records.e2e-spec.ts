@@ -141,6 +141,23 @@ describe('records', () => {
       'record_deleted',
     ]);
     expect(new Set(seen.map((e) => e.msgId)).size).toBe(7);
+    expect(seen[4]!.payload).toEqual({
+      event: 'record_deleted',
+      workspaceSlug: ws,
+      recordSlug: 'customers',
+      recordId: id,
+      timestamp: expect.any(String),
+      deletedBy: created.body.createdBy,
+      data: expect.objectContaining({
+        id,
+        version: 4,
+        data: expect.objectContaining({ name: 'Ada', apiKey: '********' }),
+      }),
+    });
+    expect(seen[3]!.payload).toMatchObject({
+      event: 'record_reverted',
+      data: { before: { version: 3 }, after: { version: 4, data: { name: 'Ada' } } },
+    });
     const [createdEvent, updatedEvent] = seen;
     expect(createdEvent!.subject).toBe(`${stack.natsPrefix}.records.${ws}.customers.record_created`);
     expect(createdEvent!.msgId).toMatch(/^[0-9a-f-]{36}$/);
@@ -697,6 +714,12 @@ describe('failure events', () => {
     const [aggregate] = await events.waitFor(
       (e) => e.payload.event === 'records_bulk_created_failed' && e.payload.recordSlug === c.recordSlug,
     );
+    const ghostUpdate = await api('PATCH', '/records/bulk', { updates: [{ id: record, data: { n: 'bad' } }] });
+    expect(ghostUpdate.body).toMatchObject({ updated: 0, failed: 1 });
+    const [bulkUpdate] = await events.waitFor(
+      (e) => e.payload.event === 'records_bulk_updated_failed' && e.payload.recordSlug === c.recordSlug,
+    );
+    expect(bulkUpdate!.payload).toMatchObject({ error: { code: 'VALIDATION_ERROR' }, updatedBy: expect.any(String) });
     expect(aggregate!.payload).toMatchObject({
       error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^All 2 items were refused/) },
     });

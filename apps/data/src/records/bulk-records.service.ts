@@ -104,8 +104,8 @@ export class BulkRecordsService {
 
   async update(workspace: string, actor: string, grants: Grants, body: BulkUpdateRequest) {
     requireManageFor(body.options?.skipValidation, grants);
-    return this.db.transaction(async (tx) => {
-      const collections = new Map<string, Collection>();
+    const collections = new Map<string, Collection>();
+    const result = await this.db.transaction(async (tx) => {
       const updated = new Map<string, RecordRow[]>();
       const results: RecordResponse[] = [];
       const errors: BulkItemError[] = [];
@@ -139,11 +139,16 @@ export class BulkRecordsService {
       }
       return { success: errors.length === 0, updated: results.length, failed: errors.length, results, errors };
     });
+    if (result.updated === 0) {
+      const reached = collections.values().next().value;
+      await this.reportAllRefused(result.errors, reached, 'records_bulk_updated_failed', { updatedBy: actor });
+    }
+    return result;
   }
 
   async delete(workspace: string, actor: string, body: BulkDeleteRequest) {
-    return this.db.transaction(async (tx) => {
-      const collections = new Map<string, Collection>();
+    const collections = new Map<string, Collection>();
+    const result = await this.db.transaction(async (tx) => {
       const deleted = new Map<string, string[]>();
       const errors: BulkItemError[] = [];
       for (const [index, id] of body.ids.entries()) {
@@ -161,6 +166,11 @@ export class BulkRecordsService {
       const count = [...deleted.values()].reduce((n, ids) => n + ids.length, 0);
       return { success: errors.length === 0, deleted: count, failed: errors.length, errors };
     });
+    if (result.deleted === 0) {
+      const reached = collections.values().next().value;
+      await this.reportAllRefused(result.errors, reached, 'records_bulk_deleted_failed', { deletedBy: actor });
+    }
+    return result;
   }
 
   private async collection(
