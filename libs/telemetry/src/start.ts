@@ -8,7 +8,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 
 export interface TelemetryOptions {
   readonly serviceName: string;
-  /** OTLP/HTTP endpoint. Without one (and without extra processors) tracing stays off. */
+  /** OTLP/HTTP endpoint; spans are created (for log correlation) but not exported when absent. */
   readonly otlpEndpoint?: string | undefined;
   /** Extra processors, for tests that collect spans in memory. */
   readonly spanProcessors?: SpanProcessor[];
@@ -24,10 +24,6 @@ let sdk: NodeSDK | undefined;
  */
 export function startTelemetry(options: TelemetryOptions): void {
   if (sdk) return;
-  // Spans that go nowhere still cost every request (the instrumentation wraps
-  // http, express and pg): without a collector, tracing is off. The benchmark in
-  // bench/ measured about a third of the data service's CPU going to it.
-  if (!options.otlpEndpoint && !options.spanProcessors?.length) return;
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const processors: SpanProcessor[] = [...(options.spanProcessors ?? [])];
   if (options.otlpEndpoint) {
