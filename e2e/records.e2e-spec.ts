@@ -207,6 +207,10 @@ describe('records', () => {
     const body = await api('POST', '/records', { structureId: 'nope', data: 'x' });
     expect(body.status).toBe(400);
     expect(body.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['data', 'structureId']);
+    // PostgreSQL cannot store NUL in jsonb: a 400 at the door, not a 500 at the INSERT.
+    const nul = await api('POST', '/records', { structureId: customers.id, data: { email: 'a@b', name: 'x\u0000y' } });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('NUL') });
     const unknownCollection = await api('POST', '/records', {
       structureId: '0b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11',
       data: {},

@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type RequestHandler } from 'express';
 import type { ErrorShape } from '@strata/contracts';
+import { refuseNulCharacters } from './http/no-nul.js';
 import { JsonLogger } from '@strata/telemetry';
 import { ErrorFilter } from './errors/error.filter.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
@@ -34,7 +35,12 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   app.use(requestIdMiddleware);
   const skip = options.skipBodyParsing;
   const limit = options.jsonLimit ?? '1mb';
-  app.use(unless(skip, express.json({ limit, type: ['application/json', 'application/*+json'] })));
+  app.use(
+    unless(
+      skip,
+      express.json({ limit, type: ['application/json', 'application/*+json'], verify: refuseNulCharacters }),
+    ),
+  );
   app.use(unless(skip, express.urlencoded({ extended: false, limit })));
   await options.beforeInit?.(app);
   app.useGlobalFilters(new ErrorFilter(options.defaultErrorShape));

@@ -43,7 +43,11 @@ export function prepareRecordData(
     return { data: {}, issues, unknownFields: [] };
   }
   const byName = new Map(schema.properties.map((p) => [p.name, p]));
-  const data: Record<string, unknown> = mode === 'patch' ? { ...previous } : {};
+  // No prototype: a field named __proto__ is then an ordinary (unknown) key, never the object's prototype.
+  const data: Record<string, unknown> = Object.assign(
+    Object.create(null) as Record<string, unknown>,
+    mode === 'patch' ? previous : {},
+  );
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
     const property = byName.get(key);
