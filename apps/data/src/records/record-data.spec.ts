@@ -111,3 +111,31 @@ describe('computeFields', () => {
     expect(messages(issues)).toEqual(['data.bad: expression produced "x", not a number']);
   });
 });
+
+describe('normalizeDatetimes', () => {
+  it('stores datetimes as UTC with milliseconds at any depth, leaving other values alone', async () => {
+    const { normalizeDatetimes } = await import('./normalize.js');
+    const { properties } = schema([
+      { name: 'at', type: 'datetime' },
+      { name: 'days', type: 'array', items: { type: 'datetime' } },
+      { name: 'span', type: 'object', properties: [{ name: 'from', type: 'datetime' }] },
+      { name: 'log', type: 'array', items: { type: 'object' }, itemSchema: [{ name: 'when', type: 'datetime' }] },
+      { name: 'label', type: 'string' },
+    ]);
+    const data: Record<string, unknown> = {
+      at: '2026-01-01T10:00:00+02:00',
+      days: ['2026-03-01', 'not a date'],
+      span: { from: '2026-01-01T00:00Z' },
+      log: [{ when: '2026-01-01 12:00:00-0100' }],
+      label: '2026-01-01',
+    };
+    normalizeDatetimes(properties, data);
+    expect(data).toEqual({
+      at: '2026-01-01T08:00:00.000Z',
+      days: ['2026-03-01T00:00:00.000Z', 'not a date'],
+      span: { from: '2026-01-01T00:00:00.000Z' },
+      log: [{ when: '2026-01-01T13:00:00.000Z' }],
+      label: '2026-01-01',
+    });
+  });
+});

@@ -3,6 +3,7 @@ import type { Collection } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
 import { Issues } from '../schema/issues.js';
 import { computeFields, prepareRecordData, type WriteMode } from './record-data.js';
+import { normalizeDatetimes } from './normalize.js';
 import { checkReferenceTargets } from './reference-integrity.js';
 
 /**
@@ -23,5 +24,6 @@ export async function validateForWrite(
   if (!issues.count) await computeFields(c.properties, prepared.data, 'persisted', issues);
   if (!issues.count) await checkReferenceTargets(tx, c.workspaceSlug, c.properties, prepared.data, issues);
   if (issues.count) throw StrataException.validation([...issues.list], 'The record does not match its collection');
+  normalizeDatetimes(c.properties, prepared.data);
   return prepared.data;
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   CallerGrants,
   RequireAllPermissions,
@@ -22,6 +22,7 @@ import {
   RestoreRecordRequest,
 } from './dto/record.requests.js';
 import { parseIfMatch } from './if-match.js';
+import { listParams } from './list-params.js';
 import { RecordsService } from './records.service.js';
 import { UpsertRecordRequest } from './dto/upsert.requests.js';
 import { UpsertService, type UpsertResult } from './upsert.service.js';
@@ -50,24 +51,34 @@ export class RecordsController {
 
   @Get()
   @RequirePermission('records', 'list')
-  list(@Param('workspace') workspace: string, @CallerGrants() grants: Grants, @Query() query: ListRecordsQuery) {
+  @ApiQuery({ type: ListRecordsQuery })
+  async list(
+    @Param('workspace') workspace: string,
+    @CallerGrants() grants: Grants,
+    @Query() raw: Record<string, unknown>,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { query, legacy } = await listParams(raw, res);
     if (!query.structureId) {
       throw StrataException.validation([
         { field: 'structureId', message: 'is required (or use /records/slug/{recordSlug})' },
       ]);
     }
-    return this.records.list(workspace, grants, { id: query.structureId }, query);
+    return this.records.list(workspace, grants, { id: query.structureId }, query, legacy);
   }
 
   @Get('slug/:recordSlug')
   @RequirePermission('records', 'list')
-  listBySlug(
+  @ApiQuery({ type: ListRecordsQuery })
+  async listBySlug(
     @Param('workspace') workspace: string,
     @Param('recordSlug') recordSlug: string,
     @CallerGrants() grants: Grants,
-    @Query() query: ListRecordsQuery,
+    @Query() raw: Record<string, unknown>,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.records.list(workspace, grants, { slug: recordSlug }, query);
+    const { query, legacy } = await listParams(raw, res);
+    return this.records.list(workspace, grants, { slug: recordSlug }, query, legacy);
   }
 
   @Post('slug/:structureSlug/upsert')

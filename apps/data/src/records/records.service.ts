@@ -17,6 +17,9 @@ import type {
 import type { WriteMode } from './record-data.js';
 import { RecordPresenter } from './record-presenter.js';
 import { parseExpand, RecordExpander } from './record-expander.js';
+import { compileCount, compileSelect } from '../query/compile-select.js';
+import { encodeCursor } from '../query/cursor.js';
+import { buildListQuery } from '../query/list-request.js';
 import { validateForWrite } from './record-validation.js';
 import { expiryOf } from './expiry.js';
 import { FailureEvents } from './failure-events.js';
@@ -82,40 +85,64 @@ export class RecordsService {
     };
   }
 
+  /**
+   * The records list: filter expression and legacy parameters, sort on any
+   * fields, offset or keyset cursor, COUNT only with includeCount, expand.
+   */
   async list(
     workspace: string,
     grants: Grants,
     collection: { id: string } | { slug: string },
     query: ListRecordsQuery,
-  ) {
+    legacy: Readonly<Record<string, unknown>> = {},
+  ): Promise<RecordPage> {
     const paths = parseExpand(query.expand);
     const c = await findCollection(this.db.manager, workspace, collection);
-    const limit = query.limit ?? 20;
-    const offset = query.offset ?? 0;
-    const rows = await this.db.query<RecordRow[]>(
-      `${SELECT_RECORD} WHERE r.collection_id = $1 AND r.deleted_at IS NULL ORDER BY r.created_at, r.id LIMIT $2 OFFSET $3`,
-      [c.id, limit + 1, offset],
-    );
+    const q = buildListQuery(c, {
+      filter: query.filter,
+      sort: query.sort,
+      limit: query.limit ?? query.pageSize,
+      offset: query.offset,
+      cursor: query.cursor,
+      legacy,
+    });
+    const compiled = compileSelect({ ...q, limit: q.limit + 1 });
+    const rows = await this.db.query<(RecordRow & Record<string, string>)[]>(compiled.sql, compiled.params);
     let total: number | null = null;
     if (query.includeCount) {
-      const [counted] = await this.db.query<[{ n: number }]>(
-        'SELECT count(*)::int AS n FROM data.records WHERE collection_id = $1 AND deleted_at IS NULL',
-        [c.id],
-      );
+      const count = compileCount(q);
+      const [counted] = await this.db.query<[{ n: number }]>(count.sql, count.params);
       total = counted.n;
     }
-    const results = await Promise.all(rows.slice(0, limit).map((row) => this.presenter.record(c, row, grants)));
-    if (paths.length)
+    const page = rows.slice(0, q.limit);
+    const results = await Promise.all(page.map((row) => this.presenter.record(c, row, grants)));
+    if (paths.length) {
       await this.expander.expand(
         c,
         results.map((r) => r.data),
         paths,
         grants,
       );
+    }
+    const last = page.at(-1);
+    const hasMore = rows.length > q.limit;
     return {
       results,
-      pagination: { limit, offset, total, hasMore: rows.length > limit, nextCursor: null },
-    } satisfies RecordPage;
+      pagination: {
+        limit: q.limit,
+        offset: q.offset ?? 0,
+        total,
+        hasMore,
+        nextCursor:
+          hasMore && last
+            ? encodeCursor(
+                q.sortSpec,
+                compiled.keyColumns.map((k) => last[k]!),
+                last.id,
+              )
+            : null,
+      },
+    };
   }
 
   async patch(

@@ -127,6 +127,35 @@ export class GetRecordQuery {
 }
 
 export class ListRecordsQuery extends PageQuery {
+  @ApiPropertyOptional({
+    description: 'key:value terms separated by commas (see docs/queries.md)',
+    example: 'status:active,price:>100',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4000)
+  filter?: string;
+
+  @ApiPropertyOptional({ description: 'fields, comma-separated; a leading - sorts descending', example: '-price,name' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  sort?: string;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page (keyset pagination)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4000)
+  cursor?: string;
+
+  @ApiPropertyOptional({ deprecated: true, description: 'older name of limit' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  pageSize?: number;
+
   @ApiPropertyOptional({ format: 'uuid', description: 'required on GET /records' })
   @IsOptional()
   @IsUUID('4', { message: 'structureId must be a UUID' })

@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+
+let stack: Stack;
+const ws = `list-${Date.now().toString(36)}`;
+let token: string;
+let products: { id: string; recordSlug: string };
+const ids: Record<string, string> = {};
+
+const base = () => `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+const get = (path: string) => call('GET', `${base()}${path}`, { token });
+const names = (res: { body: { results: { data: { name: string } }[] } }) => res.body.results.map((r) => r.data.name);
+
+/** A known data set: the expected rows of every query below are written out by hand. */
+const DATA = [
+  { name: 'anvil', price: 100, stock: 3, active: true, launched: '2024-01-15T00:00:00Z', tags: ['metal', 'heavy'] },
+  { name: 'bolt', price: 2.5, stock: 1000, active: true, launched: '2025-06-01T12:00:00+02:00', tags: ['metal'] },
+  { name: 'crate', price: 40, stock: 0, active: false, launched: '2023-03-10', tags: ['wood'] },
+  { name: 'drill', price: 250, stock: 7, active: true, launched: '2026-02-01T00:00:00Z', tags: ['power', 'metal'] },
+  { name: 'Eraser, large', price: 9, stock: 70, active: true, tags: [] },
+];
+
+beforeAll(async () => {
+  stack = await startStack();
+  token = await adminWorkspaceToken(stack, ws);
+  const created = await call('POST', `${base()}/structures`, {
+    token,
+    body: {
+      name: 'Products',
+      properties: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'price', type: 'number' },
+        { name: 'stock', type: 'number' },
+        { name: 'active', type: 'boolean' },
+        { name: 'launched', type: 'datetime' },
+        { name: 'tags', type: 'array', items: { type: 'string' } },
+      ],
+    },
+  });
+  products = created.body;
+  for (const data of DATA) {
+    const res = await call('POST', `${base()}/records`, { token, body: { structureId: products.id, data } });
+    expect(res.status).toBe(201);
+    ids[data.name] = res.body.id;
+  }
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const list = (query: string) => get(`/records/slug/products?${query}`);
+
+describe('the records list filter', () => {
+  it.each([
+    ['equality', 'filter=name:bolt', ['bolt']],
+    ['numbers compare as numbers, not text', 'filter=price:>9', ['anvil', 'crate', 'drill']],
+    ['>= and <', 'filter=price:>=40,price:<250', ['anvil', 'crate']],
+    ['a range', 'filter=stock:3..70', ['anvil', 'drill', 'Eraser, large']],
+    ['booleans', 'filter=active:false', ['crate']],
+    ['datetimes compare as instants', 'filter=launched:>2025-06-01T09:00:00Z', ['bolt', 'drill']],
+    ['datetime range across offsets', 'filter=launched:2024-01-01..2025-06-01T10:00:00Z', ['anvil', 'bolt']],
+    ['contains, case-insensitive', 'filter=name:*RA*', ['crate', 'Eraser, large']],
+    ['starts with', 'filter=name:dr*', ['drill']],
+    ['ends with', 'filter=name:*t', ['bolt']],
+    ['in', 'filter=name:[bolt,crate,zzz]', ['bolt', 'crate']],
+    ['not in', 'filter=name:![bolt,crate]', ['anvil', 'drill', 'Eraser, large']],
+    [
+      'not equal includes absent fields',
+      'filter=launched:!2023-03-10T00:00:00Z',
+      ['anvil', 'bolt', 'drill', 'Eraser, large'],
+    ],
+    ['quoted values hold commas', 'filter=name:"Eraser, large"', ['Eraser, large']],
+    ['comma is AND', 'filter=active:true,price:<50', ['bolt', 'Eraser, large']],
+    ['system columns', `filter=id:${'$ID'}`, ['drill']],
+  ])('%s', async (_label, query, expected) => {
+    const res = await list(`${query.replace('$ID', ids['drill']!)}&sort=name`);
+    expect(res.status).toBe(200);
+    expect(names(res).sort()).toEqual([...expected].sort());
+  });
+
+  it('explains what is wrong, with the position of a syntax error', async () => {
+    const cases: [string, string][] = [
+      ['filter=price>9', 'expected ":" after the field name at position 5'],
+      ['filter=price:[1,2', 'expected "," or "]" at position 10'],
+      ['filter=colour:red', '"colour" is not a property of this collection'],
+      ['filter=name:>a', 'operator gt does not apply to name (string)'],
+      ['filter=price:cheap', 'eq on price expects a number, got "cheap"'],
+      ['filter=launched:>soon', 'gt on launched expects an ISO 8601 date-time, got "soon"'],
+      ['sort=colour', '"colour" is not a property of this collection'],
+    ];
+    for (const [query, message] of cases) {
+      const res = await list(query);
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+      expect(res.body.error.details[0].message).toContain(message);
+    }
+  });
+});
+
+describe('sorting, paging and counting', () => {
+  it('sorts on any list of fields, typed', async () => {
+    expect(names(await list('sort=-price'))).toEqual(['drill', 'anvil', 'crate', 'Eraser, large', 'bolt']);
+    expect(names(await list('sort=active,-stock'))).toEqual(['crate', 'bolt', 'Eraser, large', 'drill', 'anvil']);
+    // An absent field sorts as null: first when ascending.
+    expect(names(await list('sort=launched'))).toEqual(['Eraser, large', 'crate', 'anvil', 'bolt', 'drill']);
+  });
+
+  it('counts only when asked and pages with limit and offset', async () => {
+    const first = await list('sort=name&limit=2');
+    expect(first.body.pagination).toMatchObject({ limit: 2, offset: 0, total: null, hasMore: true });
+    const counted = await list('sort=price&limit=2&offset=2&includeCount=true&filter=active:true');
+    expect(counted.body.pagination).toMatchObject({ limit: 2, offset: 2, total: 4, hasMore: false, nextCursor: null });
+    expect(names(counted)).toEqual(['anvil', 'drill']);
+  });
+
+  it('walks the collection with a cursor that stays correct while records come and go', async () => {
+    const walk = await call('POST', `${base()}/structures`, {
+      token,
+      body: {
+        name: 'Walk',
+        properties: [
+          { name: 'name', type: 'string' },
+          { name: 'price', type: 'number' },
+        ],
+      },
+    });
+    const add = async (name: string, price: number) =>
+      (await call('POST', `${base()}/records`, { token, body: { structureId: walk.body.id, data: { name, price } } }))
+        .body.id as string;
+    const walked: Record<string, string> = {};
+    for (const [name, price] of [
+      ['a', 50],
+      ['b', 40],
+      ['c', 40],
+      ['d', 30],
+      ['e', 10],
+    ] as const)
+      walked[name] = await add(name, price);
+    const page = (cursor?: string) =>
+      get(`/records/slug/walk?sort=-price,name&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    const p1 = await page();
+    expect(names(p1)).toEqual(['a', 'b']);
+    // Meanwhile: a record that sorts before the cursor arrives, one already seen goes, one ahead goes.
+    await add('z', 900);
+    await call('DELETE', `${base()}/records/${walked['a']}`, { token });
+    await call('DELETE', `${base()}/records/${walked['d']}`, { token });
+    const p2 = await page(p1.body.pagination.nextCursor);
+    expect(names(p2)).toEqual(['c', 'e']);
+    expect(p2.body.pagination).toMatchObject({ hasMore: false, nextCursor: null });
+
+    const otherSort = await get(`/records/slug/walk?sort=name&cursor=${p1.body.pagination.nextCursor}`);
+    expect(otherSort.status).toBe(400);
+    expect(otherSort.body.error.details[0]).toMatchObject({ field: 'cursor' });
+    expect((await get('/records/slug/walk?cursor=not-a-cursor')).status).toBe(400);
+    expect(
+      (await get(`/records/slug/walk?sort=-price,name&offset=2&cursor=${p1.body.pagination.nextCursor}`)).status,
+    ).toBe(400);
+  });
+
+  it('needs structureId on GET /records', async () => {
+    const missing = await get('/records');
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details).toEqual([
+      { field: 'structureId', message: expect.stringMatching(/is required/) },
+    ]);
+    const byId = await get(`/records?structureId=${products.id}&filter=name:bolt`);
+    expect(names(byId)).toEqual(['bolt']);
+  });
+});
+
+describe('the legacy URL-parameter filters', () => {
+  it('answer with Deprecation, Sunset and Link, and filter like the new form', async () => {
+    const res = await list('data.price[gt]=9&data.active=true&sort=-price&pageSize=10');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('deprecation')).toBe('true');
+    expect(res.headers.get('sunset')).toBe('Thu, 10 Sep 2026 23:59:59 GMT');
+    expect(res.headers.get('link')).toMatch(/rel="successor-version"/);
+    expect(names(res)).toEqual(['drill', 'anvil']);
+    const inList = await list('data.name[in]=bolt,crate&sort=name');
+    expect(names(inList)).toEqual(['bolt', 'crate']);
+    const bad = await list('data.price[between]=1');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].field).toBe('data.price[between]');
+    const modern = await list('filter=name:bolt');
+    expect(modern.headers.get('deprecation')).toBeNull();
+  });
+});
+
+describe('schemaless collections', () => {
+  it('compare every field as text', async () => {
+    const c = await call('POST', `${base()}/structures`, {
+      token,
+      body: { name: 'Loose', schemaDiscoveryMode: 'schemaless', properties: [] },
+    });
+    for (const n of [9, 10, 100]) {
+      await call('POST', `${base()}/records`, { token, body: { structureId: c.body.id, data: { n, label: `v${n}` } } });
+    }
+    const res = await get(`/records/slug/loose?filter=n:>2&sort=n`);
+    expect(res.status).toBe(200);
+    // As text, "10" and "100" are less than "2"; "9" is greater.
+    expect(res.body.results.map((r: { data: { n: number } }) => r.data.n)).toEqual([9]);
+    const sorted = await get('/records/slug/loose?sort=n');
+    expect(sorted.body.results.map((r: { data: { n: number } }) => r.data.n)).toEqual([10, 100, 9]);
+    expect((await get('/records/slug/loose?filter=anything.nested:x')).status).toBe(200);
+  });
+});
