@@ -205,3 +205,99 @@ describe('schemaless collections', () => {
     expect((await get('/records/slug/loose?filter=anything.nested:x')).status).toBe(200);
   });
 });
+
+describe('POST /records/query (canonical definition)', () => {
+  const query = (body: unknown) => call('POST', `${base()}/records/query`, { token, body });
+  const dataNames = (res: { body: { data: { data: { name: string } }[] } }) =>
+    res.body.data.map((r) => r.data.name).sort();
+
+  it.each([
+    ['a flat map is AND', { 'data.price': { gt: 9 }, 'data.active': { eq: true } }, ['anvil', 'drill']],
+    ['or', { or: [{ 'data.name': { eq: 'bolt' } }, { 'data.stock': { lte: 3 } }] }, ['anvil', 'bolt', 'crate']],
+    ['not', { not: { 'data.active': { eq: true } } }, ['crate']],
+    ['exists: false matches absent fields', { 'data.launched': { exists: false } }, ['Eraser, large']],
+    ['in / nin', { 'data.name': { in: ['bolt', 'drill'] }, 'data.price': { nin: [2.5] } }, ['drill']],
+    [
+      'startsWith / endsWith',
+      { or: [{ 'data.name': { startsWith: 'cr' } }, { 'data.name': { endsWith: 'VIL' } }] },
+      ['anvil', 'crate'],
+    ],
+    ['hasAny', { 'data.tags': { hasAny: ['wood', 'power'] } }, ['crate', 'drill']],
+    ['hasAll', { 'data.tags': { hasAll: ['metal', 'heavy'] } }, ['anvil']],
+    ['datetimes as instants', { 'data.launched': { gte: '2025-06-01T11:00:00+01:00' } }, ['bolt', 'drill']],
+    ['system columns are bare', { createdAt: { gt: '2000-01-01' }, 'data.price': { lt: 5 } }, ['bolt']],
+  ])('%s', async (_label, where, expected) => {
+    const res = await query({ resource: 'products', where });
+    expect(res.status).toBe(200);
+    expect(dataNames(res)).toEqual(expected);
+  });
+
+  it('refuses bare data names, unknown properties, two operators and misfit types, naming each', async () => {
+    const res = await query({
+      resource: 'products',
+      where: {
+        price: { gt: 1 },
+        'data.colour': { eq: 'red' },
+        'data.stock': { gt: 1, lt: 5 },
+        or: [{ 'data.name': { gt: 'a' } }, { 'data.price': { eq: '9' } }],
+        'data.active': { between: [1, 2] },
+      },
+      sort: [{ field: 'data.price', direction: 'sideways' }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(
+      [
+        'where.price',
+        'where.data.colour',
+        'where.data.stock',
+        'where.or[0].data.name.gt',
+        'where.or[1].data.price.eq',
+        'where.data.active.between',
+        'sort[0].direction',
+      ].sort(),
+    );
+    expect(res.body.error.details.find((d: { field: string }) => d.field === 'where.price').message).toMatch(
+      /neither a system column .* nor a data.<field> path/,
+    );
+  });
+
+  it('searches text, with typo tolerance through trigram similarity', async () => {
+    const exact = await query({ resource: 'products', text: { query: 'drill', fields: ['data.name'] } });
+    expect(dataNames(exact)).toEqual(['drill']);
+    expect(dataNames(await query({ resource: 'products', text: { query: 'dril', fields: ['data.name'] } }))).toEqual(
+      [],
+    );
+    const typo = await query({
+      resource: 'products',
+      text: { query: 'dril', fields: ['data.name'], typoTolerance: true },
+    });
+    expect(dataNames(typo)).toEqual(['drill']);
+    const noField = await query({ resource: 'products', text: { query: 'x' } });
+    expect(noField.status).toBe(400);
+    expect(noField.body.error.details[0].field).toBe('text.fields');
+  });
+
+  it('sorts, selects, pages with a cursor and counts on request', async () => {
+    const body = {
+      resource: 'products',
+      where: { 'data.price': { gte: 9 } },
+      sort: [{ field: 'data.price', direction: 'desc' }],
+      select: { fields: ['data.name', 'version'] },
+      page: { limit: 2, includeCount: true },
+    };
+    const first = await query(body);
+    expect(first.body.data).toEqual([
+      { id: expect.any(String), version: 1, data: { name: 'drill' } },
+      { id: expect.any(String), version: 1, data: { name: 'anvil' } },
+    ]);
+    expect(first.body.meta).toMatchObject({ limit: 2, total: 4, hasMore: true });
+    const second = await query({ ...body, page: { limit: 2, cursor: first.body.meta.nextCursor } });
+    expect(second.body.data.map((r: { data: { name: string } }) => r.data.name)).toEqual(['crate', 'Eraser, large']);
+    expect(second.body.meta).toMatchObject({ hasMore: false, nextCursor: null });
+    const otherSort = await query({ ...body, sort: [], page: { limit: 2, cursor: first.body.meta.nextCursor } });
+    expect(otherSort.status).toBe(400);
+    const unknown = await query({ resource: 'nothing-here' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('STRUCTURE_NOT_FOUND');
+  });
+});

@@ -12,6 +12,8 @@ import { RecordWriter } from './records/record-writer.js';
 import { RecordPresenter } from './records/record-presenter.js';
 import { RecordExpander } from './records/record-expander.js';
 import { TtlSweeper } from './records/ttl-sweeper.js';
+import { QueryController } from './query/query.controller.js';
+import { QueryService } from './query/query.service.js';
 import { FailureEvents } from './records/failure-events.js';
 import { SuggestionsStore } from './discovery/suggestions.store.js';
 import { SchemaDiscoveryService } from './discovery/schema-discovery.service.js';
@@ -40,7 +42,13 @@ export class DataAppModule {
         ),
         PlatformModule.forRoot({ config }),
       ],
-      controllers: [CollectionsController, SchemaDiscoveryController, BulkRecordsController, RecordsController],
+      controllers: [
+        CollectionsController,
+        SchemaDiscoveryController,
+        QueryController,
+        BulkRecordsController,
+        RecordsController,
+      ],
       providers: [
         CollectionsService,
         RecordsService,
@@ -48,6 +56,7 @@ export class DataAppModule {
         RecordPresenter,
         RecordExpander,
         TtlSweeper,
+        QueryService,
         FailureEvents,
         SuggestionsStore,
         SchemaDiscoveryService,

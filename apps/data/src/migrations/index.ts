@@ -2,6 +2,7 @@ import { DataCollections1763700000000 } from './1763700000000-data-collections.j
 import { DataRecords1763700000001 } from './1763700000001-data-records.js';
 import { DataIdempotency1763700000002 } from './1763700000002-data-idempotency.js';
 import { DataSchemaSuggestions1763700000003 } from './1763700000003-data-schema-suggestions.js';
+import { DataSearch1763700000004 } from './1763700000004-data-search.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   DataRecords1763700000001,
   DataIdempotency1763700000002,
   DataSchemaSuggestions1763700000003,
+  DataSearch1763700000004,
 ];

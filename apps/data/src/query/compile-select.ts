@@ -1,6 +1,7 @@
 import { compileWhere, systemColumn, type TypedWhere } from './compile-where.js';
 import { Params } from './params.js';
 import type { FieldRef, FieldType } from './query.types.js';
+import type { TextSearch } from './canonical.js';
 
 export interface TypedSortKey {
   readonly field: FieldRef;
@@ -19,6 +20,7 @@ export interface CompilableQuery {
   readonly offset?: number;
   /** Keyset position: the sort-key texts and the id of the last row already returned. */
   readonly after?: { readonly keys: readonly string[]; readonly id: string };
+  readonly text?: TextSearch;
 }
 
 export interface CompiledSelect {
@@ -56,6 +58,7 @@ export function compileSelect(q: CompilableQuery): CompiledSelect {
   const keys = q.sort.map((k) => ({ ...sortExpression(k, params), direction: k.direction }));
   const conditions = [scope];
   if (q.where) conditions.push(compileWhere(q.where, params));
+  if (q.text) conditions.push(textCondition(q.text, params));
   if (q.after) conditions.push(keyset(keys, q.after, params));
   const keyColumns = keys.map((_, i) => `sort_key_${i}`);
   const selectKeys = keys.map((k, i) => `, (${k.expr})::text AS ${keyColumns[i]}`).join('');
@@ -67,7 +70,7 @@ export function compileSelect(q: CompilableQuery): CompiledSelect {
 }
 
 /** The COUNT of the same scope and conditions (asked for with includeCount only). */
-export function compileCount(q: Pick<CompilableQuery, 'workspace' | 'collectionId' | 'where'>): {
+export function compileCount(q: Pick<CompilableQuery, 'workspace' | 'collectionId' | 'where' | 'text'>): {
   sql: string;
   params: unknown[];
 } {
@@ -76,6 +79,7 @@ export function compileCount(q: Pick<CompilableQuery, 'workspace' | 'collectionI
     `r.workspace_slug = ${params.add(q.workspace)} AND r.collection_id = ${params.add(q.collectionId, 'uuid')} AND r.deleted_at IS NULL`,
   ];
   if (q.where) conditions.push(compileWhere(q.where, params));
+  if (q.text) conditions.push(textCondition(q.text, params));
   return {
     sql: `SELECT count(*)::int AS n FROM data.records r JOIN data.collections c ON c.id = r.collection_id WHERE ${conditions.join(' AND ')}`,
     params: params.values,
@@ -102,4 +106,25 @@ function keyset(
     branches.push(`(${[...equal, next].join(' AND ')})`);
   }
   return `(${branches.join(' OR ')})`;
+}
+
+/** Minimum trigram word similarity for a typo-tolerant match. */
+export const TYPO_SIMILARITY = 0.3;
+
+/**
+ * Full-text search over the given string fields (PostgreSQL `simple` configuration:
+ * no stemming, any language) with web-search syntax ("quoted phrases", -exclusion,
+ * OR); with typoTolerance, a trigram word similarity of at least 0.3 also matches.
+ */
+function textCondition(text: TextSearch, params: Params): string {
+  const document = `concat_ws(' ', ${text.fields
+    .map((f) =>
+      f.kind === 'system' ? `${systemColumn(f.column).column}::text` : `r.data #>> ${params.add(f.path, 'text[]')}`,
+    )
+    .join(', ')})`;
+  const query = params.add(text.query, 'text');
+  const fullText = `to_tsvector('simple', ${document}) @@ websearch_to_tsquery('simple', ${query})`;
+  return text.typoTolerance
+    ? `(${fullText} OR data.word_similarity(${query}, ${document}) >= ${TYPO_SIMILARITY})`
+    : `(${fullText})`;
 }

@@ -1,0 +1,25 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CallerGrants, RequirePermission, type Grants } from '@strata/platform';
+import { CanonicalQueryRequest } from './dto/canonical.request.js';
+import { QueryService, type QueryResult } from './query.service.js';
+
+/** `{data_base}/records/query`: registered before the single-record routes. */
+@ApiTags('queries')
+@ApiBearerAuth()
+@Controller('data/workspace/:workspace/api/v1/records')
+export class QueryController {
+  constructor(private readonly queries: QueryService) {}
+
+  @Post('query')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Run a canonical query definition; answers {data, meta}' })
+  @RequirePermission('records', 'list')
+  run(
+    @Param('workspace') workspace: string,
+    @CallerGrants() grants: Grants,
+    @Body() body: CanonicalQueryRequest,
+  ): Promise<QueryResult> {
+    return this.queries.run(workspace, grants, body);
+  }
+}

@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { FieldError } from '@strata/contracts';
+import { StrataException, type Grants } from '@strata/platform';
+import { findCollection } from '../records/collection-lookup.js';
+import { RecordExpander } from '../records/record-expander.js';
+import { RecordPresenter } from '../records/record-presenter.js';
+import type { RecordResponse, RecordRow } from '../records/record.types.js';
+import { parseCanonical } from './canonical.js';
+import { compileCount, compileSelect } from './compile-select.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { CanonicalQueryRequest } from './dto/canonical.request.js';
+
+export interface QueryResult {
+  data: Partial<RecordResponse>[];
+  meta: { limit: number; offset?: number; total?: number; hasMore: boolean; nextCursor: string | null };
+}
+
+/** `POST /records/query`: a canonical query definition, run within the caller's workspace. */
+@Injectable()
+export class QueryService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly presenter: RecordPresenter,
+    private readonly expander: RecordExpander,
+  ) {}
+
+  async run(workspace: string, grants: Grants, body: CanonicalQueryRequest): Promise<QueryResult> {
+    const c = await findCollection(this.db.manager, workspace, { slug: body.resource });
+    const problems: FieldError[] = [];
+    const parts = parseCanonical(c, body, problems);
+    const page = body.page ?? {};
+    if (page.cursor !== undefined && page.offset)
+      problems.push({ field: 'page.cursor', message: 'cannot be combined with page.offset' });
+    if (problems.length) throw StrataException.validation(problems, 'The query does not fit its collection');
+    const sort = parts.sort.length
+      ? parts.sort
+      : [
+          {
+            field: { kind: 'system' as const, column: 'createdAt' as const },
+            type: 'datetime' as const,
+            direction: 'asc' as const,
+          },
+        ];
+    // The cursor belongs to the sort it was made with.
+    const sortSpec = JSON.stringify(body.sort ?? []);
+    const limit = page.limit ?? 20;
+    const query = {
+      workspace,
+      collectionId: c.id,
+      ...(parts.where ? { where: parts.where } : {}),
+      ...(parts.text ? { text: parts.text } : {}),
+      sort,
+      limit,
+      ...(page.offset ? { offset: page.offset } : {}),
+      ...(page.cursor !== undefined ? { after: decodeCursor(page.cursor, sortSpec, sort.length) } : {}),
+    };
+    const compiled = compileSelect({ ...query, limit: limit + 1 });
+    const rows = await this.db.query<(RecordRow & Record<string, string>)[]>(compiled.sql, compiled.params);
+    const pageRows = rows.slice(0, limit);
+    const records = await Promise.all(pageRows.map((row) => this.presenter.record(c, row, grants)));
+    if (parts.include.length) {
+      await this.expander.expand(
+        c,
+        records.map((r) => r.data),
+        parts.include,
+        grants,
+      );
+    }
+    let total: number | undefined;
+    if (page.includeCount) {
+      const count = compileCount(query);
+      total = (await this.db.query<[{ n: number }]>(count.sql, count.params))[0].n;
+    }
+    const last = pageRows.at(-1);
+    const hasMore = rows.length > limit;
+    return {
+      data: parts.select ? records.map((r) => project(r, parts.select!)) : records,
+      meta: {
+        limit,
+        ...(page.offset !== undefined ? { offset: page.offset } : {}),
+        ...(total !== undefined ? { total } : {}),
+        hasMore,
+        nextCursor:
+          hasMore && last
+            ? encodeCursor(
+                sortSpec,
+                compiled.keyColumns.map((k) => last[k]!),
+                last.id,
+              )
+            : null,
+      },
+    };
+  }
+}
+
+/** Keeps the selected system columns and data fields (the record id always stays). */
+function project(record: RecordResponse, fields: readonly string[]): Partial<RecordResponse> {
+  const out: Record<string, unknown> = { id: record.id };
+  const data: Record<string, unknown> = {};
+  for (const name of fields) {
+    if (name.startsWith('data.')) {
+      const path = name.slice(5).split('.');
+      let value: unknown = record.data;
+      for (const segment of path) value = (value as Record<string, unknown> | undefined)?.[segment];
+      if (value !== undefined) setPath(data, path, value);
+    } else {
+      out[name] = (record as unknown as Record<string, unknown>)[name];
+    }
+  }
+  if (fields.some((f) => f.startsWith('data.'))) out['data'] = data;
+  return out;
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  path.slice(0, -1).forEach((segment) => {
+    node[segment] = (node[segment]) ?? {};
+    node = node[segment] as Record<string, unknown>;
+  });
+  node[path.at(-1)!] = value;
+}
