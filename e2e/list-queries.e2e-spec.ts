@@ -301,3 +301,111 @@ describe('POST /records/query (canonical definition)', () => {
     expect(unknown.body.error.code).toBe('STRUCTURE_NOT_FOUND');
   });
 });
+
+describe('POST /query (string language)', () => {
+  const run = (query: string, parameters?: Record<string, unknown>) =>
+    call('POST', `${base()}/query`, { token, body: { query, ...(parameters ? { parameters } : {}) } });
+  const rowNames = (res: { body: { data: { data: { name: string } }[] } }) => res.body.data.map((r) => r.data.name);
+
+  it.each([
+    ['FROM products WHERE price > 9 AND active = true ORDER BY price DESC', ['drill', 'anvil']],
+    ["from products where name in ('bolt', 'crate') order by name", ['bolt', 'crate']],
+    ['FROM products WHERE stock BETWEEN 3 AND 70 ORDER BY stock', ['anvil', 'drill', 'Eraser, large']],
+    ["FROM products WHERE name CONTAINS 'RA' ORDER BY price", ['Eraser, large', 'crate']],
+    ['FROM products WHERE launched IS NULL', ['Eraser, large']],
+    ['FROM products WHERE NOT (active = true OR price < 10)', ['crate']],
+    ["FROM products WHERE tags HAS ALL ('metal', 'heavy')", ['anvil']],
+    ["FROM products WHERE SEARCH('drill') IN (name)", ['drill']],
+    ["FROM products WHERE SEARCH FUZZY('dril') IN (name) AND price > 100", ['drill']],
+    ['FROM products ORDER BY price DESC LIMIT 2 OFFSET 1', ['anvil', 'crate']],
+  ])('%s', async (query, expected) => {
+    const res = await run(query);
+    expect(res.status).toBe(200);
+    expect(rowNames(res)).toEqual(expected);
+  });
+
+  it('binds named parameters, checked by type without coercion', async () => {
+    const ok = await run('FROM products WHERE name = :name AND price < :max', { name: 'bolt', max: 10 });
+    expect(rowNames(ok)).toEqual(['bolt']);
+    const wrongType = await run('FROM products WHERE price < :max', { max: '10' });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.error.details[0]).toEqual({
+      field: 'query@20',
+      message: 'lt on price expects a number, got "10"',
+    });
+    const missing = await run('FROM products WHERE name = :name');
+    expect(missing.body.error.details[0]).toEqual({ field: 'query@27', message: 'parameter :name is not given' });
+  });
+
+  it('groups with COUNT, SUM, AVG, MIN and MAX', async () => {
+    const res = await run(
+      'SELECT active, COUNT(*) AS n, SUM(price) AS total, AVG(stock), MIN(price), MAX(launched) FROM products GROUP BY active ORDER BY n DESC',
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([
+      { active: true, n: 4, total: 361.5, avg_stock: 270, min_price: 2.5, max_launched: '2026-02-01T00:00:00.000Z' },
+      { active: false, n: 1, total: 40, avg_stock: 0, min_price: 40, max_launched: '2023-03-10T00:00:00.000Z' },
+    ]);
+    const bad = await run('SELECT name, SUM(name) FROM products GROUP BY active');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.map((d: { message: string }) => d.message)).toEqual([
+      'SELECT name: a plain field must also be in GROUP BY',
+      'SUM(name) needs a number field (it is string)',
+    ]);
+  });
+
+  it('selects fields and includes references, filtered', async () => {
+    const makers = await call('POST', `${base()}/structures`, {
+      token,
+      body: { name: 'Makers', properties: [{ name: 'country', type: 'string' }] },
+    });
+    const tools = await call('POST', `${base()}/structures`, {
+      token,
+      body: {
+        name: 'Tools',
+        properties: [
+          { name: 'name', type: 'string' },
+          { name: 'maker', type: 'reference', target: 'makers', relationship: 'many-to-one', onDelete: 'cascade' },
+        ],
+      },
+    });
+    const no = (
+      await call('POST', `${base()}/records`, { token, body: { structureId: makers.body.id, data: { country: 'NO' } } })
+    ).body.id;
+    const se = (
+      await call('POST', `${base()}/records`, { token, body: { structureId: makers.body.id, data: { country: 'SE' } } })
+    ).body.id;
+    for (const [name, maker] of [
+      ['saw', no],
+      ['axe', se],
+    ]) {
+      await call('POST', `${base()}/records`, { token, body: { structureId: tools.body.id, data: { name, maker } } });
+    }
+    const res = await run("SELECT name FROM tools INCLUDE maker FROM makers WHERE country = 'NO' ORDER BY name");
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([
+      { id: expect.any(String), data: { name: 'axe' } },
+      { id: expect.any(String), data: { name: 'saw' } },
+    ]);
+    const full = await run("FROM tools INCLUDE maker FROM makers WHERE country = 'NO' ORDER BY name");
+    expect(full.body.data.map((r: { data: { _expanded: { maker: unknown } } }) => r.data._expanded.maker)).toEqual([
+      null,
+      { id: no, data: { country: 'NO' } },
+    ]);
+    const wrong = await run('FROM tools INCLUDE maker FROM products');
+    expect(wrong.status).toBe(400);
+  });
+
+  it('answers syntax errors with the position and what was expected', async () => {
+    const res = await run('FROM products WHERE price >');
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].field).toBe('query@27');
+    expect(res.body.error.details[0].message).toMatch(
+      /^Syntax error at line 1, column 28 \(position 27\).*Expected: .*number/,
+    );
+    expect((await run('FROM nowhere')).status).toBe(404);
+    expect((await run("FROM products WHERE colour = 'red'")).body.error.details[0].message).toBe(
+      '"colour" is not a property of this collection',
+    );
+  });
+});

@@ -14,6 +14,8 @@ import { RecordExpander } from './records/record-expander.js';
 import { TtlSweeper } from './records/ttl-sweeper.js';
 import { QueryController } from './query/query.controller.js';
 import { QueryService } from './query/query.service.js';
+import { LanguageController } from './query/language/language.controller.js';
+import { LanguageService } from './query/language/language.service.js';
 import { FailureEvents } from './records/failure-events.js';
 import { SuggestionsStore } from './discovery/suggestions.store.js';
 import { SchemaDiscoveryService } from './discovery/schema-discovery.service.js';
@@ -46,6 +48,7 @@ export class DataAppModule {
         CollectionsController,
         SchemaDiscoveryController,
         QueryController,
+        LanguageController,
         BulkRecordsController,
         RecordsController,
       ],
@@ -57,6 +60,7 @@ export class DataAppModule {
         RecordExpander,
         TtlSweeper,
         QueryService,
+        LanguageService,
         FailureEvents,
         SuggestionsStore,
         SchemaDiscoveryService,

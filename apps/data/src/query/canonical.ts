@@ -4,7 +4,7 @@ import { typedCondition } from './check-condition.js';
 import type { TypedSortKey } from './compile-select.js';
 import type { TypedWhere } from './compile-where.js';
 import { resolveField } from './resolve-field.js';
-import { OPERATORS, type FieldRef, type Operator } from './query.types.js';
+import { OPERATORS, type FieldRef, type Operator, type TextSearch } from './query.types.js';
 
 export const CANONICAL_LIMITS = {
   maxDepth: 8,
@@ -13,12 +13,6 @@ export const CANONICAL_LIMITS = {
   maxSelect: 100,
   maxInclude: 10,
 } as const;
-
-export interface TextSearch {
-  readonly query: string;
-  readonly fields: readonly FieldRef[];
-  readonly typoTolerance: boolean;
-}
 
 export interface CanonicalParts {
   readonly where?: TypedWhere;

@@ -1,7 +1,8 @@
 import { compileWhere, systemColumn, type TypedWhere } from './compile-where.js';
 import { Params } from './params.js';
 import type { FieldRef, FieldType } from './query.types.js';
-import type { TextSearch } from './canonical.js';
+import type { TextSearch } from './query.types.js';
+import { textCondition } from './compile-text.js';
 
 export interface TypedSortKey {
   readonly field: FieldRef;
@@ -106,25 +107,4 @@ function keyset(
     branches.push(`(${[...equal, next].join(' AND ')})`);
   }
   return `(${branches.join(' OR ')})`;
-}
-
-/** Minimum trigram word similarity for a typo-tolerant match. */
-export const TYPO_SIMILARITY = 0.3;
-
-/**
- * Full-text search over the given string fields (PostgreSQL `simple` configuration:
- * no stemming, any language) with web-search syntax ("quoted phrases", -exclusion,
- * OR); with typoTolerance, a trigram word similarity of at least 0.3 also matches.
- */
-function textCondition(text: TextSearch, params: Params): string {
-  const document = `concat_ws(' ', ${text.fields
-    .map((f) =>
-      f.kind === 'system' ? `${systemColumn(f.column).column}::text` : `r.data #>> ${params.add(f.path, 'text[]')}`,
-    )
-    .join(', ')})`;
-  const query = params.add(text.query, 'text');
-  const fullText = `to_tsvector('simple', ${document}) @@ websearch_to_tsquery('simple', ${query})`;
-  return text.typoTolerance
-    ? `(${fullText} OR data.word_similarity(${query}, ${document}) >= ${TYPO_SIMILARITY})`
-    : `(${fullText})`;
 }

@@ -11,6 +11,7 @@ import { parseCanonical } from './canonical.js';
 import { compileCount, compileSelect } from './compile-select.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { CanonicalQueryRequest } from './dto/canonical.request.js';
+import { project } from './project.js';
 
 export interface QueryResult {
   data: Partial<RecordResponse>[];
@@ -93,31 +94,4 @@ export class QueryService {
       },
     };
   }
-}
-
-/** Keeps the selected system columns and data fields (the record id always stays). */
-function project(record: RecordResponse, fields: readonly string[]): Partial<RecordResponse> {
-  const out: Record<string, unknown> = { id: record.id };
-  const data: Record<string, unknown> = {};
-  for (const name of fields) {
-    if (name.startsWith('data.')) {
-      const path = name.slice(5).split('.');
-      let value: unknown = record.data;
-      for (const segment of path) value = (value as Record<string, unknown> | undefined)?.[segment];
-      if (value !== undefined) setPath(data, path, value);
-    } else {
-      out[name] = (record as unknown as Record<string, unknown>)[name];
-    }
-  }
-  if (fields.some((f) => f.startsWith('data.'))) out['data'] = data;
-  return out;
-}
-
-function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  let node = target;
-  path.slice(0, -1).forEach((segment) => {
-    node[segment] = (node[segment]) ?? {};
-    node = node[segment] as Record<string, unknown>;
-  });
-  node[path.at(-1)!] = value;
 }

@@ -74,3 +74,10 @@ export type FieldType = 'string' | 'number' | 'boolean' | 'datetime' | 'uuid' | 
 export function fieldName(field: FieldRef): string {
   return field.kind === 'system' ? field.column : `data.${field.path.join('.')}`;
 }
+
+/** Full-text search over string fields; typoTolerance adds trigram similarity. */
+export interface TextSearch {
+  readonly query: string;
+  readonly fields: readonly FieldRef[];
+  readonly typoTolerance: boolean;
+}

@@ -5,6 +5,8 @@ import type { Collection, ReferenceProperty } from '@strata/contracts';
 import { StrataException, type Grants } from '@strata/platform';
 import { findCollection } from './collection-lookup.js';
 import { RecordPresenter } from './record-presenter.js';
+import { compileWhere, type TypedWhere } from '../query/compile-where.js';
+import { Params } from '../query/params.js';
 import type { RecordRow } from './record.types.js';
 
 export const EXPAND_LIMITS = { maxPaths: 10, maxDepth: 3 } as const;
@@ -44,7 +46,17 @@ export class RecordExpander {
     private readonly presenter: RecordPresenter,
   ) {}
 
-  async expand(c: Collection, datas: Record<string, unknown>[], paths: string[][], grants: Grants): Promise<void> {
+  /**
+   * `filters` (top-level relations only) keep the referenced records that match
+   * a condition; the others expand to null, as a missing record would.
+   */
+  async expand(
+    c: Collection,
+    datas: Record<string, unknown>[],
+    paths: string[][],
+    grants: Grants,
+    filters: ReadonlyMap<string, TypedWhere> = new Map(),
+  ): Promise<void> {
     const byField = new Map<string, string[][]>();
     for (const [head, ...rest] of paths) {
       if (head === undefined) continue;
@@ -59,7 +71,7 @@ export class RecordExpander {
       }
       const target = await findCollection(this.db.manager, c.workspaceSlug, { slug: property.target });
       const keys = [...new Set(datas.flatMap((d) => toKeys(d[field])))];
-      const found = await this.load(target, property, keys, grants);
+      const found = await this.load(target, property, keys, grants, filters.get(field));
       if (nested.length) {
         await this.expand(
           target,
@@ -87,14 +99,22 @@ export class RecordExpander {
     property: ReferenceProperty,
     keys: string[],
     grants: Grants,
+    filter: TypedWhere | undefined,
   ): Promise<Map<string, Expanded>> {
     if (keys.length === 0) return new Map();
-    const byId = property.targetField === 'id';
+    const params = new Params();
+    const key = property.targetField === 'id' ? 'r.id::text' : `r.data ->> ${params.add(property.targetField)}`;
+    const conditions = [
+      `r.workspace_slug = ${params.add(target.workspaceSlug)}`,
+      `r.collection_id = ${params.add(target.id, 'uuid')}`,
+      'r.deleted_at IS NULL',
+      `${key} = ANY(${params.add(keys, 'text[]')})`,
+      ...(filter ? [compileWhere(filter, params)] : []),
+    ];
     const rows = await this.db.query<(RecordRow & { key: string })[]>(
-      `SELECT r.*, c.record_slug, ${byId ? 'r.id::text' : 'r.data ->> $3'} AS key
-         FROM data.records r JOIN data.collections c ON c.id = r.collection_id
-        WHERE r.collection_id = $1 AND r.deleted_at IS NULL AND ${byId ? 'r.id::text' : 'r.data ->> $3'} = ANY($2::text[])`,
-      byId ? [target.id, keys] : [target.id, keys, property.targetField],
+      `SELECT r.*, c.record_slug, ${key} AS key FROM data.records r JOIN data.collections c ON c.id = r.collection_id
+        WHERE ${conditions.join(' AND ')}`,
+      params.values,
     );
     const out = new Map<string, Expanded>();
     for (const row of rows) out.set(row.key, { id: row.id, data: await this.presenter.data(target, row.data, grants) });

@@ -20,7 +20,14 @@ describe('parseQuery', () => {
           { condition: { field: 'price', op: 'gte', value: { literal: 10 }, at: expect.any(Number) } },
           {
             or: [
-              { condition: { field: 'status', op: 'in', value: { list: [{ literal: 'open' }, { literal: 'paid' }] }, at: expect.any(Number) } },
+              {
+                condition: {
+                  field: 'status',
+                  op: 'in',
+                  value: { list: [{ literal: 'open' }, { literal: 'paid' }] },
+                  at: expect.any(Number),
+                },
+              },
               { not: { condition: { field: 'archived', op: 'eq', value: { literal: true }, at: expect.any(Number) } } },
             ],
           },
@@ -36,15 +43,32 @@ describe('parseQuery', () => {
   });
 
   it.each([
-    ["FROM t WHERE a BETWEEN 1 AND 2", { and: [{ condition: expect.objectContaining({ op: 'gte' }) }, { condition: expect.objectContaining({ op: 'lte' }) }] }],
-    ["from t where name contains 'it''s'", { condition: expect.objectContaining({ op: 'contains', value: { literal: "it's" } }) }],
-    ['FROM t WHERE name STARTS WITH :prefix', { condition: expect.objectContaining({ op: 'startsWith', value: { parameter: 'prefix', at: 30 } }) }],
+    [
+      'FROM t WHERE a BETWEEN 1 AND 2',
+      {
+        and: [
+          { condition: expect.objectContaining({ op: 'gte' }) },
+          { condition: expect.objectContaining({ op: 'lte' }) },
+        ],
+      },
+    ],
+    [
+      "from t where name contains 'it''s'",
+      { condition: expect.objectContaining({ op: 'contains', value: { literal: "it's" } }) },
+    ],
+    [
+      'FROM t WHERE name STARTS WITH :prefix',
+      { condition: expect.objectContaining({ op: 'startsWith', value: { parameter: 'prefix', at: 30 } }) },
+    ],
     ["FROM t WHERE tags HAS ANY ('a', 'b')", { condition: expect.objectContaining({ op: 'hasAny' }) }],
-    ["FROM t WHERE x NOT IN (1, 2)", { condition: expect.objectContaining({ op: 'nin' }) }],
-    ["FROM t WHERE x <> -1.5e3", { condition: expect.objectContaining({ op: 'ne', value: { literal: -1500 } }) }],
-    ["FROM t WHERE SEARCH('red shoe') IN (name, description)", { search: { text: { literal: 'red shoe' }, fields: ['name', 'description'], fuzzy: false, at: 13 } }],
+    ['FROM t WHERE x NOT IN (1, 2)', { condition: expect.objectContaining({ op: 'nin' }) }],
+    ['FROM t WHERE x <> -1.5e3', { condition: expect.objectContaining({ op: 'ne', value: { literal: -1500 } }) }],
+    [
+      "FROM t WHERE SEARCH('red shoe') IN (name, description)",
+      { search: { text: { literal: 'red shoe' }, fields: ['name', 'description'], fuzzy: false, at: 13 } },
+    ],
     ["FROM t WHERE SEARCH FUZZY('shoe') IN (name)", { search: expect.objectContaining({ fuzzy: true }) }],
-    ['FROM t WHERE data.address.city = \'Oslo\'', { condition: expect.objectContaining({ field: 'data.address.city' }) }],
+    ["FROM t WHERE data.address.city = 'Oslo'", { condition: expect.objectContaining({ field: 'data.address.city' }) }],
     ['FROM "my collection" WHERE "from" = 1', { condition: expect.objectContaining({ field: 'from' }) }],
   ])('%s', (source, where) => {
     expect(parseQuery(source).where).toEqual(where);
@@ -53,7 +77,13 @@ describe('parseQuery', () => {
   it('reads INCLUDE clauses', () => {
     expect(parseQuery("FROM books INCLUDE author FROM authors WHERE country = 'NO' LIMIT 3")).toMatchObject({
       resource: 'books',
-      includes: [{ relation: 'author', resource: 'authors', where: { condition: expect.objectContaining({ field: 'country' }) } }],
+      includes: [
+        {
+          relation: 'author',
+          resource: 'authors',
+          where: { condition: expect.objectContaining({ field: 'country' }) },
+        },
+      ],
       limit: 3,
     });
   });

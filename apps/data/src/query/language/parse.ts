@@ -19,10 +19,23 @@ export type AstWhere =
   | { readonly or: readonly AstWhere[] }
   | { readonly not: AstWhere }
   | { readonly condition: AstCondition }
-  | { readonly search: { readonly text: AstValue; readonly fields: readonly string[]; readonly fuzzy: boolean; readonly at: number } };
+  | {
+      readonly search: {
+        readonly text: AstValue;
+        readonly fields: readonly string[];
+        readonly fuzzy: boolean;
+        readonly at: number;
+      };
+    };
 
 export type AstSelectItem =
-  | { readonly kind: 'aggregate'; readonly fn: 'count' | 'sum' | 'avg' | 'min' | 'max'; readonly field: string | null; readonly alias: string | null; readonly at: number }
+  | {
+      readonly kind: 'aggregate';
+      readonly fn: 'count' | 'sum' | 'avg' | 'min' | 'max';
+      readonly field: string | null;
+      readonly alias: string | null;
+      readonly at: number;
+    }
   | { readonly kind: 'field'; readonly field: string };
 
 export interface AstQuery {
@@ -61,7 +74,13 @@ interface PeggySyntaxError {
 /** Parses a query in the string language; throws {@link QuerySyntaxError} with the position and what was expected. */
 export function parseQuery(source: string): AstQuery {
   if (source.length > LANGUAGE_LIMITS.maxLength) {
-    throw new QuerySyntaxError(`The query is longer than ${LANGUAGE_LIMITS.maxLength} characters`, LANGUAGE_LIMITS.maxLength, 1, 1, []);
+    throw new QuerySyntaxError(
+      `The query is longer than ${LANGUAGE_LIMITS.maxLength} characters`,
+      LANGUAGE_LIMITS.maxLength,
+      1,
+      1,
+      [],
+    );
   }
   try {
     return parser.parse(source) as AstQuery;

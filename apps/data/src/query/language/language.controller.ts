@@ -1,0 +1,25 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CallerGrants, RequirePermission, type Grants } from '@strata/platform';
+import { LanguageQueryRequest } from './language.request.js';
+import { LanguageService, type LanguageResult } from './language.service.js';
+
+/** `{data_base}/query`: the string query language. */
+@ApiTags('queries')
+@ApiBearerAuth()
+@Controller('data/workspace/:workspace/api/v1/query')
+export class LanguageController {
+  constructor(private readonly language: LanguageService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Run a query in the string language (docs/queries.md)' })
+  @RequirePermission('records', 'list')
+  run(
+    @Param('workspace') workspace: string,
+    @CallerGrants() grants: Grants,
+    @Body() body: LanguageQueryRequest,
+  ): Promise<LanguageResult> {
+    return this.language.run(workspace, grants, body);
+  }
+}
