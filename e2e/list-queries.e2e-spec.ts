@@ -409,3 +409,162 @@ describe('POST /query (string language)', () => {
     );
   });
 });
+
+describe('saved queries', () => {
+  const saved = (path: string, body?: unknown) =>
+    call('POST', `${base()}/saved-queries${path}`, { token, ...(body !== undefined ? { body } : {}) });
+  const namesOf = (res: { body: { data: { data: { name: string } }[] } }) => res.body.data.map((r) => r.data.name);
+  let id: string;
+
+  beforeAll(async () => {
+    const created = await saved('', {
+      name: 'cheap-active',
+      query: {
+        resource: 'products',
+        where: { 'data.price': { lt: '${max}' }, 'data.active': { eq: '${active}' } },
+        sort: [{ field: 'data.price', direction: 'asc' }],
+      },
+      variables: { max: { type: 'number' }, active: { type: 'boolean', required: false } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'cheap-active', resource: 'products', deprecatedPlaceholders: false });
+    id = created.body.id;
+  });
+
+  it('executes with typed variables; an optional one left out drops its condition', async () => {
+    const run = await saved(`/${id}/execute`, { variables: { max: 50, active: true } });
+    expect(run.status).toBe(200);
+    expect(namesOf(run)).toEqual(['bolt', 'Eraser, large']);
+    expect(run.body.meta).toMatchObject({ limit: 20, hasMore: false });
+    expect(namesOf(await saved(`/${id}/execute`, { variables: { max: 50 } }))).toEqual([
+      'bolt',
+      'Eraser, large',
+      'crate',
+    ]);
+    // The earlier canonical path.
+    expect(namesOf(await saved(`/products/${id}/execute`, { variables: { max: 10 } }))).toEqual([
+      'bolt',
+      'Eraser, large',
+    ]);
+  });
+
+  it('answers 422 for a missing required variable and 400 for a value of another type', async () => {
+    const missing = await saved(`/${id}/execute`, { variables: {} });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error).toMatchObject({ code: 'UNPROCESSABLE', message: 'Missing required variable: max' });
+    const wrong = await saved(`/${id}/execute`, { variables: { max: '50', colour: 'red' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details).toEqual([
+      { field: 'variables.max', message: 'must be a number, got "50"' },
+      { field: 'variables.colour', message: 'is not a variable of this query' },
+    ]);
+  });
+
+  it('checks a definition when it is saved', async () => {
+    const bad = await saved('', {
+      name: 'broken',
+      query: {
+        resource: 'products',
+        where: { 'data.price': { gt: '${low}' }, 'data.name': { eq: 'a ${x}' }, '${f}': { eq: 1 } },
+      },
+      variables: { low: { type: 'string' } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([
+      { field: 'query.where.data.name.eq', message: 'a placeholder must be the whole value (${name})' },
+      {
+        field: 'query.where.${f}',
+        message: 'field names and operators are literals: placeholders are not allowed here',
+      },
+    ]);
+    const misfit = await saved('', {
+      name: 'misfit',
+      query: { resource: 'products', where: { 'data.price': { gt: '${low}' } } },
+      variables: { low: { type: 'string' } },
+    });
+    expect(misfit.body.error.details).toEqual([
+      { field: 'query.where.data.price.gt', message: 'gt on data.price expects a number, got "sample"' },
+    ]);
+    const undeclared = await saved('', {
+      name: 'u',
+      query: { resource: 'products', where: { 'data.price': { gt: '${nope}' } } },
+    });
+    expect(undeclared.body.error.details).toEqual([
+      { field: 'variables.nope', message: 'is used in the query but not declared' },
+    ]);
+    const duplicate = await saved('', { name: 'cheap-active', query: { resource: 'products' } });
+    expect(duplicate.status).toBe(409);
+  });
+
+  it('accepts the deprecated {{var}} form and flags it', async () => {
+    const legacy = await saved('', {
+      name: 'by-name',
+      query: { resource: 'products', where: { 'data.name': { eq: '{{name}}' } } },
+      variables: { name: { type: 'string' } },
+    });
+    expect(legacy.status).toBe(201);
+    expect(legacy.body.deprecatedPlaceholders).toBe(true);
+    expect(legacy.headers.get('deprecation')).toBe('true');
+    expect(namesOf(await saved(`/${legacy.body.id}/execute`, { variables: { name: 'drill' } }))).toEqual(['drill']);
+  });
+
+  it('lists, tests without saving, and limits complexity', async () => {
+    const list = await call('GET', `${base()}/saved-queries/products`, { token });
+    expect(list.body.results.map((q: { name: string }) => q.name)).toEqual(['by-name', 'cheap-active']);
+    const test = await saved('/products/test', {
+      query: { where: { 'data.stock': { gte: '${n}' } }, sort: [{ field: 'data.stock', direction: 'desc' }] },
+      variables: { n: { type: 'number' } },
+      values: { n: 70 },
+    });
+    expect(test.status).toBe(200);
+    expect(namesOf(test)).toEqual(['bolt', 'Eraser, large']);
+    const many = await saved('/products/test', {
+      query: { where: { and: Array.from({ length: 51 }, () => ({ 'data.price': { gt: 1 } })) } },
+    });
+    expect(many.status).toBe(400);
+    expect(many.body.error.message).toBe('Query complexity limit exceeded');
+  });
+
+  it('refuses a legacy join with joinWhere with 422', async () => {
+    const res = await saved('/products/test', {
+      query: {
+        join: {
+          foreignSlug: 'makers',
+          localField: 'maker',
+          foreignField: 'id',
+          joinWhere: { 'data.country': { eq: 'NO' } },
+        },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.message).toMatch(/re-author the query with joins and a top-level where/);
+  });
+
+  it('keeps the legacy slug route and the /smart-queries alias, with deprecation headers', async () => {
+    const legacy = await saved(`/slug/products/execute/${id}`, { variables: { max: 10 } });
+    expect(legacy.status).toBe(200);
+    expect(legacy.headers.get('deprecation')).toBe('true');
+    expect(legacy.headers.get('sunset')).toBe('Thu, 29 Oct 2026 23:59:59 GMT');
+    expect(legacy.headers.get('link')).toBe(
+      `</data/workspace/${ws}/api/v1/saved-queries/${id}/execute>; rel="successor-version"`,
+    );
+    expect(legacy.body.result.rows.map((r: { data: { name: string } }) => r.data.name)).toEqual([
+      'bolt',
+      'Eraser, large',
+    ]);
+    expect(legacy.body.result.meta).toMatchObject({ limit: 20 });
+    expect(legacy.body.result.fields).toEqual(expect.arrayContaining(['name', 'price']));
+
+    const alias = await call('POST', `${base()}/smart-queries/${id}/execute`, {
+      token,
+      body: { variables: { max: 10 } },
+    });
+    expect(alias.status).toBe(200);
+    expect(alias.headers.get('deprecation')).toBe('true');
+    expect(alias.headers.get('link')).toBe(
+      `</data/workspace/${ws}/api/v1/saved-queries/${id}/execute>; rel="successor-version"`,
+    );
+    expect(namesOf(alias)).toEqual(['bolt', 'Eraser, large']);
+    expect((await call('GET', `${base()}/saved-queries/products`, { token })).headers.get('deprecation')).toBeNull();
+  });
+});

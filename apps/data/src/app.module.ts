@@ -16,6 +16,8 @@ import { QueryController } from './query/query.controller.js';
 import { QueryService } from './query/query.service.js';
 import { LanguageController } from './query/language/language.controller.js';
 import { LanguageService } from './query/language/language.service.js';
+import { SavedQueriesController } from './query/saved/saved-queries.controller.js';
+import { SavedQueriesService } from './query/saved/saved-queries.service.js';
 import { FailureEvents } from './records/failure-events.js';
 import { SuggestionsStore } from './discovery/suggestions.store.js';
 import { SchemaDiscoveryService } from './discovery/schema-discovery.service.js';
@@ -49,6 +51,7 @@ export class DataAppModule {
         SchemaDiscoveryController,
         QueryController,
         LanguageController,
+        SavedQueriesController,
         BulkRecordsController,
         RecordsController,
       ],
@@ -61,6 +64,7 @@ export class DataAppModule {
         TtlSweeper,
         QueryService,
         LanguageService,
+        SavedQueriesService,
         FailureEvents,
         SuggestionsStore,
         SchemaDiscoveryService,

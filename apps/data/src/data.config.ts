@@ -37,4 +37,10 @@ export class DataConfig extends ServiceConfig {
   @Min(50)
   @Max(3_600_000)
   DATA_TTL_SWEEP_INTERVAL_MS = 5000;
+
+  /** Most conditions a canonical or saved query may hold ("Query complexity limit exceeded" beyond). */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DATA_QUERY_MAX_CONDITIONS = 50;
 }

@@ -3,6 +3,7 @@ import { DataRecords1763700000001 } from './1763700000001-data-records.js';
 import { DataIdempotency1763700000002 } from './1763700000002-data-idempotency.js';
 import { DataSchemaSuggestions1763700000003 } from './1763700000003-data-schema-suggestions.js';
 import { DataSearch1763700000004 } from './1763700000004-data-search.js';
+import { DataSavedQueries1763700000005 } from './1763700000005-data-saved-queries.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   DataIdempotency1763700000002,
   DataSchemaSuggestions1763700000003,
   DataSearch1763700000004,
+  DataSavedQueries1763700000005,
 ];

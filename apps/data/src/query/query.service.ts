@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { FieldError } from '@strata/contracts';
-import { StrataException, type Grants } from '@strata/platform';
 import { findCollection } from '../records/collection-lookup.js';
 import { RecordExpander } from '../records/record-expander.js';
 import { RecordPresenter } from '../records/record-presenter.js';
@@ -10,7 +9,12 @@ import type { RecordResponse, RecordRow } from '../records/record.types.js';
 import { parseCanonical } from './canonical.js';
 import { compileCount, compileSelect } from './compile-select.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { CanonicalQueryRequest } from './dto/canonical.request.js';
+import { CanonicalQueryRequest } from './dto/canonical.request.js';
+import { checkComplexity } from './complexity.js';
+import { DataConfig } from '../data.config.js';
+import { createValidationPipe, StrataException, type Grants } from '@strata/platform';
+
+const pipe = createValidationPipe();
 import { project } from './project.js';
 
 export interface QueryResult {
@@ -25,9 +29,20 @@ export class QueryService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly presenter: RecordPresenter,
     private readonly expander: RecordExpander,
+    private readonly config: DataConfig,
   ) {}
 
+  /** Runs a definition that arrived some other way than a validated body (a saved query after substitution). */
+  async runDefinition(workspace: string, grants: Grants, definition: unknown): Promise<QueryResult> {
+    const body = (await pipe.transform(definition, {
+      type: 'body',
+      metatype: CanonicalQueryRequest,
+    })) as CanonicalQueryRequest;
+    return this.run(workspace, grants, body);
+  }
+
   async run(workspace: string, grants: Grants, body: CanonicalQueryRequest): Promise<QueryResult> {
+    checkComplexity(body.where, this.config.DATA_QUERY_MAX_CONDITIONS);
     const c = await findCollection(this.db.manager, workspace, { slug: body.resource });
     const problems: FieldError[] = [];
     const parts = parseCanonical(c, body, problems);

@@ -1,0 +1,115 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseInterceptors } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import {
+  CallerGrants,
+  CurrentPrincipal,
+  RequireAllPermissions,
+  RequirePermission,
+  setDeprecationHeaders,
+  UuidPipe,
+  type Grants,
+  type Principal,
+} from '@strata/platform';
+import {
+  CreateSavedQueryRequest,
+  ExecuteSavedQueryRequest,
+  TestSavedQueryRequest,
+} from './dto/saved-query.requests.js';
+import { SavedQueriesService } from './saved-queries.service.js';
+import { SAVED_QUERIES_SUNSET, SmartQueriesAliasInterceptor } from './smart-queries.interceptor.js';
+
+const BASE = 'data/workspace/:workspace/api/v1';
+
+/**
+ * `{data_base}/saved-queries`, also answered under the deprecated alias
+ * `/smart-queries` (with Deprecation, Sunset and Link headers).
+ */
+@ApiTags('saved queries')
+@ApiBearerAuth()
+@UseInterceptors(SmartQueriesAliasInterceptor)
+@Controller([`${BASE}/saved-queries`, `${BASE}/smart-queries`])
+export class SavedQueriesController {
+  constructor(private readonly saved: SavedQueriesService) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequirePermission('saved-queries', 'create')
+  async create(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateSavedQueryRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const saved = await this.saved.create(workspace, principal.id, body);
+    if (saved.deprecatedPlaceholders) {
+      setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: '/docs/data.json#saved-query-variables' });
+    }
+    return saved;
+  }
+
+  @Post('slug/:recordSlug/execute/:id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Legacy execution; answers {result: {rows, meta, fields}}', deprecated: true })
+  @RequireAllPermissions('saved-queries:execute', 'records:list')
+  async executeLegacy(
+    @Param('workspace') workspace: string,
+    @Param('recordSlug') recordSlug: string,
+    @Param('id', UuidPipe) id: string,
+    @CallerGrants() grants: Grants,
+    @Body() body: ExecuteSavedQueryRequest,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const base = req.path.slice(0, req.path.indexOf('/slug/')).replace('/smart-queries', '/saved-queries');
+    setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: `${base}/${id}/execute` });
+    const { data, meta } = await this.saved.execute(workspace, grants, id, body.variables ?? {}, recordSlug);
+    const fields = [...new Set(data.flatMap((row) => Object.keys((row as { data?: object }).data ?? {})))];
+    return { result: { rows: data, meta, fields } };
+  }
+
+  @Get(':resource')
+  @RequirePermission('saved-queries', 'list')
+  list(@Param('workspace') workspace: string, @Param('resource') resource: string) {
+    return this.saved.list(workspace, resource);
+  }
+
+  @Post(':resource/test')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Check and run a definition without saving it' })
+  @RequireAllPermissions('saved-queries:execute', 'records:list')
+  test(
+    @Param('workspace') workspace: string,
+    @Param('resource') resource: string,
+    @CallerGrants() grants: Grants,
+    @Body() body: TestSavedQueryRequest,
+  ) {
+    return this.saved.test(workspace, grants, resource, body);
+  }
+
+  @Post(':id/execute')
+  @HttpCode(200)
+  @RequireAllPermissions('saved-queries:execute', 'records:list')
+  execute(
+    @Param('workspace') workspace: string,
+    @Param('id', UuidPipe) id: string,
+    @CallerGrants() grants: Grants,
+    @Body() body: ExecuteSavedQueryRequest,
+  ) {
+    return this.saved.execute(workspace, grants, id, body.variables ?? {});
+  }
+
+  @Post(':resource/:id/execute')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Earlier canonical execution path' })
+  @RequireAllPermissions('saved-queries:execute', 'records:list')
+  executeInResource(
+    @Param('workspace') workspace: string,
+    @Param('resource') resource: string,
+    @Param('id', UuidPipe) id: string,
+    @CallerGrants() grants: Grants,
+    @Body() body: ExecuteSavedQueryRequest,
+  ) {
+    return this.saved.execute(workspace, grants, id, body.variables ?? {}, resource);
+  }
+}
