@@ -21,7 +21,7 @@ const DATA = [
 ];
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ DATA_QUERY_OUTER_JOINS_ENABLED: 'true' });
   token = await adminWorkspaceToken(stack, ws);
   const created = await call('POST', `${base()}/structures`, {
     token,
@@ -566,5 +566,80 @@ describe('saved queries', () => {
     );
     expect(namesOf(alias)).toEqual(['bolt', 'Eraser, large']);
     expect((await call('GET', `${base()}/saved-queries/products`, { token })).headers.get('deprecation')).toBeNull();
+  });
+});
+
+describe('joins', () => {
+  it('joins collections inner, left, right and full, under _joined.<alias>', async () => {
+    const post = (path: string, body: unknown) => call('POST', `${base()}${path}`, { token, body });
+    const writers = await post('/structures', { name: 'Writers', properties: [{ name: 'name', type: 'string' }] });
+    const books = await post('/structures', {
+      name: 'Books',
+      properties: [
+        { name: 'title', type: 'string' },
+        { name: 'writerId', type: 'string', nullable: true },
+      ],
+    });
+    const ann = (await post('/records', { structureId: writers.body.id, data: { name: 'Ann' } })).body.id;
+    await post('/records', { structureId: writers.body.id, data: { name: 'Bea' } });
+    await post('/records', { structureId: books.body.id, data: { title: 'A1', writerId: ann } });
+    await post('/records', {
+      structureId: books.body.id,
+      data: { title: 'Orphan', writerId: '0b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11' },
+    });
+
+    const run = (joinType: string) =>
+      post('/saved-queries/books/test', {
+        query: {
+          joins: [{ foreignSlug: 'writers', localField: 'writerId', foreignField: 'id', alias: 'writer', joinType }],
+          sort: [{ field: 'data.title', direction: 'asc' }],
+        },
+      });
+    const pairs = (res: {
+      body: { data: { data: { title: string } | null; _joined: { writer: { data: { name: string } } | null } }[] };
+    }) => res.body.data.map((row) => [row.data?.title ?? null, row._joined.writer?.data.name ?? null]);
+    expect(pairs(await run('inner'))).toEqual([['A1', 'Ann']]);
+    expect(pairs(await run('left'))).toEqual([
+      ['A1', 'Ann'],
+      ['Orphan', null],
+    ]);
+    const right = await run('right');
+    // A missing primary row sorts as null: first when ascending.
+    expect(pairs(right)).toEqual([
+      [null, 'Bea'],
+      ['A1', 'Ann'],
+    ]);
+    expect(right.body.data[0].id).toBeNull();
+    expect(pairs(await run('full'))).toEqual([
+      [null, 'Bea'],
+      ['A1', 'Ann'],
+      ['Orphan', null],
+    ]);
+
+    // The legacy single join is promoted; identifier slots take literals only.
+    const legacy = await post('/saved-queries/books/test', {
+      query: { join: { foreignSlug: 'writers', localField: 'writerId', foreignField: 'id', alias: 'writer' } },
+    });
+    expect(legacy.status).toBe(200);
+    expect(legacy.body.data).toHaveLength(1);
+    const slot = await post('/saved-queries', {
+      name: 'bad-join',
+      query: {
+        resource: 'books',
+        joins: [{ foreignSlug: '${target}', localField: 'writerId', foreignField: 'id', alias: 'w' }],
+      },
+      variables: { target: { type: 'string' } },
+    });
+    expect(slot.status).toBe(400);
+    expect(slot.body.error.details).toEqual([
+      { field: 'query.joins[0].foreignSlug', message: 'accepts literals only: placeholders are not allowed here' },
+    ]);
+    const unknown = await post('/records/query', {
+      resource: 'books',
+      joins: [{ foreignSlug: 'writers', localField: 'writerId', foreignField: 'data.age', alias: 'w' }],
+    });
+    expect(unknown.body.error.details).toEqual([
+      { field: 'joins[0].foreignField', message: '"data.age" is not a property of writers' },
+    ]);
   });
 });

@@ -43,4 +43,14 @@ export class DataConfig extends ServiceConfig {
   @Min(1)
   @Max(100)
   DATA_QUERY_MAX_CONDITIONS = 50;
+
+  /** Most joins a saved or canonical query may hold. */
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  DATA_QUERY_MAX_JOINS = 3;
+
+  /** Right and full joins are refused unless the operator enables them. */
+  @IsBoolean()
+  DATA_QUERY_OUTER_JOINS_ENABLED = false;
 }

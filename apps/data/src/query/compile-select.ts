@@ -38,7 +38,7 @@ export interface CompiledSelect {
  * UTC datetimes by text, booleans false < true; an absent field sorts as JSON
  * null, first when ascending); schemaless fields sort as text ('' when absent).
  */
-function sortExpression(key: TypedSortKey, params: Params): { expr: string; cast: string } {
+export function sortExpression(key: TypedSortKey, params: Params): { expr: string; cast: string } {
   if (key.field.kind === 'system') {
     const { column, cast } = systemColumn(key.field.column);
     return { expr: column, cast };

@@ -72,6 +72,25 @@ export class CanonicalQueryRequest {
   @IsObject()
   select?: Record<string, unknown>;
 
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object' },
+    description: '[{foreignSlug, localField, foreignField, alias, joinType?}]',
+  })
+  @IsOptional()
+  @IsArray()
+  joins?: unknown[];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    deprecated: true,
+    description: 'older single join',
+  })
+  @IsOptional()
+  @IsObject()
+  join?: Record<string, unknown>;
+
   @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: '[{relation}]' })
   @IsOptional()
   @IsArray()

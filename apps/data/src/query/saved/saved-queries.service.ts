@@ -11,6 +11,7 @@ import { DataConfig } from '../../data.config.js';
 import { QueryService, type QueryResult } from '../query.service.js';
 import { checkComplexity } from '../complexity.js';
 import { parseCanonical } from '../canonical.js';
+import { resolveJoins } from '../joins.js';
 import type { CreateSavedQueryRequest, TestSavedQueryRequest } from './dto/saved-query.requests.js';
 import {
   fitsType,
@@ -179,7 +180,6 @@ export class SavedQueriesService {
     rawVariables: Record<string, unknown> | undefined,
   ): Promise<{ resource: string; variables: Record<string, VariableDeclaration>; legacy: boolean }> {
     const problems: FieldError[] = [];
-    refuseJoins(definition);
     const resource = definition['resource'];
     if (typeof resource !== 'string') {
       throw StrataException.validation([{ field: 'query.resource', message: 'is required: the collection slug' }]);
@@ -201,6 +201,7 @@ export class SavedQueriesService {
     if (!isPlainObject(sample)) throw StrataException.validation([{ field: 'query', message: 'must be an object' }]);
     const parseProblems: FieldError[] = [];
     parseCanonical(c, sample, parseProblems);
+    await resolveJoins(this.db.manager, workspace, c, definition, this.queries.joinSettings(), parseProblems);
     if (parseProblems.length) {
       throw StrataException.validation(
         parseProblems.map((p) => ({ field: `query.${p.field}`, message: p.message })),
@@ -243,31 +244,4 @@ function declarations(
     };
   }
   return out;
-}
-
-/**
- * Joins are not executed by this version. A legacy single `join` with a
- * non-empty `joinWhere` can never be promoted to `joins`: that is a 422 telling
- * the caller what to do; other joins are refused plainly.
- */
-function refuseJoins(definition: Record<string, unknown>): void {
-  const legacy = definition['join'];
-  if (
-    isPlainObject(legacy) &&
-    legacy['joinWhere'] !== undefined &&
-    !(isPlainObject(legacy['joinWhere']) && Object.keys(legacy['joinWhere']).length === 0)
-  ) {
-    throw StrataException.unprocessable(
-      'A legacy join with a joinWhere cannot be promoted: re-author the query with joins and a top-level where',
-      [{ field: 'query.join.joinWhere', message: 'move these conditions to the top-level where' }],
-    );
-  }
-  if (legacy !== undefined || definition['joins'] !== undefined) {
-    throw StrataException.validation([
-      {
-        field: definition['joins'] !== undefined ? 'query.joins' : 'query.join',
-        message: 'joins are not supported by this version of the data service yet',
-      },
-    ]);
-  }
 }
