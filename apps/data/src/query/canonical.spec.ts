@@ -4,6 +4,7 @@ import type { Collection, FieldError } from '@strata/contracts';
 import { validateProperties } from '../schema/validate-properties.js';
 import { parseCanonical } from './canonical.js';
 import { compileSelect } from './compile-select.js';
+import { OPERATORS } from './query.types.js';
 
 let ids = 0;
 const { properties } = validateProperties(
@@ -68,23 +69,7 @@ describe('parseCanonical', () => {
       'name',
       'data.x',
     );
-    const ops = fc.constantFrom(
-      'eq',
-      'ne',
-      'gt',
-      'gte',
-      'lt',
-      'lte',
-      'in',
-      'nin',
-      'contains',
-      'startsWith',
-      'endsWith',
-      'hasAny',
-      'hasAll',
-      'exists',
-      'nope',
-    );
+    const ops = fc.constantFrom<string>(...OPERATORS, 'nope');
     const value = fc.oneof(
       fc.string(),
       fc.double(),

@@ -10,6 +10,11 @@ export interface TypedSortKey {
   readonly direction: 'asc' | 'desc';
 }
 
+/** The order of records when a query gives none: oldest first (the id breaks ties). */
+export const DEFAULT_SORT: readonly TypedSortKey[] = [
+  { field: { kind: 'system', column: 'createdAt' }, type: 'datetime', direction: 'asc' },
+];
+
 /** A records query checked against its collection, ready to compile. */
 export interface CompilableQuery {
   readonly workspace: string;

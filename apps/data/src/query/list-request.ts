@@ -2,7 +2,7 @@ import type { Collection } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
 import type { FieldError } from '@strata/contracts';
 import { typedCondition, fromText } from './check-condition.js';
-import type { CompilableQuery, TypedSortKey } from './compile-select.js';
+import { DEFAULT_SORT, type CompilableQuery, type TypedSortKey } from './compile-select.js';
 import type { TypedCondition, TypedWhere } from './compile-where.js';
 import { decodeCursor } from './cursor.js';
 import { FilterSyntaxError, parseFilter, type FilterTerm } from './filter-expression.js';
@@ -101,8 +101,7 @@ export function buildListQuery(c: Collection, p: ListParams): CompilableQuery & 
     else sort.push({ field: field.ref, type: field.type, direction });
   }
   if (sort.length > MAX_SORT_KEYS) problems.push({ field: 'sort', message: `names at most ${MAX_SORT_KEYS} fields` });
-  if (sort.length === 0)
-    sort.push({ field: { kind: 'system', column: 'createdAt' }, type: 'datetime', direction: 'asc' });
+  if (sort.length === 0) sort.push(...DEFAULT_SORT);
   if (p.cursor !== undefined && p.offset) problems.push({ field: 'cursor', message: 'cannot be combined with offset' });
   if (problems.length) throw StrataException.validation(problems);
   const where: TypedWhere | undefined = conditions.length

@@ -7,7 +7,7 @@ import { RecordExpander } from '../records/record-expander.js';
 import { RecordPresenter } from '../records/record-presenter.js';
 import type { RecordResponse, RecordRow } from '../records/record.types.js';
 import { parseCanonical } from './canonical.js';
-import { compileCount, compileSelect } from './compile-select.js';
+import { compileCount, compileSelect, DEFAULT_SORT } from './compile-select.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { checkComplexity } from './complexity.js';
@@ -76,15 +76,7 @@ export class QueryService {
     if (joins && page.includeCount)
       problems.push({ field: 'page.includeCount', message: 'is not available with joins' });
     if (problems.length) throw StrataException.validation(problems, 'The query does not fit its collection');
-    const sort = parts.sort.length
-      ? parts.sort
-      : [
-          {
-            field: { kind: 'system' as const, column: 'createdAt' as const },
-            type: 'datetime' as const,
-            direction: 'asc' as const,
-          },
-        ];
+    const sort = parts.sort.length ? parts.sort : DEFAULT_SORT;
     // The cursor belongs to the sort it was made with.
     const sortSpec = JSON.stringify(body.sort ?? []);
     const limit = page.limit ?? 20;

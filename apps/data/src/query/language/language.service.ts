@@ -8,7 +8,7 @@ import { RecordExpander } from '../../records/record-expander.js';
 import { RecordPresenter } from '../../records/record-presenter.js';
 import type { RecordRow } from '../../records/record.types.js';
 import { compileAggregate } from '../compile-aggregate.js';
-import { compileSelect } from '../compile-select.js';
+import { compileSelect, DEFAULT_SORT } from '../compile-select.js';
 import type { TypedWhere } from '../compile-where.js';
 import { project } from '../project.js';
 import type { LanguageQueryRequest } from './language.request.js';
@@ -73,15 +73,7 @@ export class LanguageService {
       );
       return { data, meta: { limit, ...(q.offset ? { offset: q.offset } : {}), hasMore: rows.length > limit } };
     }
-    const sort = q.sort.length
-      ? q.sort
-      : [
-          {
-            field: { kind: 'system' as const, column: 'createdAt' as const },
-            type: 'datetime' as const,
-            direction: 'asc' as const,
-          },
-        ];
+    const sort = q.sort.length ? q.sort : DEFAULT_SORT;
     const compiled = compileSelect({
       ...scope,
       ...(q.where ? { where: q.where } : {}),
