@@ -158,6 +158,20 @@ describe('sorting, paging and counting', () => {
     ).toBe(400);
   });
 
+  it('answers out-of-range numbers and dates with a 400 or an empty page, never a 500', async () => {
+    expect((await list('filter=version:>99999999999')).body.results).toEqual([]);
+    expect((await list('offset=99999999999')).status).toBe(400);
+    expect((await list('filter=launched:>0000-01-01')).status).toBe(400);
+    const query = await call('POST', `${base()}/query`, { token, body: { query: 'FROM products OFFSET 99999999999' } });
+    expect(query.status).toBe(400);
+    const canonical = await call('POST', `${base()}/records/query`, {
+      token,
+      body: { resource: 'products', where: { version: { gt: 1e300 } }, page: { offset: 1e12 } },
+    });
+    expect(canonical.status).toBe(400);
+    expect(canonical.body.error.details.map((d: { field: string }) => d.field)).toEqual(['page.offset']);
+  });
+
   it('needs structureId on GET /records', async () => {
     const missing = await get('/records');
     expect(missing.status).toBe(400);

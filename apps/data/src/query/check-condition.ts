@@ -1,3 +1,4 @@
+import { ID_FORMATS } from '@strata/contracts';
 import { parseIsoDatetime } from '../schema/datetime.js';
 import { show } from '../schema/issues.js';
 import type { TypedCondition } from './compile-where.js';
@@ -34,7 +35,7 @@ function fits(op: Operator, type: Type): boolean {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = ID_FORMATS.uuid;
 
 /** One comparable value for a field of `type`, normalised; or why it does not fit. */
 function scalar(type: Type, value: unknown): { value: unknown } | { problem: string } {

@@ -17,7 +17,8 @@ const SYSTEM_SQL: Record<SystemColumn, { column: string; cast: string }> = {
   recordSlug: { column: 'c.record_slug', cast: 'text' },
   status: { column: 'r.status', cast: 'text' },
   workspaceSlug: { column: 'r.workspace_slug', cast: 'text' },
-  version: { column: 'r.version', cast: 'integer' },
+  // numeric, not integer: a filter value beyond the integer range must not fail the cast.
+  version: { column: 'r.version', cast: 'numeric' },
   createdAt: { column: 'r.created_at', cast: 'timestamptz' },
   updatedAt: { column: 'r.updated_at', cast: 'timestamptz' },
   createdBy: { column: 'r.created_by', cast: 'text' },

@@ -1,3 +1,4 @@
+import { ID_FORMATS } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
 
 interface CursorBody {
@@ -32,7 +33,7 @@ export function decodeCursor(cursor: string, sort: string, keyCount: number): { 
   if (
     body?.v !== 1 ||
     typeof body.id !== 'string' ||
-    !/^[0-9a-f-]{36}$/i.test(body.id) ||
+    !ID_FORMATS.uuid.test(body.id) ||
     !Array.isArray(body.k) ||
     body.k.length !== keyCount ||
     body.k.some((k: unknown) => typeof k !== 'string')

@@ -226,6 +226,7 @@ export class RecordWriter {
         );
       }
       for (const id of ids) {
+        // Read each row again: a cascade earlier in this loop may already have changed or deleted it.
         const [row] = await tx.query<RecordRow[]>(
           `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
             WHERE r.id = $1 AND r.deleted_at IS NULL`,

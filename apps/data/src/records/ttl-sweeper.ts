@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { Collection } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
 import { PeriodicTask } from '../shared/periodic-task.js';
@@ -43,19 +44,22 @@ export class TtlSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<RecordRow[]>(
         `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
-          WHERE r.expires_at <= now() AND r.deleted_at IS NULL
+          WHERE r.expires_at <= now() AND r.deleted_at IS NULL AND c.deleted_at IS NULL
           ORDER BY r.expires_at LIMIT 100 FOR UPDATE OF r SKIP LOCKED`,
       );
+      const collections = new Map<string, Collection>();
       let expired = 0;
-      for (const row of rows) if (await this.expire(tx, row)) expired++;
+      for (const row of rows) if (await this.expire(tx, row, collections)) expired++;
       return expired;
     });
   }
 
-  private async expire(tx: EntityManager, row: RecordRow): Promise<boolean> {
+  private async expire(tx: EntityManager, row: RecordRow, collections: Map<string, Collection>): Promise<boolean> {
     await tx.query('SAVEPOINT expire_record');
     try {
-      const c = await findCollection(tx, row.workspace_slug, { id: row.collection_id });
+      const c =
+        collections.get(row.collection_id) ?? (await findCollection(tx, row.workspace_slug, { id: row.collection_id }));
+      collections.set(c.id, c);
       await this.writer.delete(tx, c, row, TTL_ACTOR, { permanent: false, emit: true, event: 'record_expired' });
       await tx.query('RELEASE SAVEPOINT expire_record');
       return true;

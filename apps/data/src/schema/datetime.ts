@@ -10,7 +10,8 @@ export function parseIsoDatetime(value: string): number | undefined {
   const m = ISO_8601.exec(value);
   if (!m) return undefined;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  // Year 0000 is not a date PostgreSQL (or ISO 8601's common profile) accepts.
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59)) return undefined;
   const normalized = m[4] === undefined ? `${m[1]}-${m[2]}-${m[3]}T00:00:00Z` : withZone(value.replace(' ', 'T'), m[7]);
   const ms = Date.parse(normalized);

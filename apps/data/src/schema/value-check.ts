@@ -1,4 +1,4 @@
-import type { ArrayItems, PropertyDefinition } from '@strata/contracts';
+import { ID_FORMATS, type ArrayItems, type PropertyDefinition } from '@strata/contracts';
 import { parseIsoDatetime } from './datetime.js';
 import { at, isPlainObject, show, type Issues } from './issues.js';
 import { matchesPattern } from './pattern.js';
@@ -6,7 +6,7 @@ import { matchesPattern } from './pattern.js';
 /** A property, or the item description of an array property. */
 export type ValueRules = PropertyDefinition | ArrayItems;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = ID_FORMATS.uuid;
 
 /**
  * `enumValue: true` checks one of the property's own enum values: every

@@ -1,3 +1,4 @@
+import { MAX_OFFSET } from '../../shared/page.query.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -25,6 +26,7 @@ export class QueryPage {
   @IsOptional()
   @IsInt()
   @Min(0)
+  @Max(MAX_OFFSET)
   offset?: number;
 
   @ApiPropertyOptional({ description: 'meta.nextCursor of the previous page' })

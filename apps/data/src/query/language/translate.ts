@@ -1,5 +1,6 @@
 import type { Collection, FieldError, ReferenceProperty } from '@strata/contracts';
 import { show } from '../../schema/issues.js';
+import { MAX_OFFSET } from '../../shared/page.query.js';
 import { typedCondition } from '../check-condition.js';
 import type { AggregateItem, GroupKey } from '../compile-aggregate.js';
 import type { TypedSortKey } from '../compile-select.js';
@@ -151,6 +152,8 @@ export function translate(
       includes.push({ path: [inc.relation], ...(incWhere ? { where: incWhere } : {}) });
     }
   }
+  if ((ast.offset ?? 0) > MAX_OFFSET)
+    problems.push({ field: 'query', message: `OFFSET must be at most ${MAX_OFFSET}` });
   const limit = ast.limit ?? 20;
   if (limit < 1 || limit > LANGUAGE_QUERY_LIMITS.recordsLimit) {
     problems.push({ field: 'query', message: `LIMIT must be between 1 and ${LANGUAGE_QUERY_LIMITS.recordsLimit}` });
@@ -208,6 +211,8 @@ function aggregate(
       });
     else order.push({ position, direction: item.direction });
   }
+  if ((ast.offset ?? 0) > MAX_OFFSET)
+    problems.push({ field: 'query', message: `OFFSET must be at most ${MAX_OFFSET}` });
   const limit = ast.limit ?? 100;
   if (limit < 1 || limit > LANGUAGE_QUERY_LIMITS.groupsLimit) {
     problems.push({

@@ -1,3 +1,4 @@
+import { ID_FORMATS } from '@strata/contracts';
 import { parseIsoDatetime } from '../../schema/datetime.js';
 import { isPlainObject, show } from '../../schema/issues.js';
 import { OPERATORS as OPERATOR_NAMES } from '../query.types.js';
@@ -56,7 +57,7 @@ export function scanPlaceholders(definition: unknown, path = 'query'): Placehold
   return scan;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = ID_FORMATS.uuid;
 
 /** Whether a value has the variable's type, by its JavaScript type: no coercion ("10" is not a number). */
 export function fitsType(type: VariableType, value: unknown): boolean {
