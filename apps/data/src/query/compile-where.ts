@@ -113,7 +113,13 @@ function sqlOf(field: FieldRef, type: FieldType | 'text', params: Params): SqlTa
   const { json, text } = dataExpressions(field.path, params);
   if (type === 'text') {
     // Schemaless: every field compares as its text.
-    return { scalar: text, cast: 'text', json, eq: (value) => `${text} = ${params.add(String(value), 'text')}` };
+    return {
+      scalar: text,
+      cast: 'text',
+      json,
+      // Values arrive as text (see check-condition); a JSON null has no text: it equals null only.
+      eq: (value) => (value === null ? `${json} = 'null'::jsonb` : `${text} = ${params.add(value, 'text')}`),
+    };
   }
   return {
     scalar: typedData(json, type),

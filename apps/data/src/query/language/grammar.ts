@@ -89,8 +89,10 @@ Predicate
   / field:Field __ EndsKw __ WithKw __ value:Value { return cond(field, "endsWith", value, location()); }
   / field:Field __ HasKw __ AnyKw _ list:List { return cond(field, "hasAny", list, location()); }
   / field:Field __ HasKw __ AllKw _ list:List { return cond(field, "hasAll", list, location()); }
-  / field:Field __ IsKw __ NotKw __ NullKw { return cond(field, "exists", { literal: true }, location()); }
-  / field:Field __ IsKw __ NullKw { return cond(field, "exists", { literal: false }, location()); }
+  / field:Field __ IsKw __ NotKw __ NullKw
+    { return { and: [cond(field, "exists", { literal: true }, location()), cond(field, "ne", { literal: null }, location())] }; }
+  / field:Field __ IsKw __ NullKw
+    { return { or: [cond(field, "exists", { literal: false }, location()), cond(field, "eq", { literal: null }, location())] }; }
 
 Comparison
   = ">=" { return "gte"; } / "<=" { return "lte"; } / "<>" { return "ne"; } / "!=" { return "ne"; }

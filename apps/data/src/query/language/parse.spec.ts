@@ -31,7 +31,12 @@ describe('parseQuery', () => {
               { not: { condition: { field: 'archived', op: 'eq', value: { literal: true }, at: expect.any(Number) } } },
             ],
           },
-          { condition: { field: 'note', op: 'exists', value: { literal: true }, at: expect.any(Number) } },
+          {
+            and: [
+              { condition: { field: 'note', op: 'exists', value: { literal: true }, at: expect.any(Number) } },
+              { condition: { field: 'note', op: 'ne', value: { literal: null }, at: expect.any(Number) } },
+            ],
+          },
         ],
       },
       includes: [],
