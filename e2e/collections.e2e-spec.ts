@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
@@ -295,5 +297,49 @@ describe('collections', () => {
     const denied = await call('GET', `${base()}/structures`, { token: saToken });
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe('PERMISSION_DENIED');
+  });
+});
+
+describe('per-collection indexes', () => {
+  it('builds indexes for unique, indexed and search properties after a change, and drops them when it goes', async () => {
+    const created = await post('/structures', {
+      name: 'Indexed',
+      defaultSearchField: 'title',
+      properties: [
+        { name: 'title', type: 'string' },
+        { name: 'code', type: 'string', isUnique: true },
+        { name: 'price', type: 'number', indexed: true },
+        { name: 'plain', type: 'number', indexed: false },
+      ],
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.properties.find((p: { name: string }) => p.name === 'price').indexed).toBe(true);
+    expect(created.body.properties.find((p: { name: string }) => p.name === 'plain')).not.toHaveProperty('indexed');
+    const prefix = `rx_${(created.body.id as string).replace(/-/g, '')}_`;
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    const indexes = async () =>
+      (
+        await client.query<{ name: string }>(
+          `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+           WHERE i.indisvalid AND left(c.relname, length($1)) = $1`,
+          [prefix],
+        )
+      ).rows.map((r) => r.name.slice(prefix.length).replace(/_[0-9a-f]{8}$/, ''));
+    try {
+      // Two key indexes (code, price), full text and trigram on title.
+      await eventually(async () => {
+        expect((await indexes()).sort()).toEqual(['fts', 'k', 'k', 'trgm']);
+        return true;
+      });
+      const removed = await call('DELETE', `${base()}/structures/${created.body.id}`, { token });
+      expect(removed.status).toBe(200);
+      await eventually(async () => {
+        expect(await indexes()).toEqual([]);
+        return true;
+      });
+    } finally {
+      await client.end();
+    }
   });
 });

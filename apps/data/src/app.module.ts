@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseReadiness, PlatformModule } from '@strata/platform';
 import { serviceDataSourceOptions } from '@strata/db';
 import { CollectionsController } from './collections/collections.controller.js';
+import { PropertyIndexer } from './collections/indexes/property-indexer.js';
 import { CollectionsService } from './collections/collections.service.js';
 import { DataConfig } from './data.config.js';
 import { OutboxRelay } from './events/outbox-relay.js';
@@ -57,6 +58,7 @@ export class DataAppModule {
       ],
       providers: [
         CollectionsService,
+        PropertyIndexer,
         RecordsService,
         BulkRecordsService,
         RecordPresenter,

@@ -30,6 +30,8 @@ interface CommonProperty {
   enum?: unknown[];
   isUnique: boolean;
   immutable: boolean;
+  /** Strata extension: keep an index for filtering and sorting on this property (present only when true). */
+  indexed?: true;
 }
 
 export interface StringProperty extends CommonProperty {

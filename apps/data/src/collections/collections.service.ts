@@ -15,6 +15,7 @@ import { newUuid } from '@strata/crypto';
 import { isUniqueViolation, rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { Issues } from '../schema/issues.js';
+import { PropertyIndexer } from './indexes/property-indexer.js';
 import { validateProperties } from '../schema/validate-properties.js';
 import type { ReferenceTarget } from '../schema/references.js';
 import {
@@ -72,10 +73,13 @@ export interface CollectionPage {
  */
 @Injectable()
 export class CollectionsService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly indexes: PropertyIndexer,
+  ) {}
 
   async create(workspace: string, actor: string, body: CreateCollectionRequest): Promise<Collection> {
-    return this.db.transaction(async (tx) => {
+    const created = await this.db.transaction(async (tx) => {
       const others = await this.lockAndLoad(tx, workspace);
       const taken = new Set(others.map((c) => c.record_slug));
       if (body.recordSlug !== undefined && taken.has(body.recordSlug)) {
@@ -123,6 +127,8 @@ export class CollectionsService {
         });
       return toCollection(rows[0]!);
     });
+    this.indexes.schedule(created.id);
+    return created;
   }
 
   async get(workspace: string, id: string): Promise<Collection> {
@@ -172,7 +178,9 @@ export class CollectionsService {
     within?: EntityManager,
   ): Promise<Collection> {
     const run = <T>(work: (tx: EntityManager) => Promise<T>) => (within ? work(within) : this.db.transaction(work));
-    return run(async (tx) => {
+    // Inside a caller's transaction the change is not committed yet: the caller's changes
+    // (a property accepted from a suggestion) never need an index, and boot reconciles all.
+    const updated = await run(async (tx) => {
       const all = await this.lockAndLoad(tx, workspace, true);
       const current = all.find((c) => c.id === id);
       if (!current) throw notFound(`Collection ${id} not found`);
@@ -223,6 +231,8 @@ export class CollectionsService {
       );
       return toCollection(rows[0]!);
     });
+    if (!within) this.indexes.schedule(id);
+    return updated;
   }
 
   /** Soft delete: the collection disappears and frees its slug; refused while another collection references it. */
@@ -231,7 +241,7 @@ export class CollectionsService {
     id: string,
     actor: string,
   ): Promise<{ success: true; id: string; deletedAt: string }> {
-    return this.db.transaction(async (tx) => {
+    const deleted = await this.db.transaction(async (tx) => {
       const all = await this.lockAndLoad(tx, workspace, true);
       const current = all.find((c) => c.id === id);
       if (!current) throw notFound(`Collection ${id} not found`);
@@ -250,8 +260,10 @@ export class CollectionsService {
           [workspace, id, actor],
         ),
       );
-      return { success: true, id, deletedAt: rows[0]!.deleted_at.toISOString() };
+      return { success: true as const, id, deletedAt: rows[0]!.deleted_at.toISOString() };
     });
+    this.indexes.schedule(id);
+    return deleted;
   }
 
   /** Serialises schema changes per workspace, then reads its live collections. */

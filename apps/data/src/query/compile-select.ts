@@ -1,4 +1,4 @@
-import { compileWhere, systemColumn, type TypedWhere } from './compile-where.js';
+import { compileWhere, dataExpressions, systemColumn, type TypedWhere } from './compile-where.js';
 import { Params } from './params.js';
 import type { FieldRef, FieldType } from './query.types.js';
 import type { TextSearch } from './query.types.js';
@@ -48,9 +48,9 @@ export function sortExpression(key: TypedSortKey, params: Params): { expr: strin
     const { column, cast } = systemColumn(key.field.column);
     return { expr: column, cast };
   }
-  const path = params.add(key.field.path, 'text[]');
-  if (key.type === 'text') return { expr: `COALESCE(r.data #>> ${path}, '')`, cast: 'text' };
-  return { expr: `COALESCE(r.data #> ${path}, 'null'::jsonb)`, cast: 'jsonb' };
+  const { text, key: json } = dataExpressions(key.field.path, params);
+  if (key.type === 'text') return { expr: `COALESCE(${text}, '')`, cast: 'text' };
+  return { expr: json, cast: 'jsonb' };
 }
 
 /**

@@ -11,11 +11,14 @@ export const TYPO_SIMILARITY = 0.3;
  * OR); with typoTolerance, a trigram word similarity of at least 0.3 also matches.
  */
 export function textCondition(text: TextSearch, params: Params): string {
-  const document = `concat_ws(' ', ${text.fields
-    .map((f) =>
-      f.kind === 'system' ? `${systemColumn(f.column).column}::text` : `r.data #>> ${params.add(f.path, 'text[]')}`,
+  // `||` of COALESCEd texts, not concat_ws (which is only STABLE), so that an index on the
+  // same expression (collections/indexes/property-indexes.ts) can serve it.
+  const document = text.fields
+    .map(
+      (f) =>
+        `COALESCE(${f.kind === 'system' ? `${systemColumn(f.column).column}::text` : `r.data #>> ${params.add(f.path, 'text[]')}`}, '')`,
     )
-    .join(', ')})`;
+    .join(` || ' ' || `);
   const query = params.add(text.query, 'text');
   const fullText = `to_tsvector('simple', ${document}) @@ websearch_to_tsquery('simple', ${query})`;
   return text.typoTolerance

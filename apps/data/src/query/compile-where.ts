@@ -25,26 +25,23 @@ const SYSTEM_SQL: Record<SystemColumn, { column: string; cast: string }> = {
   updatedBy: { column: 'r.updated_by', cast: 'text' },
 };
 
-/** `r.data #> $n` (jsonb at the path) and `r.data #>> $n` (its text), the path bound as text[]. */
-function dataExpressions(path: readonly string[], params: Params): { json: string; text: string } {
+/**
+ * `r.data #> $n` (jsonb at the path), `r.data #>> $n` (its text) and the key:
+ * the jsonb with an absent field as JSON null. The key is the expression that
+ * per-property indexes are built on (collections/property-indexes.ts): typed
+ * comparisons and sorts are written against it so that an index serves them.
+ * With the path bound as a parameter, PostgreSQL folds it into a constant when
+ * planning and matches the index expression.
+ */
+export function dataExpressions(path: readonly string[], params: Params): { json: string; text: string; key: string } {
   const p = params.add(path, 'text[]');
-  return { json: `(r.data #> ${p})`, text: `(r.data #>> ${p})` };
+  return { json: `(r.data #> ${p})`, text: `(r.data #>> ${p})`, key: `COALESCE(r.data #> ${p}, 'null'::jsonb)` };
 }
 
-/** The value of a typed data field as SQL of its type, NULL when the stored JSON has another type. */
-function typedData(json: string, type: FieldType): string {
-  switch (type) {
-    case 'number':
-      return `(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::numeric END)`;
-    case 'boolean':
-      return `(CASE WHEN jsonb_typeof(${json}) = 'boolean' THEN (${json})::boolean END)`;
-    default:
-      // strings, datetimes (stored as UTC ISO, so text order is time order), uuids, references
-      return `(CASE WHEN jsonb_typeof(${json}) = 'string' THEN ${json} #>> '{}' END)`;
-  }
+/** The JSON type a field of `type` holds. */
+function jsonType(type: FieldType): 'number' | 'boolean' | 'string' {
+  return type === 'number' ? 'number' : type === 'boolean' ? 'boolean' : 'string';
 }
-
-const SQL_CAST: Partial<Record<FieldType | 'text', string>> = { number: 'numeric', boolean: 'boolean' };
 
 /** Escapes `%`, `_` and `\` for a LIKE pattern. */
 function likeEscape(text: string): string {
@@ -70,17 +67,17 @@ export function compileCondition(condition: TypedCondition, params: Params): str
     case 'gte':
     case 'lt':
     case 'lte':
-      return `${target.scalar} ${COMPARE[op]} ${params.add(value, target.cast)}`;
+      return target.compare(op, value);
     case 'in':
-      return `${target.scalar} = ANY(${params.add(value, `${target.cast}[]`)})`;
+      return target.member(asList(value));
     case 'nin':
-      return `NOT COALESCE(${target.scalar} = ANY(${params.add(value, `${target.cast}[]`)}), false)`;
+      return `NOT COALESCE(${target.member(asList(value))}, false)`;
     case 'contains':
-      return `${target.scalar} ILIKE ${params.add(`%${likeEscape(String(value))}%`)} ESCAPE '\\'`;
+      return target.like(`%${likeEscape(String(value))}%`);
     case 'startsWith':
-      return `${target.scalar} ILIKE ${params.add(`${likeEscape(String(value))}%`)} ESCAPE '\\'`;
+      return target.like(`${likeEscape(String(value))}%`);
     case 'endsWith':
-      return `${target.scalar} ILIKE ${params.add(`%${likeEscape(String(value))}`)} ESCAPE '\\'`;
+      return target.like(`%${likeEscape(String(value))}`);
     case 'hasAll':
       return `${target.json} @> ${params.add(JSON.stringify(value), 'jsonb')}`;
     case 'hasAny':
@@ -90,43 +87,62 @@ export function compileCondition(condition: TypedCondition, params: Params): str
   }
 }
 
+/** The values of in / nin (checked to be a list before they get here). */
+function asList(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [value];
+}
+
 interface SqlTarget {
-  /** The field as a comparable SQL scalar. */
-  readonly scalar: string;
-  /** The SQL type values are bound as. */
-  readonly cast: string;
   /** The field as jsonb (for containment and presence). */
   readonly json: string;
   eq(value: unknown): string;
+  compare(op: 'gt' | 'gte' | 'lt' | 'lte', value: unknown): string;
+  /** The field equals one of the values. */
+  member(values: readonly unknown[]): string;
+  /** Case-insensitive LIKE with `\\` as the escape. */
+  like(pattern: string): string;
 }
 
 function sqlOf(field: FieldRef, type: FieldType | 'text', params: Params): SqlTarget {
   if (field.kind === 'system') {
     const { column, cast } = SYSTEM_SQL[field.column];
     return {
-      scalar: column,
-      cast,
       json: `to_jsonb(${column})`,
+      like: (pattern) => `${column}::text ILIKE ${params.add(pattern)} ESCAPE '\\'`,
       eq: (value) => `${column} = ${params.add(value, cast)}`,
+      compare: (op, value) => `${column} ${COMPARE[op]} ${params.add(value, cast)}`,
+      member: (values) => `${column} = ANY(${params.add(values, `${cast}[]`)})`,
     };
   }
-  const { json, text } = dataExpressions(field.path, params);
+  const { json, text, key } = dataExpressions(field.path, params);
   if (type === 'text') {
     // Schemaless: every field compares as its text.
     return {
-      scalar: text,
-      cast: 'text',
       json,
+      like: (pattern) => `${text} ILIKE ${params.add(pattern)} ESCAPE '\\'`,
       // Values arrive as text (see check-condition); a JSON null has no text: it equals null only.
       eq: (value) => (value === null ? `${json} = 'null'::jsonb` : `${text} = ${params.add(value, 'text')}`),
+      compare: (op, value) => `${text} ${COMPARE[op]} ${params.add(value, 'text')}`,
+      member: (values) => `${text} = ANY(${params.add(values, 'text[]')})`,
     };
   }
+  // Typed: comparisons on the key's JSON value (jsonb orders numbers by value and strings,
+  // hence UTC datetimes, by text), guarded to the property's JSON type so that a value of
+  // another type never matches. Equality is type-strict: 42 and "42" differ.
+  const guard = `jsonb_typeof(${key}) = '${jsonType(type)}'`;
   return {
-    scalar: typedData(json, type),
-    cast: SQL_CAST[type] ?? 'text',
     json,
-    // Type-strict equality on the JSON itself: 42 and "42" differ.
-    eq: (value) => `${json} = ${params.add(JSON.stringify(value), 'jsonb')}`,
+    // The text of a string field (a trigram index on it serves these).
+    like: (pattern) => `(${text} ILIKE ${params.add(pattern)} ESCAPE '\\' AND jsonb_typeof(${json}) = 'string')`,
+    // A JSON null equals null only, not an absent field.
+    eq: (value) =>
+      value === null ? `${json} = 'null'::jsonb` : `${key} = ${params.add(JSON.stringify(value), 'jsonb')}`,
+    compare: (op, value) => `(${key} ${COMPARE[op]} ${params.add(JSON.stringify(value), 'jsonb')} AND ${guard})`,
+    member: (values) =>
+      `${key} = ANY(${params.add(
+        values.map((v) => JSON.stringify(v)),
+        'jsonb[]',
+      )})`,
   };
 }
 

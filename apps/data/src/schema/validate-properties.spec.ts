@@ -112,6 +112,20 @@ const INVALID: [string, unknown, [string, RegExp][]][] = [
     [['properties[0].pattern', /not a valid regular expression/]],
   ],
   [
+    'indexed on an object, nested, or with isSecret',
+    [
+      { name: 'o', type: 'object', indexed: true, properties: [{ name: 'n', type: 'number', indexed: true }] },
+      { name: 's', type: 'string', isSecret: true, indexed: true },
+      { name: 'i', type: 'string', indexed: 'yes' },
+    ],
+    [
+      ['properties[0].indexed', /does not apply to object/],
+      ['properties[0].properties[0].indexed', /only supported on top-level/],
+      ['properties[1].indexed', /cannot be combined with isSecret/],
+      ['properties[2].indexed', /boolean/],
+    ],
+  ],
+  [
     'renderAs unknown',
     [{ name: 'a', type: 'string', renderAs: 'wysiwyg' }],
     [['properties[0].renderAs', /textarea, secret/]],

@@ -46,6 +46,7 @@ const COMMON_KEYS = [
   'enum',
   'isUnique',
   'immutable',
+  'indexed',
 ];
 const TYPE_KEYS: Record<PropertyType, string[]> = {
   string: ['minLength', 'maxLength', 'pattern', 'renderAs', 'isSecret', 'not'],
@@ -165,6 +166,7 @@ class PropertyValidator {
       nullable: r.boolean('nullable') ?? false,
       isUnique: r.boolean('isUnique') ?? false,
       immutable: r.boolean('immutable') ?? false,
+      ...(r.boolean('indexed') ? { indexed: true as const } : {}),
     };
     const definition = this.typed(type, r, path, depth, topLevel, common);
     if (!definition) return undefined;
@@ -340,16 +342,9 @@ class PropertyValidator {
   }
 
   private crossFieldRules(definition: PropertyDefinition, r: FieldReader, topLevel: boolean): void {
-    if (definition.isUnique) {
-      if (definition.type === 'array' || definition.type === 'object') {
-        r.problem('isUnique', `does not apply to ${definition.type} properties`);
-      } else if (definition.type === 'reference' && definition.relationship === 'many-to-many') {
-        r.problem('isUnique', 'does not apply to many-to-many references');
-      } else if (!topLevel) {
-        r.problem('isUnique', 'is only supported on top-level properties');
-      } else if (definition.type === 'string' && definition.isSecret) {
-        r.problem('isUnique', 'cannot be combined with isSecret (secret values are encrypted)');
-      }
+    for (const flag of ['isUnique', 'indexed'] as const) {
+      const problem = definition[flag] ? notKeyable(definition, topLevel) : undefined;
+      if (problem) r.problem(flag, problem);
     }
     if (definition.type === 'string' && definition.isSecret && !topLevel) {
       r.problem('isSecret', 'is only supported on top-level properties');
@@ -500,4 +495,16 @@ function reference(r: FieldReader, common: CommonFields): ReferenceProperty | un
 /** `{key: value}` when value is defined, `{}` otherwise (keeps absent fields absent). */
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}
+
+/** Why a property cannot hold a per-value key (isUnique, indexed); undefined when it can. */
+function notKeyable(definition: PropertyDefinition, topLevel: boolean): string | undefined {
+  if (definition.type === 'array' || definition.type === 'object')
+    return `does not apply to ${definition.type} properties`;
+  if (definition.type === 'reference' && definition.relationship === 'many-to-many')
+    return 'does not apply to many-to-many references';
+  if (!topLevel) return 'is only supported on top-level properties';
+  if (definition.type === 'string' && definition.isSecret)
+    return 'cannot be combined with isSecret (secret values are encrypted)';
+  return undefined;
 }
