@@ -42,6 +42,7 @@ const PROPERTIES: PropertyDefinition[] = [
     name: 'maker',
     type: 'reference',
     target: 'makers',
+    targetField: 'id',
     relationship: 'many-to-one',
     onDelete: 'restrict',
   },
@@ -177,8 +178,12 @@ describe('PropertyIndexer', () => {
   });
 
   it('drops indexes a definition no longer wants, rebuilds an invalid one, and drops all when the collection goes', async () => {
-    const without = PROPERTIES.map((p) => (p.name === 'price' ? { ...p, indexed: undefined } : p));
-    await setDefinition(without as PropertyDefinition[], null);
+    const without = PROPERTIES.map((p): PropertyDefinition => {
+      if (p.name !== 'price') return p;
+      const { indexed: _dropped, ...rest } = p;
+      return rest;
+    });
+    await setDefinition(without, null);
     await indexer.reconcile(collectionId);
     expect(
       (await indexNames()).map((n) => n.name.replace(/_[0-9a-f]{8}$/, '').replace(/^rx_[0-9a-f]{32}_/, '')),
