@@ -7,3 +7,4 @@ cd "$ROOT"
 # shellcheck source=prepare.sh
 . scripts/prepare.sh
 node --enable-source-maps bench/dist/records.js
+node --enable-source-maps bench/dist/queries.js

@@ -104,6 +104,10 @@ function keyset(
 ): string {
   const values = keys.map((k, i) => params.add(after.keys[i], k.cast));
   const id = params.add(after.id, 'uuid');
+  // All ascending (the default order among them): one row comparison, which an index on
+  // (keys…, id) answers with a range scan instead of reading the rows before the cursor.
+  if (keys.every((k) => k.direction === 'asc'))
+    return `((${[...keys.map((k) => k.expr), 'r.id'].join(', ')}) > (${[...values, id].join(', ')}))`;
   const branches: string[] = [];
   for (let i = 0; i <= keys.length; i++) {
     const equal = keys.slice(0, i).map((k, j) => `${k.expr} = ${values[j]}`);

@@ -172,6 +172,15 @@ describe('compileSelect', () => {
     expect(params).toContain('1b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11');
   });
 
+  it('continues an all-ascending order with one row comparison, which an index range scan answers', () => {
+    const { sql } = compileSelect({
+      ...base,
+      sort: [{ field: { kind: 'system', column: 'createdAt' }, type: 'datetime', direction: 'asc' }],
+      after: { keys: ['2026-01-01 00:00:00+00'], id: '1b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11' },
+    });
+    expect(sql).toContain('((r.created_at, r.id) > ($3::timestamptz, $4::uuid))');
+  });
+
   it('counts the same scope and conditions', () => {
     const { sql } = compileCount({
       ...base,
