@@ -5,7 +5,7 @@ export const ID_FORMATS = {
   clientId: /^ci_[0-9a-f]{24}$/,
   clientSecret: /^sk_[0-9a-f]{64}$/,
   publishableKey: /^pk_live_[A-Za-z0-9_-]{32,}$/,
-  webhookSecret: /^whsec_[A-Za-z0-9_-]+=*$/,
+  webhookSecret: /^whsec_[A-Za-z0-9+/_-]+=*$/,
   orchestrationId: /^orch_[0-9A-HJKMNP-TV-Z]{20}$/,
   orchestrationRunId: /^orun_[0-9A-HJKMNP-TV-Z]{20}$/,
   orchestrationStepId: /^ostep_[0-9A-HJKMNP-TV-Z]{20}$/,

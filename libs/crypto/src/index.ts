@@ -2,3 +2,4 @@ export * from './compare.js';
 export * from './ids.js';
 export * from './key-ring.js';
 export * from './password.js';
+export * from './webhook-signature.js';
