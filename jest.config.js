@@ -18,7 +18,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
-    '^@strata/(auth|gateway|cli|data)$': '<rootDir>/apps/$1/src/index.ts',
+    '^@strata/(auth|gateway|cli|data|webhooks)$': '<rootDir>/apps/$1/src/index.ts',
     '^@strata/testkit$': '<rootDir>/testkit/src/index.ts',
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -11,6 +11,7 @@ cd "$ROOT"
 echo "[start] migrating (creates the database when missing)"
 node apps/auth/dist/main.js migrate
 node apps/data/dist/main.js migrate
+node apps/webhooks/dist/main.js migrate
 
 pids=()
 run() { # name command...
@@ -30,10 +31,11 @@ trap stop INT TERM
 
 run auth node --enable-source-maps apps/auth/dist/main.js
 run data node --enable-source-maps apps/data/dist/main.js
+run webhooks node --enable-source-maps apps/webhooks/dist/main.js
 run gateway node --enable-source-maps apps/gateway/dist/main.js
 
 for _ in $(seq 1 60); do
-  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
+  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8085/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
   sleep 0.5
 done
 cat <<MSG

@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { AuthConfig, createAuthApp, migrateAuth } from '@strata/auth';
 import { DataConfig, createDataApp, migrateData } from '@strata/data';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
+import { WebhooksConfig, createWebhooksApp, migrateWebhooks } from '@strata/webhooks';
 import { loadConfig } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
 import { createTestDatabase, freePort, testNatsPrefix, type TestDatabase } from '@strata/testing';
@@ -26,10 +27,15 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** The auth service and the gateway, in-process, on a database and NATS prefix of this run's own. */
+/** The auth, data and webhooks services and the gateway, in-process, on a database and NATS prefix of this run's own. */
 export async function startStack(overrides: Record<string, string> = {}): Promise<Stack> {
   const db: TestDatabase = await createTestDatabase();
-  const [authPort, dataPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+  const [authPort, dataPort, webhooksPort, gatewayPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const authUrl = `http://127.0.0.1:${authPort}`;
   const env = {
     ...process.env,
@@ -52,11 +58,16 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   await migrateData(dataConfig);
   const data: INestApplication = await createDataApp(dataConfig);
   await data.listen(dataPort, '127.0.0.1');
+  const webhooksConfig = loadConfig(WebhooksConfig, { ...env, WEBHOOKS_PORT: String(webhooksPort) });
+  await migrateWebhooks(webhooksConfig);
+  const webhooks: INestApplication = await createWebhooksApp(webhooksConfig);
+  await webhooks.listen(webhooksPort, '127.0.0.1');
   const gatewayConfig = loadConfig(GatewayConfig, {
     ...env,
     GATEWAY_PORT: String(gatewayPort),
     AUTH_SERVICE_URL: authUrl,
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
+    WEBHOOKS_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
   });
   const gateway: Server = await listen(createGateway(gatewayConfig), gatewayPort, '127.0.0.1');
   return {
@@ -85,6 +96,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
         gateway.close(() => resolve());
         gateway.closeAllConnections();
       });
+      await webhooks.close();
       await data.close();
       await auth.close();
       await db.drop();

@@ -1,0 +1,17 @@
+import { loadConfigOrExit } from '@strata/platform';
+import { createWebhooksApp, migrateWebhooks } from './create-webhooks-app.js';
+import { WebhooksConfig } from './webhooks.config.js';
+
+/** `node dist/main.js [migrate]`: serve, or only run the migrations. */
+export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const config = loadConfigOrExit(WebhooksConfig, 'strata-webhooks');
+  if (argv[0] === 'migrate') {
+    const ran = await migrateWebhooks(config);
+    process.stdout.write(
+      `strata-webhooks: ${ran.length ? `ran ${ran.join(', ')}` : 'schema webhooks is up to date'}\n`,
+    );
+    return;
+  }
+  const app = await createWebhooksApp(config);
+  await app.listen(config.WEBHOOKS_PORT, config.HOST);
+}

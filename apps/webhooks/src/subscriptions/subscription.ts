@@ -1,0 +1,51 @@
+/** A subscription row as stored. */
+export interface SubscriptionRow {
+  id: string;
+  workspace_slug: string;
+  name: string;
+  url: string;
+  events: string[];
+  record_slugs: string[] | null;
+  active: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_valid_until: Date | null;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+/** A subscription as the API answers it; `secret` only on create and rotation. */
+export interface Subscription {
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  /** Collection slugs; empty means every collection. */
+  recordSlugs: string[];
+  active: boolean;
+  /** When the previous secret stops signing (24 hours after a rotation), else null. */
+  previousSecretValidUntil: string | null;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  secret?: string;
+}
+
+export function toSubscription(row: SubscriptionRow, secret?: string): Subscription {
+  const graceActive = row.previous_secret_valid_until && row.previous_secret_valid_until.getTime() > Date.now();
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    events: row.events,
+    recordSlugs: row.record_slugs ?? [],
+    active: row.active,
+    previousSecretValidUntil: graceActive ? row.previous_secret_valid_until!.toISOString() : null,
+    createdBy: row.created_by,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    ...(secret !== undefined ? { secret } : {}),
+  };
+}

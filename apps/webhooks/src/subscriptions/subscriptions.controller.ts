@@ -1,0 +1,58 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal } from '@strata/platform';
+import { CreateSubscriptionRequest, UpdateSubscriptionRequest } from './dto/subscription.requests.js';
+import { SubscriptionsService } from './subscriptions.service.js';
+
+/** `{data_base}/webhook-subscriptions`: outbound webhook subscriptions of a workspace. */
+@ApiTags('webhook subscriptions')
+@ApiBearerAuth()
+@Controller('data/workspace/:workspace/api/v1/webhook-subscriptions')
+export class SubscriptionsController {
+  constructor(private readonly subscriptions: SubscriptionsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create; the response holds the secret, which is never shown again' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  @RequirePermission('webhook-subscriptions', 'create')
+  create(
+    @Param('workspace') workspace: string,
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateSubscriptionRequest,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ) {
+    return this.subscriptions.create(workspace, principal.id, body, idempotencyKey);
+  }
+
+  @Get()
+  @RequirePermission('webhook-subscriptions', 'list')
+  list(@Param('workspace') workspace: string) {
+    return this.subscriptions.list(workspace);
+  }
+
+  @Patch(':id')
+  @RequirePermission('webhook-subscriptions', 'update')
+  update(
+    @Param('workspace') workspace: string,
+    @Param('id', UuidPipe) id: string,
+    @Body() body: UpdateSubscriptionRequest,
+  ) {
+    return this.subscriptions.update(workspace, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('webhook-subscriptions', 'delete')
+  async delete(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string): Promise<void> {
+    await this.subscriptions.delete(workspace, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'A new secret, answered once; the previous one keeps signing for 24 hours' })
+  @RequirePermission('webhook-subscriptions', 'update')
+  rotateSecret(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string) {
+    return this.subscriptions.rotateSecret(workspace, id);
+  }
+}

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
+
+let stack: Stack;
+const suffix = Date.now().toString(36);
+const ws = `hooks-${suffix}`;
+const otherWs = `hooks-other-${suffix}`;
+let token: string;
+let otherToken: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  token = await adminWorkspaceToken(stack, ws);
+  otherToken = await adminWorkspaceToken(stack, otherWs);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1/webhook-subscriptions`;
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
+const valid = {
+  name: 'orders',
+  url: 'https://hooks.example.test/strata',
+  events: ['record_created', 'record_updated'],
+};
+
+describe('webhook subscriptions', () => {
+  it('creates a subscription answering its secret once, and lists it without the secret', async () => {
+    const created = await call('POST', base(), { token, body: { ...valid, recordSlugs: ['orders'] } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: expect.any(String),
+      ...valid,
+      recordSlugs: ['orders'],
+      active: true,
+      previousSecretValidUntil: null,
+      secret: expect.stringMatching(SECRET),
+    });
+    const listed = await call('GET', base(), { token });
+    expect(listed.status).toBe(200);
+    const row = listed.body.data.find((s: { id: string }) => s.id === created.body.id);
+    expect(row).toMatchObject({ name: 'orders', recordSlugs: ['orders'] });
+    expect(row).not.toHaveProperty('secret');
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.secret.slice(6));
+    // Another workspace sees none of it.
+    expect((await call('GET', base(otherWs), { token: otherToken })).body.data).toEqual([]);
+    expect(
+      (await call('PATCH', `${base(otherWs)}/${created.body.id}`, { token: otherToken, body: { active: false } }))
+        .status,
+    ).toBe(404);
+  });
+
+  it('stores the secret encrypted, never in the clear', async () => {
+    const created = await call('POST', base(), { token, body: valid });
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ secret: string }>(
+        'SELECT secret FROM webhooks.subscriptions WHERE id = $1',
+        [created.body.id],
+      );
+      expect(rows[0]!.secret).not.toContain(created.body.secret.slice(6));
+      expect(rows[0]!.secret.length).toBeGreaterThan(created.body.secret.length);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('refuses bad input with one detail per field, naming the valid events', async () => {
+    const res = await call('POST', base(), {
+      token,
+      body: {
+        name: '',
+        url: 'ftp://example.test/x',
+        events: ['record_created', 'record_exploded'],
+        recordSlugs: ['Bad Slug'],
+        secret: 'whsec_x',
+      },
+    });
+    expect(res.status).toBe(400);
+    const fields = res.body.details.map((d: { field: string }) => d.field).sort();
+    expect(fields).toEqual(['events', 'name', 'recordSlugs', 'secret', 'url']);
+    const events = res.body.details.find((d: { field: string }) => d.field === 'events');
+    expect(events.message).toContain('record_created, record_updated, record_deleted, records_bulk_created');
+    expect((await call('POST', base(), { token, body: { ...valid, events: [] } })).status).toBe(400);
+  });
+
+  it('updates url, active, name and events; [] clears recordSlugs; the secret cannot be set', async () => {
+    const created = await call('POST', base(), { token, body: { ...valid, recordSlugs: ['a', 'b'] } });
+    const id = created.body.id as string;
+    const patched = await call('PATCH', `${base()}/${id}`, {
+      token,
+      body: {
+        url: 'http://receiver.internal:9000/in',
+        active: false,
+        name: 'renamed',
+        events: ['record_deleted'],
+        recordSlugs: [],
+      },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      url: 'http://receiver.internal:9000/in',
+      active: false,
+      name: 'renamed',
+      events: ['record_deleted'],
+      recordSlugs: [],
+    });
+    expect(patched.body).not.toHaveProperty('secret');
+    const untouched = await call('PATCH', `${base()}/${id}`, { token, body: { active: true } });
+    expect(untouched.body).toMatchObject({ active: true, name: 'renamed', events: ['record_deleted'] });
+    const setSecret = await call('PATCH', `${base()}/${id}`, { token, body: { secret: 'whsec_abc' } });
+    expect(setSecret.status).toBe(400);
+    expect(setSecret.body.details[0]).toMatchObject({
+      field: 'secret',
+      message: expect.stringContaining('rotate-secret'),
+    });
+  });
+
+  it('rotates the secret: the new one once, the previous one valid for 24 hours', async () => {
+    const created = await call('POST', base(), { token, body: valid });
+    const before = Date.now();
+    const rotated = await call('POST', `${base()}/${created.body.id}/rotate-secret`, { token });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(SECRET);
+    expect(rotated.body.secret).not.toBe(created.body.secret);
+    const until = Date.parse(rotated.body.previousSecretValidUntil);
+    expect(until - before).toBeGreaterThan(24 * 3600_000 - 60_000);
+    expect(until - before).toBeLessThan(24 * 3600_000 + 60_000);
+  });
+
+  it('replays a create with the same Idempotency-Key, and refuses the key for another request', async () => {
+    const headers = { 'idempotency-key': `create-${suffix}` };
+    const first = await call('POST', base(), { token, body: valid, headers });
+    const again = await call('POST', base(), { token, body: valid, headers });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    const other = await call('POST', base(), { token, body: { ...valid, name: 'other' }, headers });
+    expect(other.status).toBe(422);
+    const count = (await call('GET', base(), { token })).body.data.filter(
+      (s: { id: string }) => s.id === first.body.id,
+    );
+    expect(count).toHaveLength(1);
+  });
+
+  it('deletes with 204, then answers 404', async () => {
+    const created = await call('POST', base(), { token, body: valid });
+    expect((await call('DELETE', `${base()}/${created.body.id}`, { token })).status).toBe(204);
+    expect((await call('DELETE', `${base()}/${created.body.id}`, { token })).status).toBe(404);
+    expect((await call('POST', `${base()}/${created.body.id}/rotate-secret`, { token })).status).toBe(404);
+  });
+
+  it('checks permissions per route', async () => {
+    const reader = await serviceAccountToken(stack, ws, token, {
+      name: `reader-${suffix}`,
+      resource: 'webhook-subscriptions',
+      actions: ['list'],
+    });
+    expect((await call('GET', base(), { token: reader })).status).toBe(200);
+    expect((await call('POST', base(), { token: reader, body: valid })).status).toBe(403);
+  });
+});
