@@ -12,10 +12,9 @@
  * reads see the same rows and indexes as records written through the API.
  */
 import pg from 'pg';
-import { loginWithPassword } from '@strata/sdk';
 import { call } from '@strata/testkit';
 import { measure, type Measurement } from './measure.js';
-import { startServices } from './services.js';
+import { benchWorkspace, startUnlimitedServices } from './services.js';
 
 const RECORDS = Number(process.env['BENCH_QUERY_RECORDS'] ?? 100_000);
 const RUNS = Number(process.env['BENCH_QUERY_RUNS'] ?? 200);
@@ -43,21 +42,11 @@ function line(name: string, ours: Measurement, base: Measurement): string {
 }
 
 async function main(): Promise<void> {
-  const services = await startServices({
-    RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
-    RATE_LIMIT_READ_PER_MINUTE: '100000000',
-  });
+  const services = await startUnlimitedServices();
   const db = new pg.Pool({ connectionString: services.databaseUrl, max: CONCURRENCY });
   try {
     const ws = 'bench';
-    const login = { authUrl: services.authUrl, email: services.adminEmail, password: services.adminPassword };
-    const first = await loginWithPassword(login);
-    await call('POST', `${services.authUrl}/workspace/api/v1/workspaces`, {
-      token: first.accessToken,
-      body: { slug: ws, name: 'Bench' },
-    });
-    const token = (await loginWithPassword({ ...login, workspace: ws })).accessToken;
-    const base = `${services.dataUrl}/data/workspace/${ws}/api/v1`;
+    const { token, base } = await benchWorkspace(services);
     const created = await call('POST', `${base}/structures`, {
       token,
       body: { name: 'Orders', defaultSearchField: 'title', properties: PROPERTIES },

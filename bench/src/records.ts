@@ -6,10 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { loginWithPassword } from '@strata/sdk';
 import { call } from '@strata/testkit';
 import { describe, measure } from './measure.js';
-import { startServices } from './services.js';
+import { benchWorkspace, startUnlimitedServices } from './services.js';
 
 const TOTAL = Number(process.env['BENCH_RECORDS'] ?? 2000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 8);
@@ -50,23 +49,11 @@ function recordData(i: number, run: string): Record<string, unknown> {
 }
 
 async function main(): Promise<void> {
-  // The rate limits would cap the run: lift them for the benchmark.
-  const services = await startServices({
-    RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
-    RATE_LIMIT_READ_PER_MINUTE: '100000000',
-  });
+  const services = await startUnlimitedServices();
   const db = new pg.Pool({ connectionString: services.databaseUrl, max: CONCURRENCY });
   try {
     const ws = 'bench';
-    const login = { authUrl: services.authUrl, email: services.adminEmail, password: services.adminPassword };
-    const first = await loginWithPassword(login);
-    const workspace = await call('POST', `${services.authUrl}/workspace/api/v1/workspaces`, {
-      token: first.accessToken,
-      body: { slug: ws, name: 'Bench' },
-    });
-    if (workspace.status !== 201) throw new Error(`workspace: ${JSON.stringify(workspace.body)}`);
-    const token = (await loginWithPassword({ ...login, workspace: ws })).accessToken;
-    const base = `${services.dataUrl}/data/workspace/${ws}/api/v1`;
+    const { token, base } = await benchWorkspace(services);
     const created = await call('POST', `${base}/structures`, {
       token,
       body: { name: 'People', enableVersioning: true, properties: PROPERTIES },

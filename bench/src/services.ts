@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { AuthConfig, migrateAuth } from '@strata/auth';
 import { DataConfig, migrateData } from '@strata/data';
 import { loadConfig } from '@strata/platform';
+import { loginWithPassword } from '@strata/sdk';
+import { call } from '@strata/testkit';
 import { createTestDatabase, eventually, freePort, testNatsPrefix } from '@strata/testing';
 
 export interface Services {
@@ -73,4 +75,23 @@ export async function startServices(overrides: Record<string, string> = {}): Pro
       await db.drop();
     },
   };
+}
+
+/** Creates the workspace `bench` as the administrator; answers a token scoped to it and the data API base. */
+export async function benchWorkspace(services: Services): Promise<{ token: string; base: string }> {
+  const ws = 'bench';
+  const login = { authUrl: services.authUrl, email: services.adminEmail, password: services.adminPassword };
+  const first = await loginWithPassword(login);
+  const workspace = await call('POST', `${services.authUrl}/workspace/api/v1/workspaces`, {
+    token: first.accessToken,
+    body: { slug: ws, name: 'Bench' },
+  });
+  if (workspace.status !== 201) throw new Error(`workspace: ${JSON.stringify(workspace.body)}`);
+  const token = (await loginWithPassword({ ...login, workspace: ws })).accessToken;
+  return { token, base: `${services.dataUrl}/data/workspace/${ws}/api/v1` };
+}
+
+/** The services with rate limits lifted: they would cap a benchmark. */
+export function startUnlimitedServices(): Promise<Services> {
+  return startServices({ RATE_LIMIT_WRITE_PER_MINUTE: '100000000', RATE_LIMIT_READ_PER_MINUTE: '100000000' });
 }
