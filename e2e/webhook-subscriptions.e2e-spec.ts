@@ -86,6 +86,16 @@ describe('webhook subscriptions', () => {
     const events = res.body.details.find((d: { field: string }) => d.field === 'events');
     expect(events.message).toContain('record_created, record_updated, record_deleted, records_bulk_created');
     expect((await call('POST', base(), { token, body: { ...valid, events: [] } })).status).toBe(400);
+    // Receivers on private addresses are refused unless the operator allows them.
+    for (const url of ['http://localhost:9000/in', 'http://127.0.0.1:9000/in', 'http://169.254.169.254/latest']) {
+      const refused = await call('POST', base(), { token, body: { ...valid, url } });
+      expect({ url, status: refused.status, field: refused.body.details?.[0]?.field }).toEqual({
+        url,
+        status: 400,
+        field: 'url',
+      });
+      expect(refused.body.details[0].message).toContain('WEBHOOKS_ALLOW_PRIVATE_RECEIVERS');
+    }
   });
 
   it('updates url, active, name and events; [] clears recordSlugs; the secret cannot be set', async () => {

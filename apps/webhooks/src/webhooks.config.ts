@@ -1,4 +1,4 @@
-import { IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 import { ServiceConfig } from '@strata/platform';
 
 /** Settings of the webhooks service (environment variables; initialisers are the defaults). */
@@ -19,4 +19,11 @@ export class WebhooksConfig extends ServiceConfig {
   @Min(0)
   @Max(7 * 24 * 3600)
   WEBHOOKS_ROTATION_GRACE_SECONDS = 24 * 3600;
+
+  /**
+   * Receivers on loopback, private or link-local addresses are refused unless this is true
+   * (local development and tests; off in the Helm chart).
+   */
+  @IsBoolean()
+  WEBHOOKS_ALLOW_PRIVATE_RECEIVERS = false;
 }

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { newUuid } from '@strata/crypto';
 import { rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { refusedReceiver } from '../receivers/receiver-address.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 import type { CreateSubscriptionRequest, UpdateSubscriptionRequest } from './dto/subscription.requests.js';
 import { toSubscription, type Subscription, type SubscriptionRow } from './subscription.js';
@@ -29,6 +30,7 @@ export class SubscriptionsService {
     body: CreateSubscriptionRequest,
     idempotencyKey?: string,
   ): Promise<Subscription> {
+    this.checkReceiver(body.url);
     const request = {
       name: body.name,
       url: body.url,
@@ -77,6 +79,7 @@ export class SubscriptionsService {
   }
 
   async update(workspace: string, id: string, body: UpdateSubscriptionRequest): Promise<Subscription> {
+    if (body.url !== undefined) this.checkReceiver(body.url);
     const rows = rowsOf<SubscriptionRow>(
       await this.db.query(
         `UPDATE webhooks.subscriptions SET
@@ -98,6 +101,12 @@ export class SubscriptionsService {
     );
     if (!rows[0]) throw notFound(id);
     return toSubscription(rows[0]);
+  }
+
+  /** Refuses a receiver on a private address unless the operator allows them. */
+  private checkReceiver(url: string): void {
+    const refused = this.config.WEBHOOKS_ALLOW_PRIVATE_RECEIVERS ? undefined : refusedReceiver(url);
+    if (refused) throw StrataException.validation([{ field: 'url', message: refused }]);
   }
 
   /** Soft delete: the row stays for its deliveries' history; a replay of them answers 409. */
