@@ -12,6 +12,7 @@
  * reads see the same rows and indexes as records written through the API.
  */
 import pg from 'pg';
+import { eventually } from '@strata/testing';
 import { call } from '@strata/testkit';
 import { measure, type Measurement } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
@@ -68,15 +69,14 @@ async function main(): Promise<void> {
       [ws, collectionId, RECORDS],
     );
     // The service builds the collection's indexes after the collection is created; wait for them.
-    for (;;) {
+    await eventually(async () => {
       const { rows } = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
          WHERE i.indisvalid AND left(c.relname, length($1)) = $1`,
         [`rx_${collectionId.replace(/-/g, '')}_`],
       );
-      if (rows[0]!.n >= 5) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+      return rows[0]!.n >= 5 ? true : undefined;
+    }, 300_000);
     await db.query('ANALYZE data.records');
     const loadSeconds = (performance.now() - t0) / 1000;
 

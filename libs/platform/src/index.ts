@@ -15,6 +15,7 @@ export * from './errors/strata.exception.js';
 export * from './health/readiness.js';
 export * from './health/database.readiness.js';
 export * from './http/deprecated.decorator.js';
+export * from './http/idempotency-key.js';
 export * from './http/request-id.middleware.js';
 export * from './nats/nats.provider.js';
 export * from './openapi/openapi.js';

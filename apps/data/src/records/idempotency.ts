@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { StrataException } from '@strata/platform';
+import { IdempotencyKeys } from '@strata/platform';
 import { canonicalJson } from '../schema/value-check.js';
 import { DataConfig } from '../data.config.js';
 
@@ -9,8 +8,6 @@ export interface StoredResponse<T> {
   readonly status: number;
   readonly body: T;
 }
-
-const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * `Idempotency-Key`: the first response to a key is stored in the same
@@ -30,12 +27,8 @@ export class Idempotency {
     work: () => Promise<StoredResponse<T>>,
   ): Promise<StoredResponse<T>> {
     if (key === undefined) return work();
-    if (!KEY.test(key)) {
-      throw StrataException.validation([
-        { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
-      ]);
-    }
-    const hash = createHash('sha256').update(canonicalJson(request)).digest('hex');
+    IdempotencyKeys.check(key);
+    const hash = IdempotencyKeys.fingerprint(canonicalJson(request));
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`data-idempotency:${workspace}:${key}`]);
     const [stored] = await tx.query<{ request_hash: string; status: number; response: T }[]>(
       `SELECT request_hash, status, response FROM data.idempotency_keys
@@ -44,7 +37,7 @@ export class Idempotency {
     );
     if (stored) {
       if (stored.request_hash !== hash) {
-        throw StrataException.unprocessable('This Idempotency-Key was used for a different request');
+        throw IdempotencyKeys.reused();
       }
       return { status: stored.status, body: stored.response };
     }

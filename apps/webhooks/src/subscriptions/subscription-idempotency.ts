@@ -1,10 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { StrataException } from '@strata/platform';
+import { IdempotencyKeys } from '@strata/platform';
 import { WebhooksConfig } from '../webhooks.config.js';
-
-const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * `Idempotency-Key` on subscription create: the key remembers the subscription
@@ -19,11 +16,7 @@ export class SubscriptionIdempotency {
 
   /** The subscription an earlier request with this key created, or undefined (after taking the key's lock). */
   async lookup(tx: EntityManager, workspace: string, key: string, request: unknown): Promise<string | undefined> {
-    if (!KEY.test(key)) {
-      throw StrataException.validation([
-        { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
-      ]);
-    }
+    IdempotencyKeys.check(key);
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhooks-idempotency:${workspace}:${key}`]);
     const [stored] = await tx.query<{ request_hash: string; subscription_id: string }[]>(
       `SELECT request_hash, subscription_id FROM webhooks.idempotency_keys
@@ -31,8 +24,8 @@ export class SubscriptionIdempotency {
       [workspace, key, this.config.WEBHOOKS_IDEMPOTENCY_WINDOW_HOURS],
     );
     if (!stored) return undefined;
-    if (stored.request_hash !== hashOf(request)) {
-      throw StrataException.unprocessable('This Idempotency-Key was used for a different request');
+    if (stored.request_hash !== IdempotencyKeys.fingerprint(JSON.stringify(request))) {
+      throw IdempotencyKeys.reused();
     }
     return stored.subscription_id;
   }
@@ -47,11 +40,7 @@ export class SubscriptionIdempotency {
     await tx.query(
       `INSERT INTO webhooks.idempotency_keys (workspace_slug, key, request_hash, subscription_id) VALUES ($1, $2, $3, $4)
        ON CONFLICT (workspace_slug, key) DO UPDATE SET request_hash = $3, subscription_id = $4, created_at = now()`,
-      [workspace, key, hashOf(request), subscriptionId],
+      [workspace, key, IdempotencyKeys.fingerprint(JSON.stringify(request)), subscriptionId],
     );
   }
-}
-
-function hashOf(request: unknown): string {
-  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }

@@ -42,9 +42,10 @@ export class SubscriptionsService {
       if (idempotencyKey !== undefined) {
         const earlier = await this.idempotency.lookup(tx, workspace, idempotencyKey, request);
         if (earlier) {
-          const [row] = await tx.query<SubscriptionRow[]>('SELECT * FROM webhooks.subscriptions WHERE id = $1', [
-            earlier,
-          ]);
+          const [row] = await tx.query<SubscriptionRow[]>(
+            'SELECT * FROM webhooks.subscriptions WHERE workspace_slug = $1 AND id = $2',
+            [workspace, earlier],
+          );
           if (row) return toSubscription(row, this.secrets.open(row.id, row.secret));
         }
       }
@@ -138,8 +139,8 @@ export class SubscriptionsService {
         await tx.query(
           `UPDATE webhooks.subscriptions SET secret = $2, previous_secret = secret,
              previous_secret_valid_until = now() + make_interval(secs => $3), updated_at = now()
-           WHERE id = $1 RETURNING *`,
-          [id, sealed, this.config.WEBHOOKS_ROTATION_GRACE_SECONDS],
+           WHERE workspace_slug = $4 AND id = $1 RETURNING *`,
+          [id, sealed, this.config.WEBHOOKS_ROTATION_GRACE_SECONDS, workspace],
         ),
       );
       return toSubscription(rows[0]!, secret);

@@ -42,11 +42,6 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
     this.enqueue(() => this.reconcile(collectionId));
   }
 
-  /** Resolves when every scheduled reconciliation has ended. */
-  idle(): Promise<void> {
-    return this.tail;
-  }
-
   private enqueue(work: () => Promise<void>): void {
     this.tail = this.tail.then(async () => {
       if (this.stopping) return;
