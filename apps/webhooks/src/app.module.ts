@@ -2,6 +2,14 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseReadiness, PlatformModule } from '@strata/platform';
 import { serviceDataSourceOptions } from '@strata/db';
+import { ReceiverCircuits } from './breaker/receiver-circuits.js';
+import { DeliveriesController } from './deliveries/deliveries.controller.js';
+import { DeliveriesService } from './deliveries/deliveries.service.js';
+import { DeliveryDispatcher } from './deliveries/delivery-dispatcher.js';
+import { DeliveryStore } from './deliveries/delivery-store.js';
+import { SubscriptionDeliveriesController } from './deliveries/subscription-deliveries.controller.js';
+import { SubscriptionHealthService } from './deliveries/subscription-health.service.js';
+import { RecordEventConsumer } from './events/record-event-consumer.js';
 import { WEBHOOKS_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { SubscriptionIdempotency } from './subscriptions/subscription-idempotency.js';
 import { SubscriptionSecrets } from './subscriptions/subscription-secrets.js';
@@ -25,8 +33,20 @@ export class WebhooksAppModule {
         ),
         PlatformModule.forRoot({ config }),
       ],
-      controllers: [SubscriptionsController],
-      providers: [SubscriptionsService, SubscriptionSecrets, SubscriptionIdempotency, DatabaseReadiness],
+      // DeliveriesController before the :id routes, so `deliveries/…` is never read as an id.
+      controllers: [DeliveriesController, SubscriptionsController, SubscriptionDeliveriesController],
+      providers: [
+        SubscriptionsService,
+        SubscriptionSecrets,
+        SubscriptionIdempotency,
+        DeliveriesService,
+        SubscriptionHealthService,
+        DeliveryStore,
+        DeliveryDispatcher,
+        ReceiverCircuits,
+        RecordEventConsumer,
+        DatabaseReadiness,
+      ],
     };
   }
 }

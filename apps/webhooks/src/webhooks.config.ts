@@ -1,4 +1,4 @@
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Matches, Max, Min } from 'class-validator';
 import { ServiceConfig } from '@strata/platform';
 
 /** Settings of the webhooks service (environment variables; initialisers are the defaults). */
@@ -26,4 +26,55 @@ export class WebhooksConfig extends ServiceConfig {
    */
   @IsBoolean()
   WEBHOOKS_ALLOW_PRIVATE_RECEIVERS = false;
+
+  /**
+   * Delays before attempts 2 to 5, in milliseconds (the spec's 30 s, 2 min, 10 min,
+   * 30 min). Tests shorten them; production keeps the default.
+   */
+  @Matches(/^\s*\d{1,9}(\s*,\s*\d{1,9}){3}\s*$/, { message: 'must be four comma-separated delays in milliseconds' })
+  WEBHOOKS_RETRY_DELAYS_MS = '30000,120000,600000,1800000';
+
+  /** Time allowed for one attempt: connect, request, response headers and the bounded body. */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOKS_ATTEMPT_TIMEOUT_MS = 10_000;
+
+  /** How much of a receiver's response body is read and stored; the rest is not read. */
+  @IsInt()
+  @Min(0)
+  @Max(65_536)
+  WEBHOOKS_RESPONSE_BODY_MAX_BYTES = 4096;
+
+  /** Whether this replica consumes record events into deliveries (replicas share the durable consumer). */
+  @IsBoolean()
+  WEBHOOKS_CONSUMER_ENABLED = true;
+
+  /** Whether this replica sends due attempts (replicas share them through SKIP LOCKED claims). */
+  @IsBoolean()
+  WEBHOOKS_DISPATCHER_ENABLED = true;
+
+  /** Pause between looks for due attempts when nothing is due (new deliveries wake the local dispatcher). */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  WEBHOOKS_DISPATCH_INTERVAL_MS = 500;
+
+  /** Most attempts one replica has in flight at once. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOKS_DELIVERY_CONCURRENCY = 64;
+
+  /** The circuit breaker's rolling window (the spec's 10 s); tests only change it. */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  WEBHOOKS_BREAKER_WINDOW_MS = 10_000;
+
+  /** Quiet time after which an open circuit closes (the spec's 30 s); tests only change it. */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  WEBHOOKS_BREAKER_RESET_MS = 30_000;
 }

@@ -5,3 +5,4 @@ export * from './rate-limit.js';
 export * from './routing.js';
 export * from './collections.js';
 export * from './events.js';
+export * from './webhooks.js';

@@ -17,6 +17,7 @@ export * from './health/database.readiness.js';
 export * from './http/deprecated.decorator.js';
 export * from './http/idempotency-key.js';
 export * from './http/request-id.middleware.js';
+export * from './jobs/periodic-task.js';
 export * from './nats/nats.provider.js';
 export * from './openapi/openapi.js';
 export * from './platform.module.js';

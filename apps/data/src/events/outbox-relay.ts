@@ -3,9 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { recordEventsStream } from '@strata/contracts';
 import { ensureStream, publishJson } from '@strata/events';
-import { NatsConnectionHolder } from '@strata/platform';
+import { NatsConnectionHolder, PeriodicTask } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
-import { PeriodicTask } from '../shared/periodic-task.js';
 
 interface OutboxRow {
   id: string;

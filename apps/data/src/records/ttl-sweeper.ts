@@ -2,9 +2,8 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Collection } from '@strata/contracts';
-import { StrataException } from '@strata/platform';
+import { PeriodicTask, StrataException } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
-import { PeriodicTask } from '../shared/periodic-task.js';
 import { findCollection } from './collection-lookup.js';
 import { RecordWriter } from './record-writer.js';
 import type { RecordRow } from './record.types.js';

@@ -1,4 +1,5 @@
 import { WebhooksSubscriptions1763800000000 } from './1763800000000-webhooks-subscriptions.js';
+import { WebhooksDeliveries1763900000000 } from './1763900000000-webhooks-deliveries.js';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
-export const MIGRATIONS = [WebhooksSubscriptions1763800000000];
+export const MIGRATIONS = [WebhooksSubscriptions1763800000000, WebhooksDeliveries1763900000000];

@@ -110,16 +110,27 @@ export class SubscriptionsService {
     if (refused) throw StrataException.validation([{ field: 'url', message: refused }]);
   }
 
-  /** Soft delete: the row stays for its deliveries' history; a replay of them answers 409. */
+  /**
+   * Soft delete: the row stays for its deliveries' history (a replay of them
+   * answers 409); deliveries still retrying stop, failed with `Subscription deleted`.
+   */
   async delete(workspace: string, id: string): Promise<void> {
-    const rows = rowsOf<{ id: string }>(
-      await this.db.query(
-        `UPDATE webhooks.subscriptions SET deleted_at = now(), active = false, updated_at = now()
-         WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
+    await this.db.transaction(async (tx) => {
+      const rows = rowsOf<{ id: string }>(
+        await tx.query(
+          `UPDATE webhooks.subscriptions SET deleted_at = now(), active = false, updated_at = now()
+           WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
+          [workspace, id],
+        ),
+      );
+      if (!rows[0]) throw notFound(id);
+      await tx.query(
+        `UPDATE webhooks.deliveries SET status = 'failed', last_error = 'Subscription deleted', next_attempt_at = NULL,
+                leased = false, completed_at = now(), updated_at = now()
+          WHERE workspace_slug = $1 AND subscription_id = $2 AND status = 'retrying'`,
         [workspace, id],
-      ),
-    );
-    if (!rows[0]) throw notFound(id);
+      );
+    });
   }
 
   /**

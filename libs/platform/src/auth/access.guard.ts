@@ -87,13 +87,12 @@ export class AccessGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean | undefined>(USER_ONLY, targets) && principal.type !== 'user') {
       throw StrataException.forbidden('This endpoint needs a user token from an interactive login');
     }
-    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
-    if (scope && !principal.scopes.includes(scope)) {
-      throw StrataException.forbidden(`The token lacks the scope '${scope}'`);
-    }
-
     const { permissions } = await this.resolver.resolve(principal, workspace);
     req[GRANTED] = permissions;
+    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
+    if (scope && !holdsScope(principal, scope, permissions)) {
+      throw StrataException.forbidden(`The token lacks the scope '${scope}'`);
+    }
     if (rule.kind === 'permission') {
       const missing = rule.permissions.filter((p) => {
         const [resource, action] = splitPermission(p);
@@ -121,6 +120,17 @@ export class AccessGuard implements CanActivate {
     await this.jwt.canActivate(context);
     return (req as unknown as { user: Principal }).user;
   }
+}
+
+/**
+ * A service account holds an OAuth scope when its token carries it (requested at
+ * the token endpoint, within the account's `scope`). A user's interactive token
+ * carries `openid` only, so a user holds a scope through policy: the same-named
+ * permission (`webhooks:replay`) or `*` (workspace administrators).
+ */
+function holdsScope(principal: Principal, scope: string, permissions: ReadonlySet<string>): boolean {
+  if (principal.scopes.includes(scope)) return true;
+  return principal.type === 'user' && (permissions.has('*') || permissions.has(scope));
 }
 
 function splitPermission(permission: string): [string, string] {

@@ -14,7 +14,7 @@ import {
   Matches,
   MaxLength,
 } from 'class-validator';
-import { WEBHOOK_EVENTS } from '../webhook-events.js';
+import { WEBHOOK_EVENTS } from '@strata/contracts';
 
 const URL_RULE: Parameters<typeof IsUrl>[0] = {
   protocols: ['http', 'https'],

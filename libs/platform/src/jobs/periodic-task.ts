@@ -3,11 +3,13 @@ import { Logger } from '@nestjs/common';
 /**
  * Runs `work` now and again every `intervalMs` after each run ends (never two at
  * once), logging failures and carrying on; `stop` waits for the run in flight.
+ * `wake` asks for a run as soon as possible (right after the one in flight).
  */
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  private woken = false;
 
   constructor(
     private readonly name: string,
@@ -20,6 +22,16 @@ export class PeriodicTask {
     this.schedule(firstDelayMs);
   }
 
+  /** Runs the work now, or again right after the run in flight ends. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.woken = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
@@ -28,10 +40,16 @@ export class PeriodicTask {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.woken = false;
       this.running = this.work()
         .catch((err: unknown) => this.logger.warn({ msg: `${this.name} failed; retrying`, err: String(err) }))
-        .finally(() => this.schedule(this.intervalMs));
+        .finally(() => {
+          this.running = undefined;
+          this.schedule(this.woken ? 0 : this.intervalMs);
+        });
     }, delayMs);
   }
 }

@@ -1,0 +1,53 @@
+import type {
+  EventRecord,
+  RecordEvent,
+  WebhookBody,
+  WebhookEvent,
+  WebhookRecordBody,
+  WebhookTestBody,
+} from '@strata/contracts';
+
+/**
+ * The body a record event is delivered with, or undefined for events no
+ * subscription can name (restored, reverted, expired, bulk updates and deletes,
+ * failures).
+ */
+export function bodyOfEvent(event: RecordEvent): WebhookBody | undefined {
+  switch (event.event) {
+    case 'record_created':
+      return { ...recordBody(event, event.data), event: event.event, createdBy: event.createdBy };
+    case 'record_updated':
+      return { ...recordBody(event, event.data.after), event: event.event, updatedBy: event.updatedBy };
+    case 'record_deleted':
+      return { ...recordBody(event, event.data), event: event.event, deletedBy: event.deletedBy };
+    case 'records_bulk_created':
+      return { ...event, event: event.event };
+    default:
+      return undefined;
+  }
+}
+
+/** The body of a test delivery: the caller's payload under `data`, flagged `isTest`. */
+export function testBody(
+  event: WebhookEvent,
+  workspaceSlug: string,
+  payload: Record<string, unknown>,
+  now = new Date(),
+): WebhookTestBody {
+  return { event, workspaceSlug, data: payload, timestamp: now.toISOString(), isTest: true };
+}
+
+type RecordBodyBase = Omit<WebhookRecordBody, 'event' | 'createdBy' | 'updatedBy' | 'deletedBy'>;
+
+function recordBody(
+  event: { workspaceSlug: string; recordSlug: string; recordId: string; timestamp: string },
+  record: EventRecord,
+): RecordBodyBase {
+  return {
+    workspaceSlug: event.workspaceSlug,
+    recordSlug: event.recordSlug,
+    recordId: event.recordId,
+    data: { id: record.id, recordSlug: record.recordSlug, data: record.data },
+    timestamp: event.timestamp,
+  };
+}

@@ -1,0 +1,142 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '@strata/platform';
+import { receiverOf } from '../breaker/circuit-policy.js';
+import { ReceiverCircuits } from '../breaker/receiver-circuits.js';
+import { ReceiverClient } from '../receivers/receiver-client.js';
+import { SubscriptionSecrets } from '../subscriptions/subscription-secrets.js';
+import { WebhooksConfig } from '../webhooks.config.js';
+import { DeliveryStore, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.js';
+import { signedHeaders } from './signed-headers.js';
+
+/**
+ * Sends due attempts: claims them (replicas share through SKIP LOCKED), keeps at
+ * most WEBHOOKS_DELIVERY_CONCURRENCY in flight, signs each attempt afresh, and
+ * records its outcome. New deliveries wake it; otherwise it looks every
+ * WEBHOOKS_DISPATCH_INTERVAL_MS.
+ */
+@Injectable()
+export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('DeliveryDispatcher');
+  private readonly task: PeriodicTask;
+  private readonly client: ReceiverClient;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: DeliveryStore,
+    private readonly circuits: ReceiverCircuits,
+    private readonly secrets: SubscriptionSecrets,
+    private readonly config: WebhooksConfig,
+  ) {
+    this.task = new PeriodicTask('delivery dispatch', config.WEBHOOKS_DISPATCH_INTERVAL_MS, () => this.pass());
+    this.client = new ReceiverClient({
+      timeoutMs: config.WEBHOOKS_ATTEMPT_TIMEOUT_MS,
+      bodyMaxBytes: config.WEBHOOKS_RESPONSE_BODY_MAX_BYTES,
+      allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_RECEIVERS,
+      maxSockets: config.WEBHOOKS_DELIVERY_CONCURRENCY,
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.WEBHOOKS_DISPATCHER_ENABLED) this.task.start(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
+    await Promise.allSettled([...this.inFlight]);
+    this.client.close();
+  }
+
+  /** Looks for due attempts now (after new deliveries were written). */
+  wake(): void {
+    if (this.config.WEBHOOKS_DISPATCHER_ENABLED) this.task.wake();
+  }
+
+  private async pass(): Promise<void> {
+    await this.store.failLostLastAttempts();
+    const claimed = await this.store.claimDue(this.config.WEBHOOKS_DELIVERY_CONCURRENCY - this.inFlight.size);
+    if (claimed.length === 0) return;
+    const open = await this.circuits.openAmong([...new Set(claimed.map((c) => receiverOf(c.url)))]);
+    for (const claim of claimed) this.track(this.attempt(claim, open.has(receiverOf(claim.url))));
+  }
+
+  private track(attempt: Promise<void>): void {
+    this.inFlight.add(attempt);
+    void attempt.finally(() => {
+      this.inFlight.delete(attempt);
+      this.task.wake();
+    });
+  }
+
+  /**
+   * Makes one claimed attempt and records how it ended. `circuitOpen` is the
+   * receiver's breaker as read for the claim; it is read here when not given.
+   * Never throws: a failure to record leaves the lease to run out, and the
+   * attempt then counts as interrupted.
+   */
+  async attempt(claim: ClaimedAttempt, circuitOpen?: boolean): Promise<void> {
+    const { delivery } = claim;
+    const receiver = receiverOf(claim.url);
+    try {
+      const open = circuitOpen ?? (await this.circuits.openAmong([receiver])).has(receiver);
+      await this.store.recordOutcome(
+        delivery,
+        open ? this.rejected(claim, receiver) : await this.send(claim, receiver),
+      );
+    } catch (err) {
+      this.logger.error({ msg: 'attempt not recorded', deliveryId: delivery.id, err: String(err) });
+    }
+  }
+
+  private rejected(claim: ClaimedAttempt, receiver: string): AttemptOutcome {
+    this.logger.warn({
+      msg: 'attempt rejected: circuit open',
+      deliveryId: claim.delivery.id,
+      attempt: claim.delivery.attempt_count,
+      receiver,
+    });
+    return { kind: 'rejected', receiver, error: `Circuit open for ${receiver}: attempt not sent` };
+  }
+
+  private async send(claim: ClaimedAttempt, receiver: string): Promise<AttemptOutcome> {
+    const { delivery } = claim;
+    const secrets = [this.secrets.open(delivery.subscription_id, claim.sealedSecret)];
+    if (claim.sealedPreviousSecret)
+      secrets.push(this.secrets.open(delivery.subscription_id, claim.sealedPreviousSecret));
+    const requestHeaders = signedHeaders({
+      deliveryId: delivery.id,
+      event: delivery.event,
+      attempt: delivery.attempt_count,
+      isTest: delivery.is_test,
+      secrets,
+      body: delivery.request_body,
+      nowSeconds: Math.floor(Date.now() / 1000),
+    });
+    const result = await this.client.post(claim.url, requestHeaders, delivery.request_body);
+    if (result.kind === 'error') {
+      return {
+        kind: 'failure',
+        receiver,
+        httpStatus: null,
+        error: result.error,
+        requestHeaders,
+        responseBody: null,
+        durationMs: result.durationMs,
+      };
+    }
+    const ok = result.status >= 200 && result.status < 300;
+    return {
+      kind: ok ? 'success' : 'failure',
+      receiver,
+      httpStatus: result.status,
+      error: ok ? null : answeredError(result.status),
+      requestHeaders,
+      responseBody: result.body,
+      durationMs: result.durationMs,
+    };
+  }
+}
+
+function answeredError(status: number): string {
+  const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
+  return `Receiver answered HTTP ${status}${redirect}`;
+}

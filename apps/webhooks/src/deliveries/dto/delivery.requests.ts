@@ -1,0 +1,54 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsISO8601, IsObject, IsOptional, Max, Min } from 'class-validator';
+import { WEBHOOK_EVENTS } from '@strata/contracts';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../delivery.js';
+
+/** Deepest offset a page may start at. */
+export const MAX_OFFSET = 1_000_000;
+export const DEFAULT_DELIVERY_LIMIT = 50;
+
+/** Query of the delivery lists: `limit` (50 by default, at most 100), `offset`, `status`, `since`, `until`. */
+export class ListDeliveriesQuery {
+  @ApiPropertyOptional({ default: DEFAULT_DELIVERY_LIMIT, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_OFFSET)
+  offset?: number;
+
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES, { message: `must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  status?: DeliveryStatus;
+
+  @ApiPropertyOptional({ description: 'ISO 8601; deliveries created at or after' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  since?: string;
+
+  @ApiPropertyOptional({ description: 'ISO 8601; deliveries created before' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  until?: string;
+}
+
+/** `POST /webhook-subscriptions/{id}/test`. */
+export class TestDeliveryRequest {
+  @ApiProperty({ enum: WEBHOOK_EVENTS })
+  @IsIn(WEBHOOK_EVENTS, { message: `must be one of ${WEBHOOK_EVENTS.join(', ')}` })
+  event!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'sent under `data` of the test body' })
+  @IsObject()
+  payload!: Record<string, unknown>;
+}

@@ -1,0 +1,125 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isPrivateAddress, refusedReceiver } from './receiver-address.js';
+
+export interface ReceiverClientOptions {
+  readonly timeoutMs: number;
+  readonly bodyMaxBytes: number;
+  readonly allowPrivate: boolean;
+  /** Sockets kept per receiver origin (keep-alive). */
+  readonly maxSockets: number;
+}
+
+/** What a receiver answered, or why no answer came. */
+export type ReceiverResult =
+  | { readonly kind: 'response'; readonly status: number; readonly body: string; readonly durationMs: number }
+  | { readonly kind: 'error'; readonly error: string; readonly durationMs: number };
+
+/**
+ * Sends one webhook POST: no redirects followed (a 3xx is an answer like any
+ * other), one deadline for the whole exchange, at most `bodyMaxBytes` of the
+ * response read, and, unless private receivers are allowed, a refusal when the
+ * receiver's name resolves to a private, loopback or link-local address (checked
+ * on the address actually connected to, so DNS rebinding cannot slip past).
+ */
+export class ReceiverClient {
+  private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly lookup: LookupFunction | undefined;
+
+  constructor(private readonly options: ReceiverClientOptions) {
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets };
+    this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+    this.lookup = options.allowPrivate ? undefined : publicOnlyLookup;
+  }
+
+  async post(url: string, headers: Record<string, string>, body: string): Promise<ReceiverResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const refused = this.options.allowPrivate ? undefined : refusedReceiver(url);
+    if (refused) return { kind: 'error', error: `Receiver refused: ${refused}`, durationMs: 0 };
+    try {
+      const { status, text } = await this.exchange(new URL(url), headers, body);
+      return { kind: 'response', status, body: text, durationMs: elapsed() };
+    } catch (err) {
+      return { kind: 'error', error: describeError(err, this.options.timeoutMs), durationMs: elapsed() };
+    }
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private exchange(
+    target: URL,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ status: number; text: string }> {
+    const secure = target.protocol === 'https:';
+    const request = secure ? https.request : http.request;
+    const payload = Buffer.from(body, 'utf8');
+    return new Promise((resolve, reject) => {
+      const req = request(
+        target,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(payload.length) },
+          agent: secure ? this.agents.https : this.agents.http,
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+          ...(this.lookup ? { lookup: this.lookup } : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          const finish = () => {
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+          };
+          res.on('data', (chunk: Buffer) => {
+            const room = this.options.bodyMaxBytes - size;
+            if (room > 0) chunks.push(room >= chunk.length ? chunk : chunk.subarray(0, room));
+            size += chunk.length;
+            if (size > this.options.bodyMaxBytes) {
+              // Enough read: stop the transfer rather than drain an endless body.
+              res.destroy();
+              finish();
+            }
+          });
+          res.on('end', finish);
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+}
+
+/** dns.lookup, refusing private addresses (every address of the answer, for `all` lookups). */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    if (err) return callback(err, '', 0);
+    const blocked = addresses.find((a) => isPrivateAddress(a.address));
+    if (blocked) {
+      const refused = Object.assign(new Error(`${hostname} resolves to a private address (${blocked.address})`), {
+        code: 'ERECEIVERPRIVATE',
+      });
+      return callback(refused, '', 0);
+    }
+    if (options.all) return (callback as unknown as AllCallback)(null, addresses);
+    const first = addresses[0];
+    if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+    return callback(null, first.address, first.family);
+  });
+};
+
+type AllCallback = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
+
+function describeError(err: unknown, timeoutMs: number): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `Timed out after ${timeoutMs} ms`;
+  if (e?.code === 'ERECEIVERPRIVATE') return `Receiver refused: ${e.message}`;
+  const code = e?.code ? ` (${e.code})` : '';
+  return `${e?.message ?? String(err)}${code}`;
+}
