@@ -24,6 +24,12 @@ export interface Stack {
   startDataReplica(overrides?: Record<string, string>): Promise<INestApplication>;
   /** Stops the auth service and starts a fresh one on the same port and database. */
   restartAuth(): Promise<void>;
+  /** Stops the webhooks service (gracefully) and starts a fresh one on the same port, with `overrides` on top. */
+  restartWebhooks(overrides?: Record<string, string>): Promise<void>;
+  /** Stops the webhooks service; `restartWebhooks` brings it back. */
+  stopWebhooks(): Promise<void>;
+  /** Starts one more webhooks replica on the same database and NATS prefix (not behind the gateway). */
+  startWebhooksReplica(overrides?: Record<string, string>): Promise<INestApplication>;
   stop(): Promise<void>;
 }
 
@@ -60,7 +66,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   await data.listen(dataPort, '127.0.0.1');
   const webhooksConfig = loadConfig(WebhooksConfig, { ...env, WEBHOOKS_PORT: String(webhooksPort) });
   await migrateWebhooks(webhooksConfig);
-  const webhooks: INestApplication = await createWebhooksApp(webhooksConfig);
+  let webhooks: INestApplication | undefined = await createWebhooksApp(webhooksConfig);
   await webhooks.listen(webhooksPort, '127.0.0.1');
   const gatewayConfig = loadConfig(GatewayConfig, {
     ...env,
@@ -86,6 +92,24 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
       await replica.listen(replicaPort, '127.0.0.1');
       return replica;
     },
+    async stopWebhooks() {
+      await webhooks?.close();
+      webhooks = undefined;
+    },
+    async restartWebhooks(extra = {}) {
+      await webhooks?.close();
+      webhooks = undefined;
+      const config = loadConfig(WebhooksConfig, { ...env, ...extra, WEBHOOKS_PORT: String(webhooksPort) });
+      webhooks = await createWebhooksApp(config);
+      await webhooks.listen(webhooksPort, '127.0.0.1');
+    },
+    async startWebhooksReplica(extra = {}) {
+      const replicaPort = await freePort();
+      const config = loadConfig(WebhooksConfig, { ...env, ...extra, WEBHOOKS_PORT: String(replicaPort) });
+      const replica = await createWebhooksApp(config);
+      await replica.listen(replicaPort, '127.0.0.1');
+      return replica;
+    },
     async restartAuth() {
       await auth.close();
       auth = await createAuthApp(authConfig);
@@ -96,7 +120,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
         gateway.close(() => resolve());
         gateway.closeAllConnections();
       });
-      await webhooks.close();
+      await webhooks?.close();
       await data.close();
       await auth.close();
       await db.drop();
@@ -161,7 +185,7 @@ export async function serviceAccountToken(
   stack: Stack,
   workspace: string,
   adminToken: string,
-  grant: { name: string; resource: string; actions: string[] },
+  grant: { name: string; resource: string; actions: string[]; scope?: string },
 ): Promise<string> {
   const iam = `${stack.authUrl}/workspace/${workspace}/api/v1`;
   const expect201 = async (what: string, res: Promise<{ status: number; body: any }>) => {
@@ -182,7 +206,10 @@ export async function serviceAccountToken(
   );
   const account = await expect201(
     'service account',
-    call('POST', `${iam}/service-accounts`, { token: adminToken, body: { name: grant.name } }),
+    call('POST', `${iam}/service-accounts`, {
+      token: adminToken,
+      body: { name: grant.name, ...(grant.scope ? { scope: grant.scope } : {}) },
+    }),
   );
   await expect201(
     'member',
@@ -197,6 +224,7 @@ export async function serviceAccountToken(
       grant_type: 'client_credentials',
       client_id: account.clientId,
       client_secret: account.clientSecret,
+      ...(grant.scope ? { scope: grant.scope } : {}),
     }),
   });
   return ((await issued.json()) as { access_token: string }).access_token;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { rowsOf } from '@strata/db';
 import { ReceiverCircuits } from '../breaker/receiver-circuits.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 import type { DeliveryRow } from './delivery.js';
@@ -72,8 +73,9 @@ export class DeliveryStore {
 
   /**
    * One delivery per matching subscription of the workspace (active, naming the
-   * event, and naming the collection or none), due now. A repeated event id makes
-   * nothing new. Returns how many deliveries were created.
+   * event, naming the collection or none, and created before the event
+   * happened, so a consumer reading old events again never sends them to newer
+   * subscriptions), due now. A repeated event id makes nothing new. Returns how many deliveries were created.
    */
   async createForEvent(
     eventId: string,
@@ -81,6 +83,7 @@ export class DeliveryStore {
     event: string,
     recordSlug: string,
     body: string,
+    occurredAt: string,
   ): Promise<number> {
     const rows = await this.db.query<{ id: string }[]>(
       `INSERT INTO webhooks.deliveries
@@ -88,10 +91,10 @@ export class DeliveryStore {
        SELECT gen_random_uuid(), s.workspace_slug, s.id, $3, $4, $2, $5, now()
          FROM webhooks.subscriptions s
         WHERE s.workspace_slug = $1 AND s.active AND s.deleted_at IS NULL AND $4 = ANY(s.events)
-          AND (s.record_slugs IS NULL OR $2 = ANY(s.record_slugs))
+          AND (s.record_slugs IS NULL OR $2 = ANY(s.record_slugs)) AND s.created_at <= $6
        ON CONFLICT (subscription_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
        RETURNING id`,
-      [workspace, recordSlug, eventId, event, body],
+      [workspace, recordSlug, eventId, event, body, occurredAt],
     );
     return rows.length;
   }
@@ -151,8 +154,9 @@ export class DeliveryStore {
   async claimDue(limit: number): Promise<ClaimedAttempt[]> {
     if (limit <= 0) return [];
     return this.db.transaction(async (tx) => {
-      const rows = await tx.query<ClaimRow[]>(
-        `WITH due AS (
+      const rows = rowsOf<ClaimRow>(
+        await tx.query(
+          `WITH due AS (
            SELECT d.id, d.leased AS was_leased FROM webhooks.deliveries d
              JOIN webhooks.subscriptions s ON s.id = d.subscription_id AND s.active AND s.deleted_at IS NULL
             WHERE d.status = 'retrying' AND d.next_attempt_at <= now() AND d.attempt_count < $2
@@ -165,7 +169,8 @@ export class DeliveryStore {
           WHERE d.id = due.id AND s.id = d.subscription_id
          RETURNING d.*, due.was_leased, s.url, s.secret AS sealed_secret,
                    CASE WHEN s.previous_secret_valid_until > now() THEN s.previous_secret END AS sealed_previous_secret`,
-        [limit, MAX_ATTEMPTS, this.schedule.leases()],
+          [limit, MAX_ATTEMPTS, this.schedule.leases()],
+        ),
       );
       const lost = rows.filter((r) => r.was_leased);
       for (const r of lost) {

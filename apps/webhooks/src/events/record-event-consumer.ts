@@ -59,6 +59,7 @@ export class RecordEventConsumer implements OnApplicationBootstrap, OnApplicatio
       event.event,
       event.recordSlug,
       JSON.stringify(body),
+      event.timestamp,
     );
     if (created > 0) this.dispatcher.wake();
   }

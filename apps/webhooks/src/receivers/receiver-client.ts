@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -10,6 +10,8 @@ export interface ReceiverClientOptions {
   readonly allowPrivate: boolean;
   /** Sockets kept per receiver origin (keep-alive). */
   readonly maxSockets: number;
+  /** Name resolution (dns.lookup unless given). */
+  readonly resolve?: typeof dnsLookup;
 }
 
 /** What a receiver answered, or why no answer came. */
@@ -31,7 +33,7 @@ export class ReceiverClient {
   constructor(private readonly options: ReceiverClientOptions) {
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
-    this.lookup = options.allowPrivate ? undefined : publicOnlyLookup;
+    this.lookup = options.allowPrivate ? undefined : publicOnlyLookup(options.resolve ?? dnsLookup);
   }
 
   async post(url: string, headers: Record<string, string>, body: string): Promise<ReceiverResult> {
@@ -96,23 +98,25 @@ export class ReceiverClient {
   }
 }
 
-/** dns.lookup, refusing private addresses (every address of the answer, for `all` lookups). */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-    if (err) return callback(err, '', 0);
-    const blocked = addresses.find((a) => isPrivateAddress(a.address));
-    if (blocked) {
-      const refused = Object.assign(new Error(`${hostname} resolves to a private address (${blocked.address})`), {
-        code: 'ERECEIVERPRIVATE',
-      });
-      return callback(refused, '', 0);
-    }
-    if (options.all) return (callback as unknown as AllCallback)(null, addresses);
-    const first = addresses[0];
-    if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-    return callback(null, first.address, first.family);
-  });
-};
+/** A lookup that refuses private addresses (every address of the answer is checked). */
+function publicOnlyLookup(resolve: typeof dnsLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0);
+      const blocked = addresses.find((a) => isPrivateAddress(a.address));
+      if (blocked) {
+        const refused = Object.assign(new Error(`${hostname} resolves to a private address (${blocked.address})`), {
+          code: 'ERECEIVERPRIVATE',
+        });
+        return callback(refused, '', 0);
+      }
+      if (options.all) return (callback as unknown as AllCallback)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
 
 type AllCallback = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
 

@@ -1,0 +1,369 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@strata/testing';
+import { adminWorkspaceToken, startStack, type Stack } from '@strata/testkit';
+import { WebhookReceiver, type Arrival } from './support/webhook-receiver.js';
+import {
+  WEBHOOK_TEST_SETTINGS,
+  createCollection,
+  createRecord,
+  createSubscription,
+  workspaceApi,
+  type WorkspaceApi,
+} from './support/webhooks.js';
+
+let stack: Stack;
+let api: WorkspaceApi;
+let otherApi: WorkspaceApi;
+const receivers: WebhookReceiver[] = [];
+const suffix = Date.now().toString(36);
+const ws = `deliver-${suffix}`;
+
+beforeAll(async () => {
+  stack = await startStack(WEBHOOK_TEST_SETTINGS);
+  api = workspaceApi(stack, ws, await adminWorkspaceToken(stack, ws));
+  const other = `deliver-other-${suffix}`;
+  otherApi = workspaceApi(stack, other, await adminWorkspaceToken(stack, other));
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  for (const r of receivers) await r.stop();
+});
+
+/** A receiver of its own per test: each is its own origin, so breakers never cross tests. */
+async function receiver(): Promise<WebhookReceiver> {
+  const r = await WebhookReceiver.start();
+  receivers.push(r);
+  return r;
+}
+
+const header = (a: Arrival, name: string) => a.headers[name.toLowerCase()];
+
+async function waitForDelivery(subscriptionId: string, deliveryId: string, status: string) {
+  return eventually(async () => {
+    const res = await api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries/${deliveryId}`);
+    return res.body.status === status ? res.body : undefined;
+  }, 20_000);
+}
+
+describe('webhook deliveries', () => {
+  it('delivers each matching record event once, signed and verifiable by a Standard Webhooks library', async () => {
+    const hook = await receiver();
+    hook.reply = () => ({ status: 200, body: 'x'.repeat(10_000) });
+    const orders = await createCollection(api, 'Orders');
+    const notes = await createCollection(api, 'Notes');
+    const sub = await createSubscription(api, {
+      url: hook.url('/orders'),
+      events: ['record_created', 'record_updated', 'record_deleted'],
+      recordSlugs: [orders.recordSlug],
+    });
+    hook.trust('current', sub.secret);
+
+    const record = await createRecord(api, orders.id, { title: 'first', total: 5 });
+    expect((await api('PATCH', `/records/${record.id}`, { data: { total: 7 } })).status).toBe(200);
+    expect((await api('DELETE', `/records/${record.id}`)).status).toBeLessThan(300);
+    await createRecord(api, notes.id, { title: 'not subscribed' });
+
+    const arrivals = await hook.waitFor(() => true, 3);
+    expect(arrivals.map((a) => a.body['event'])).toEqual(['record_created', 'record_updated', 'record_deleted']);
+    for (const a of arrivals) {
+      expect(a.verifiedBy).toEqual(['current']);
+      expect(a.familiesAgree).toBe(true);
+      expect(header(a, 'Svc-Event-Type')).toBe(a.body['event']);
+      expect(header(a, 'Svc-Retry-Attempt')).toBeUndefined();
+      expect(header(a, 'Svc-Test-Event')).toBeUndefined();
+      expect(header(a, 'X-Signature')).toBeUndefined();
+      expect(header(a, 'webhook-signature')).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    }
+    expect(arrivals[0]!.body).toEqual({
+      event: 'record_created',
+      workspaceSlug: ws,
+      recordSlug: orders.recordSlug,
+      recordId: record.id,
+      data: { id: record.id, recordSlug: orders.recordSlug, data: { title: 'first', total: 5 } },
+      timestamp: expect.any(String),
+      createdBy: expect.any(String),
+    });
+    expect(arrivals[1]!.body).toMatchObject({
+      data: { data: { title: 'first', total: 7 } },
+      updatedBy: expect.any(String),
+    });
+    expect(arrivals[2]!.body).toMatchObject({ recordId: record.id, deletedBy: expect.any(String) });
+    // Nothing for the collection the subscription does not name, nor twice for anything.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hook.arrivals).toHaveLength(3);
+
+    // The list omits payloads; the detail holds what was sent and the (truncated) answer.
+    const list = await api('GET', `/webhook-subscriptions/${sub.id}/deliveries`);
+    expect(list.status).toBe(200);
+    expect(list.body.data).toHaveLength(3);
+    expect(list.body.pagination).toEqual({ limit: 50, offset: 0, hasMore: false });
+    for (const row of list.body.data) {
+      expect(row).toMatchObject({ status: 'success', httpStatus: 200, attemptCount: 1, lastError: null });
+      expect(row).not.toHaveProperty('requestPayload');
+      expect(row).not.toHaveProperty('responseBody');
+    }
+    const created = list.body.data.find((d: { event: string }) => d.event === 'record_created');
+    const detail = await api('GET', `/webhook-subscriptions/${sub.id}/deliveries/${created.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body.requestPayload).toEqual(arrivals[0]!.body);
+    expect(detail.body.responseBody).toBe('x'.repeat(4096));
+    expect(detail.body.requestHeaders['webhook-signature']).toBe(header(arrivals[0]!, 'webhook-signature'));
+    expect(detail.body.requestHeaders['webhook-id']).toBe(created.id);
+    expect(detail.body.attempts).toEqual([
+      {
+        attempt: 1,
+        outcome: 'success',
+        httpStatus: 200,
+        error: null,
+        durationMs: expect.any(Number),
+        at: expect.any(String),
+      },
+    ]);
+    expect(JSON.stringify(detail.body)).not.toContain(sub.secret.slice(6));
+  });
+
+  it('delivers records_bulk_created once per bulk operation, with the ids', async () => {
+    const hook = await receiver();
+    const items = await createCollection(api, 'Bulk items');
+    const sub = await createSubscription(api, { url: hook.url(), events: ['records_bulk_created'] });
+    hook.trust('current', sub.secret);
+    const res = await api('POST', '/records/bulk', {
+      structureId: items.id,
+      records: [{ data: { title: 'a' } }, { data: { title: 'b' } }, { data: { title: 'c' } }],
+    });
+    expect(res.status).toBe(200);
+    const [arrival] = await hook.waitFor(() => true);
+    expect(arrival!.verifiedBy).toEqual(['current']);
+    expect(arrival!.body).toMatchObject({
+      event: 'records_bulk_created',
+      workspaceSlug: ws,
+      recordSlug: items.recordSlug,
+      structureId: items.id,
+      count: 3,
+      schemaDiscoveryMode: 'strict',
+    });
+    expect((arrival!.body['recordIds'] as string[]).sort()).toEqual(
+      res.body.records.map((r: { id: string }) => r.id).sort(),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hook.arrivals).toHaveLength(1);
+  });
+
+  it('retries a failing receiver on the schedule with the same webhook-id, fresh signatures and Svc-Retry-Attempt', async () => {
+    const hook = await receiver();
+    hook.reply = (a) => (header(a, 'Svc-Retry-Attempt') === '3' ? { status: 200 } : { status: 503 });
+    const things = await createCollection(api, 'Retried things');
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    hook.trust('current', sub.secret);
+    await createRecord(api, things.id, { title: 'retry me' });
+
+    const arrivals = await hook.waitFor(() => true, 3);
+    const id = header(arrivals[0]!, 'webhook-id')!;
+    expect(arrivals.map((a) => header(a, 'webhook-id'))).toEqual([id, id, id]);
+    expect(arrivals.map((a) => header(a, 'Svc-Retry-Attempt'))).toEqual([undefined, '2', '3']);
+    expect(arrivals.every((a) => a.verifiedBy.includes('current') && a.familiesAgree)).toBe(true);
+    expect(arrivals.map((a) => a.rawBody)).toEqual([arrivals[0]!.rawBody, arrivals[0]!.rawBody, arrivals[0]!.rawBody]);
+    // The schedule's delay (400 ms in this stack) separates the attempts.
+    expect(arrivals[1]!.at - arrivals[0]!.at).toBeGreaterThanOrEqual(350);
+
+    const done = await waitForDelivery(sub.id, id, 'success');
+    expect(done).toMatchObject({ attemptCount: 3, httpStatus: 200, lastError: null, nextAttemptAt: null });
+    expect(done.attempts.map((a: { outcome: string; httpStatus: number }) => [a.outcome, a.httpStatus])).toEqual([
+      ['failure', 503],
+      ['failure', 503],
+      ['success', 200],
+    ]);
+    expect(done.requestHeaders['Svc-Retry-Attempt']).toBe('3');
+  });
+
+  it('fails a delivery after the fifth attempt: 3xx, timeouts and errors all count, redirects are not followed', async () => {
+    const hook = await receiver();
+    const target = await receiver();
+    const replies = [
+      { status: 302, headers: { location: target.url('/elsewhere') } },
+      'hang' as const,
+      { status: 500, body: 'boom' },
+      { status: 404 },
+      { status: 400 },
+    ];
+    hook.reply = (a) => replies[Number(header(a, 'Svc-Retry-Attempt') ?? '1') - 1]!;
+    const things = await createCollection(api, 'Failing things');
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    await createRecord(api, things.id, { title: 'never delivered' });
+
+    const [first] = await hook.waitFor(() => true);
+    const failed = await waitForDelivery(sub.id, header(first!, 'webhook-id')!, 'failed');
+    expect(failed).toMatchObject({
+      attemptCount: 5,
+      httpStatus: 400,
+      lastError: 'Receiver answered HTTP 400',
+      nextAttemptAt: null,
+    });
+    expect(failed.attempts.map((a: { error: string }) => a.error)).toEqual([
+      'Receiver answered HTTP 302 (redirects are not followed)',
+      'Timed out after 1500 ms',
+      'Receiver answered HTTP 500',
+      'Receiver answered HTTP 404',
+      'Receiver answered HTTP 400',
+    ]);
+    expect(hook.arrivals).toHaveLength(5);
+    expect(target.arrivals).toHaveLength(0);
+
+    const failedList = await api('GET', '/webhook-subscriptions/deliveries/failed');
+    expect(failedList.body.data.map((d: { id: string }) => d.id)).toContain(failed.id);
+    expect(failedList.body.data.every((d: { status: string }) => d.status === 'failed')).toBe(true);
+  });
+
+  it('opens the circuit after half of 5+ requests fail, rejects attempts without sending them, then closes after quiet time', async () => {
+    const hook = await receiver();
+    let healthy = false;
+    hook.reply = () => (healthy ? { status: 200 } : { status: 500 });
+    const things = await createCollection(api, 'Breaker things');
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    hook.trust('current', sub.secret);
+    const res = await api('POST', '/records/batch', {
+      structureId: things.id,
+      records: Array.from({ length: 6 }, (_, i) => ({ data: { title: `b${i}` } })),
+    });
+    expect(res.body).toMatchObject({ created: 6 });
+
+    // Six failed requests open the circuit; the next attempts are rejected and never reach the receiver.
+    await eventually(async () => {
+      const list = await api('GET', `/webhook-subscriptions/${sub.id}/deliveries`);
+      return list.body.data.some((d: { lastError: string | null }) => d.lastError?.startsWith('Circuit open'))
+        ? true
+        : undefined;
+    }, 10_000);
+    const requestsWhileOpen = hook.arrivals.length;
+    healthy = true;
+
+    // After a second without requests the circuit closes and every delivery gets through.
+    const done = await eventually(async () => {
+      const list = await api('GET', `/webhook-subscriptions/${sub.id}/deliveries`);
+      const rows = list.body.data as { status: string }[];
+      return rows.length === 6 && rows.every((d) => d.status !== 'retrying') ? rows : undefined;
+    }, 20_000);
+    expect(done.every((d) => d.status === 'success')).toBe(true);
+    expect(requestsWhileOpen).toBeGreaterThanOrEqual(5);
+
+    let rejected = 0;
+    let attempts = 0;
+    for (const d of done as unknown as { id: string }[]) {
+      const detail = await api('GET', `/webhook-subscriptions/${sub.id}/deliveries/${d.id}`);
+      attempts += detail.body.attempts.length;
+      rejected += detail.body.attempts.filter((a: { outcome: string }) => a.outcome === 'rejected').length;
+      // Each attempt slot reached the receiver at most once.
+      const slots = hook.of(d.id).map((a) => header(a, 'Svc-Retry-Attempt') ?? '1');
+      expect(new Set(slots).size).toBe(slots.length);
+    }
+    expect(rejected).toBeGreaterThan(0);
+    // Rejected attempts consumed an attempt without a request.
+    expect(hook.arrivals.length).toBe(attempts - rejected);
+  });
+
+  it('sends a test delivery through the pipeline and answers the row after the attempt', async () => {
+    const hook = await receiver();
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    hook.trust('current', sub.secret);
+    const res = await api('POST', `/webhook-subscriptions/${sub.id}/test`, {
+      event: 'record_created',
+      payload: { hello: 'world' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      status: 'success',
+      httpStatus: 204,
+      lastError: null,
+      attemptCount: 1,
+      isTest: true,
+      requestPayload: { event: 'record_created', workspaceSlug: ws, data: { hello: 'world' }, isTest: true },
+    });
+    const [arrival] = hook.arrivals;
+    expect(header(arrival!, 'Svc-Test-Event')).toBe('true');
+    expect(header(arrival!, 'webhook-id')).toBe(res.body.id);
+    expect(arrival!.verifiedBy).toEqual(['current']);
+
+    hook.reply = () => ({ status: 500 });
+    const failing = await api('POST', `/webhook-subscriptions/${sub.id}/test`, {
+      event: 'record_created',
+      payload: {},
+    });
+    expect(failing.body).toMatchObject({
+      status: 'retrying',
+      httpStatus: 500,
+      lastError: 'Receiver answered HTTP 500',
+    });
+
+    const bad = await api('POST', `/webhook-subscriptions/${sub.id}/test`, { event: 'record_exploded', payload: 'x' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['event', 'payload']);
+  });
+
+  it('reports health: success rates, totals and the last failure', async () => {
+    const hook = await receiver();
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const empty = await api('GET', `/webhook-subscriptions/${sub.id}/health`);
+    expect(empty.body).toEqual({
+      successRate1h: null,
+      successRate24h: null,
+      totalDeliveries1h: 0,
+      totalDeliveries24h: 0,
+      lastFailureAt: null,
+      lastFailureError: null,
+    });
+    await api('POST', `/webhook-subscriptions/${sub.id}/test`, { event: 'record_created', payload: {} });
+    hook.reply = () => ({ status: 502 });
+    const failing = await api('POST', `/webhook-subscriptions/${sub.id}/test`, {
+      event: 'record_created',
+      payload: {},
+    });
+    await waitForDelivery(sub.id, failing.body.id, 'failed');
+    const health = await api('GET', `/webhook-subscriptions/${sub.id}/health`);
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({
+      successRate1h: 0.5,
+      successRate24h: 0.5,
+      totalDeliveries1h: 2,
+      totalDeliveries24h: 2,
+      lastFailureAt: expect.any(String),
+      // Five requests, four failed: the breaker may have rejected the last attempt.
+      lastFailureError: expect.stringMatching(
+        /^(Receiver answered HTTP 502|Circuit open for http:\/\/127\.0\.0\.1:\d+: attempt not sent)$/,
+      ),
+    });
+  });
+
+  it('filters and pages delivery lists, validates their query, and keeps workspaces apart', async () => {
+    const hook = await receiver();
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const before = new Date().toISOString();
+    for (let i = 0; i < 3; i++)
+      await api('POST', `/webhook-subscriptions/${sub.id}/test`, { event: 'record_created', payload: { i } });
+    const path = `/webhook-subscriptions/${sub.id}/deliveries`;
+    const page = await api('GET', `${path}?limit=2&offset=1`);
+    expect(page.body.data).toHaveLength(2);
+    expect(page.body.pagination).toEqual({ limit: 2, offset: 1, hasMore: false });
+    expect((await api('GET', `${path}?status=failed`)).body.data).toEqual([]);
+    expect((await api('GET', `${path}?status=success&since=${before}`)).body.data).toHaveLength(3);
+    expect((await api('GET', `${path}?until=${before}`)).body.data).toEqual([]);
+
+    const bad = await api('GET', `${path}?limit=0&offset=-1&status=done&since=yesterday`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'limit',
+      'offset',
+      'since',
+      'status',
+    ]);
+
+    const recent = await api('GET', '/webhook-subscriptions/deliveries/recent?limit=100');
+    expect(recent.body.data.length).toBeGreaterThanOrEqual(3);
+    // Another workspace sees nothing of it.
+    expect((await otherApi('GET', path)).status).toBe(404);
+    expect((await otherApi('GET', '/webhook-subscriptions/deliveries/recent')).body.data).toEqual([]);
+    const id = page.body.data[0].id;
+    expect((await otherApi('GET', `/webhook-subscriptions/${sub.id}/deliveries/${id}`)).status).toBe(404);
+    expect((await otherApi('POST', `/webhook-subscriptions/deliveries/${id}/retry`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,282 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import pg from 'pg';
+import { recordEventsStream } from '@strata/contracts';
+import { eventually } from '@strata/testing';
+import { adminWorkspaceToken, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
+import { WebhookReceiver, type Arrival } from './support/webhook-receiver.js';
+import {
+  WEBHOOK_TEST_SETTINGS,
+  createCollection,
+  createRecord,
+  createSubscription,
+  workspaceApi,
+  type WorkspaceApi,
+} from './support/webhooks.js';
+
+let stack: Stack;
+let api: WorkspaceApi;
+let adminToken: string;
+let db: pg.Client;
+let nc: NatsConnection;
+let collection: { id: string; recordSlug: string };
+const receivers: WebhookReceiver[] = [];
+const ws = `resilient-${Date.now().toString(36)}`;
+const SETTINGS = { ...WEBHOOK_TEST_SETTINGS, WEBHOOKS_ROTATION_GRACE_SECONDS: '2' };
+
+beforeAll(async () => {
+  stack = await startStack(SETTINGS);
+  adminToken = await adminWorkspaceToken(stack, ws);
+  api = workspaceApi(stack, ws, adminToken);
+  db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+  collection = await createCollection(api, 'Shipments');
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await db?.end();
+  await stack?.stop();
+  for (const r of receivers) await r.stop();
+});
+
+async function receiver(): Promise<WebhookReceiver> {
+  const r = await WebhookReceiver.start();
+  receivers.push(r);
+  return r;
+}
+
+const header = (a: Arrival, name: string) => a.headers[name.toLowerCase()];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function delivery(subscriptionId: string, deliveryId: string) {
+  return (await api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries/${deliveryId}`)).body;
+}
+
+async function waitForStatus(subscriptionId: string, deliveryId: string, status: string) {
+  return eventually(async () => {
+    const d = await delivery(subscriptionId, deliveryId);
+    return d.status === status ? d : undefined;
+  }, 20_000);
+}
+
+async function onlyDelivery(subscriptionId: string) {
+  return eventually(async () => {
+    const list = await api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries`);
+    return list.body.data.length === 1 ? list.body.data[0] : undefined;
+  });
+}
+
+describe('webhook deliveries across restarts, replicas and rotations', () => {
+  it('keeps a pending retry through a service restart and sends the next attempt once', async () => {
+    await stack.restartWebhooks({ ...SETTINGS, WEBHOOKS_RETRY_DELAYS_MS: '2000,2000,2000,2000' });
+    const hook = await receiver();
+    let healthy = false;
+    hook.reply = () => (healthy ? { status: 200 } : { status: 500 });
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    hook.trust('current', sub.secret);
+    await createRecord(api, collection.id, { title: 'survives a restart' });
+    const [first] = await hook.waitFor(() => true);
+    await stack.stopWebhooks();
+    healthy = true;
+    await sleep(2500); // attempt 2 comes due while no replica runs
+    await stack.restartWebhooks(SETTINGS);
+
+    const id = header(first!, 'webhook-id')!;
+    const done = await waitForStatus(sub.id, id, 'success');
+    expect(done.attemptCount).toBe(2);
+    expect(hook.of(id).map((a) => header(a, 'Svc-Retry-Attempt'))).toEqual([undefined, '2']);
+    expect(hook.of(id).every((a) => a.verifiedBy.includes('current'))).toBe(true);
+  });
+
+  it('makes no second delivery when the consumer loses its place and every event is read again', async () => {
+    const hook = await receiver();
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    await createRecord(api, collection.id, { title: 'read twice' });
+    await onlyDelivery(sub.id);
+    const count = async () =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks.deliveries')).rows[0]!.n;
+    const before = await count();
+
+    await stack.stopWebhooks();
+    const jsm = await jetstreamManager(nc);
+    await jsm.consumers.delete(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
+    await stack.restartWebhooks(SETTINGS);
+    // The new durable consumer starts from the stream's first event: wait until it has read them all.
+    await eventually(async () => {
+      const info = await jsm.consumers.info(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
+      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+    });
+    expect(await count()).toBe(before);
+    await sleep(300);
+    expect(hook.arrivals).toHaveLength(1);
+  });
+
+  it('recovers an attempt whose replica died mid-attempt: logged as interrupted, the next attempt sent once', async () => {
+    await stack.restartWebhooks({ ...SETTINGS, WEBHOOKS_DISPATCHER_ENABLED: 'false' });
+    const hook = await receiver();
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    hook.trust('current', sub.secret);
+    await createRecord(api, collection.id, { title: 'claimed by a dead replica' });
+    const pending = await onlyDelivery(sub.id);
+    expect(pending).toMatchObject({ status: 'retrying', attemptCount: 0 });
+    // A replica claimed attempt 1 (counted and leased) and died before recording anything.
+    await db.query(
+      `UPDATE webhooks.deliveries SET attempt_count = 1, leased = true, next_attempt_at = now() + interval '300 milliseconds'
+        WHERE id = $1`,
+      [pending.id],
+    );
+    await stack.restartWebhooks(SETTINGS);
+    const done = await waitForStatus(sub.id, pending.id, 'success');
+    expect(done.attemptCount).toBe(2);
+    expect(done.attempts.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome])).toEqual([
+      [1, 'interrupted'],
+      [2, 'success'],
+    ]);
+    expect(hook.of(pending.id).map((a) => header(a, 'Svc-Retry-Attempt'))).toEqual(['2']);
+  });
+
+  it('keeps retrying while the receiver is down and delivers when it is back', async () => {
+    const hook = await receiver();
+    hook.reply = () => ({ status: 500 });
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    await createRecord(api, collection.id, { title: 'receiver restarts' });
+    const [first] = await hook.waitFor(() => true);
+    await hook.stop();
+    const id = header(first!, 'webhook-id')!;
+    await eventually(async () => {
+      const d = await delivery(sub.id, id);
+      return d.attempts.some((a: { error: string | null }) => a.error?.includes('ECONNREFUSED')) ? true : undefined;
+    });
+    hook.reply = () => ({ status: 200 });
+    await hook.listen();
+    const done = await waitForStatus(sub.id, id, 'success');
+    expect(done.attempts[0]).toMatchObject({ outcome: 'failure', httpStatus: 500 });
+    expect(done.attempts[1]).toMatchObject({ outcome: 'failure', httpStatus: null });
+  });
+
+  it('shares the work between two replicas without sending any attempt twice', async () => {
+    const replica = await stack.startWebhooksReplica();
+    try {
+      const hook = await receiver();
+      const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+      hook.trust('current', sub.secret);
+      const res = await api('POST', '/records/batch', {
+        structureId: collection.id,
+        records: Array.from({ length: 40 }, (_, i) => ({ data: { title: `r${i}` } })),
+      });
+      expect(res.body).toMatchObject({ created: 40 });
+      await hook.waitFor(() => true, 40);
+      await sleep(500);
+      const ids = hook.arrivals.map((a) => header(a, 'webhook-id'));
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids).size).toBe(40);
+      expect(hook.arrivals.every((a) => a.verifiedBy.includes('current'))).toBe(true);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('signs with the new and the previous secret during the grace, then with the new one only', async () => {
+    const hook = await receiver();
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    hook.trust('previous', sub.secret);
+    const rotated = await api('POST', `/webhook-subscriptions/${sub.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    hook.trust('new', rotated.body.secret);
+
+    await createRecord(api, collection.id, { title: 'during the grace' });
+    const [during] = await hook.waitFor(() => true);
+    expect(during!.verifiedBy.sort()).toEqual(['new', 'previous']);
+    expect(header(during!, 'webhook-signature')!.split(' ')).toHaveLength(2);
+
+    await sleep(Math.max(0, Date.parse(rotated.body.previousSecretValidUntil) - Date.now()) + 200);
+    await createRecord(api, collection.id, { title: 'after the grace' });
+    const [, after] = await hook.waitFor(() => true, 2);
+    expect(after!.verifiedBy).toEqual(['new']);
+    expect(header(after!, 'webhook-signature')!.split(' ')).toHaveLength(1);
+  });
+
+  it('cancels and replays with the scopes, answering 409 for a retrying or orphaned original', async () => {
+    const hook = await receiver();
+    hook.reply = () => 'hang';
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    hook.trust('current', sub.secret);
+    await createRecord(api, collection.id, { title: 'cancel me' });
+    const [arrival] = await hook.waitFor(() => true);
+    const id = header(arrival!, 'webhook-id')!;
+
+    const unscoped = workspaceApi(
+      stack,
+      ws,
+      await serviceAccountToken(stack, ws, adminToken, {
+        name: 'hooks-no-scope',
+        resource: 'webhook-subscriptions',
+        actions: ['manage'],
+      }),
+    );
+    const scoped = workspaceApi(
+      stack,
+      ws,
+      await serviceAccountToken(stack, ws, adminToken, {
+        name: 'hooks-scoped',
+        resource: 'webhook-subscriptions',
+        actions: ['manage'],
+        scope: 'webhooks:replay webhooks:cancel',
+      }),
+    );
+
+    // Still retrying (attempt 1 hangs): no replay.
+    const early = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/retry`);
+    expect(early.status).toBe(409);
+    const noScope = await unscoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
+    expect(noScope.status).toBe(403);
+    expect(noScope.body.message).toContain('webhooks:cancel');
+
+    const cancelled = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id, status: 'failed', lastError: 'Cancelled by user', nextAttemptAt: null });
+    expect((await scoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`)).status).toBe(409);
+    // The attempt in flight times out (1.5 s) and the schedule stays stopped.
+    await sleep(2500);
+    expect(await delivery(sub.id, id)).toMatchObject({ status: 'failed', lastError: 'Cancelled by user' });
+    expect(hook.of(id)).toHaveLength(1);
+
+    hook.reply = () => ({ status: 200 });
+    expect((await unscoped('POST', `/webhook-subscriptions/deliveries/${id}/retry`)).status).toBe(403);
+    const replay = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/retry`);
+    expect(replay.status).toBe(201);
+    expect(replay.body).toMatchObject({ replayedFrom: id, status: 'retrying', event: 'record_created' });
+    const done = await waitForStatus(sub.id, replay.body.id, 'success');
+    const [resent] = hook.of(replay.body.id);
+    expect(resent!.rawBody).toBe(arrival!.rawBody);
+    expect(resent!.verifiedBy).toEqual(['current']);
+    expect(done.replayedFrom).toBe(id);
+
+    expect(
+      (await scoped('POST', '/webhook-subscriptions/deliveries/00000000-0000-4000-8000-000000000000/retry')).status,
+    ).toBe(404);
+    expect((await api('DELETE', `/webhook-subscriptions/${sub.id}`)).status).toBe(204);
+    const orphan = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/retry`);
+    expect(orphan.status).toBe(409);
+    expect(orphan.body.message).toContain('deleted');
+  });
+
+  it('stops the retries of a deleted subscription', async () => {
+    const hook = await receiver();
+    hook.reply = () => ({ status: 500 });
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    await createRecord(api, collection.id, { title: 'orphaned' });
+    const [arrival] = await hook.waitFor(() => true);
+    expect((await api('DELETE', `/webhook-subscriptions/${sub.id}`)).status).toBe(204);
+    const row = await db.query<{ status: string; last_error: string }>(
+      'SELECT status, last_error FROM webhooks.deliveries WHERE id = $1',
+      [header(arrival!, 'webhook-id')],
+    );
+    expect(row.rows[0]).toEqual({ status: 'failed', last_error: 'Subscription deleted' });
+    await sleep(1000);
+    expect(hook.arrivals).toHaveLength(1);
+  });
+});
