@@ -8,3 +8,4 @@ cd "$ROOT"
 . scripts/prepare.sh
 node --enable-source-maps bench/dist/records.js
 node --enable-source-maps bench/dist/queries.js
+node --enable-source-maps bench/dist/webhooks.js

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { AuthConfig, migrateAuth } from '@strata/auth';
 import { DataConfig, migrateData } from '@strata/data';
+import { WebhooksConfig, migrateWebhooks } from '@strata/webhooks';
 import { loadConfig } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
 import { call } from '@strata/testkit';
@@ -10,22 +11,30 @@ import { createTestDatabase, eventually, freePort, testNatsPrefix } from '@strat
 export interface Services {
   readonly authUrl: string;
   readonly dataUrl: string;
+  readonly webhooksUrl: string;
   readonly databaseUrl: string;
   readonly adminEmail: string;
   readonly adminPassword: string;
+  /** Starts a service process again after `stopApp` (waits until it is ready). */
+  startApp(app: App): Promise<void>;
+  /** Stops one service process (SIGTERM, graceful). */
+  stopApp(app: App): Promise<void>;
   stop(): Promise<void>;
 }
+
+const APPS = ['auth', 'data', 'webhooks'] as const;
+type App = (typeof APPS)[number];
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * The auth and data services as separate processes, as they run in production,
+ * The auth, data and webhooks services as separate processes, as they run in production,
  * on a database and NATS prefix of the run's own: the benchmark's client and
  * baseline do not share an event loop with the service they measure.
  */
 export async function startServices(overrides: Record<string, string> = {}): Promise<Services> {
   const db = await createTestDatabase('strata_bench');
-  const [authPort, dataPort] = [await freePort(), await freePort()];
+  const [authPort, dataPort, webhooksPort] = [await freePort(), await freePort(), await freePort()];
   const authUrl = `http://127.0.0.1:${authPort}`;
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -33,6 +42,7 @@ export async function startServices(overrides: Record<string, string> = {}): Pro
     NATS_PREFIX: testNatsPrefix(),
     AUTH_PORT: String(authPort),
     DATA_PORT: String(dataPort),
+    WEBHOOKS_PORT: String(webhooksPort),
     AUTH_ISSUER: `${authUrl}/oidc`,
     AUTH_INTERNAL_URL: authUrl,
     STRATA_ADMIN_EMAIL: 'bench@example.test',
@@ -43,35 +53,47 @@ export async function startServices(overrides: Record<string, string> = {}): Pro
   };
   await migrateAuth(loadConfig(AuthConfig, env));
   await migrateData(loadConfig(DataConfig, env));
-  const children: ChildProcess[] = ['auth', 'data'].map((app) =>
-    spawn(process.execPath, ['--no-node-snapshot', `${root}apps/${app}/dist/main.js`], {
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }),
-  );
-  const dataUrl = `http://127.0.0.1:${dataPort}`;
-  for (const url of [authUrl, dataUrl]) {
+  await migrateWebhooks(loadConfig(WebhooksConfig, env));
+  const urls: Record<App, string> = {
+    auth: authUrl,
+    data: `http://127.0.0.1:${dataPort}`,
+    webhooks: `http://127.0.0.1:${webhooksPort}`,
+  };
+  const children = new Map<App, ChildProcess>();
+  const startApp = async (app: App) => {
+    children.set(
+      app,
+      spawn(process.execPath, ['--no-node-snapshot', `${root}apps/${app}/dist/main.js`], {
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }),
+    );
     await eventually(
-      async () => ((await fetch(`${url}/readyz`).catch(() => undefined))?.ok ? true : undefined),
+      async () => ((await fetch(`${urls[app]}/readyz`).catch(() => undefined))?.ok ? true : undefined),
       30_000,
     );
-  }
+  };
+  const stopApp = async (app: App) => {
+    const child = children.get(app);
+    children.delete(app);
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  };
+  await Promise.all(APPS.map(startApp));
   return {
     authUrl,
-    dataUrl,
+    dataUrl: urls.data,
+    webhooksUrl: urls.webhooks,
     databaseUrl: db.url,
     adminEmail: env['STRATA_ADMIN_EMAIL']!,
     adminPassword: env['STRATA_ADMIN_PASSWORD']!,
+    startApp,
+    stopApp,
     async stop() {
-      await Promise.all(
-        children.map(
-          (child) =>
-            new Promise<void>((resolve) => {
-              child.once('exit', () => resolve());
-              child.kill('SIGTERM');
-            }),
-        ),
-      );
+      await Promise.all(APPS.map(stopApp));
       await db.drop();
     },
   };
@@ -92,6 +114,11 @@ export async function benchWorkspace(services: Services): Promise<{ token: strin
 }
 
 /** The services with rate limits lifted: they would cap a benchmark. */
-export function startUnlimitedServices(): Promise<Services> {
-  return startServices({ RATE_LIMIT_WRITE_PER_MINUTE: '100000000', RATE_LIMIT_READ_PER_MINUTE: '100000000' });
+export function startUnlimitedServices(overrides: Record<string, string> = {}): Promise<Services> {
+  return startServices({
+    RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
+    RATE_LIMIT_READ_PER_MINUTE: '100000000',
+    RATE_LIMIT_BULK_PER_MINUTE: '100000000',
+    ...overrides,
+  });
 }

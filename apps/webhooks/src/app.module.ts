@@ -29,6 +29,8 @@ export class WebhooksAppModule {
             schema: WEBHOOKS_SCHEMA,
             entities: [],
             migrations: MIGRATIONS,
+            // Attempts in flight and the consumer's inserts each hold a connection briefly.
+            poolSize: 20,
           }),
         ),
         PlatformModule.forRoot({ config }),

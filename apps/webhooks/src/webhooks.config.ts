@@ -50,6 +50,12 @@ export class WebhooksConfig extends ServiceConfig {
   @IsBoolean()
   WEBHOOKS_CONSUMER_ENABLED = true;
 
+  /** Record events this replica turns into deliveries at once. */
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  WEBHOOKS_CONSUMER_CONCURRENCY = 16;
+
   /** Whether this replica sends due attempts (replicas share them through SKIP LOCKED claims). */
   @IsBoolean()
   WEBHOOKS_DISPATCHER_ENABLED = true;

@@ -75,6 +75,8 @@ export interface ConsumerSpec<T> {
   /** Delay before a failed message is redelivered. */
   readonly retryDelayMs?: (deliveryCount: number) => number;
   readonly onError?: (err: unknown, msg: JsMsg) => void;
+  /** Messages handled at once (default 1: in stream order). Above 1, order across messages is not kept. */
+  readonly concurrency?: number;
 }
 
 export interface RunningConsumer {
@@ -97,25 +99,33 @@ export async function consumeJson<T>(nc: NatsConnection, spec: ConsumerSpec<T>):
     ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
   });
   const consumer = await jetstream(nc).consumers.get(spec.stream, spec.durable);
-  const messages = await consumer.consume({ max_messages: 64 });
+  const messages = await consumer.consume({ max_messages: Math.max(64, (spec.concurrency ?? 1) * 2) });
+  const handleOne = async (msg: JsMsg): Promise<void> => {
+    let payload: T;
+    try {
+      payload = spec.parse(msg.json());
+    } catch (err) {
+      spec.onError?.(err, msg);
+      msg.term();
+      return;
+    }
+    try {
+      await context.with(extractTraceContext(msg.headers), () => spec.handle(payload, msg));
+      msg.ack();
+    } catch (err) {
+      spec.onError?.(err, msg);
+      msg.nak(spec.retryDelayMs?.(msg.info.deliveryCount) ?? 1000);
+    }
+  };
+  const limit = Math.max(1, spec.concurrency ?? 1);
+  const inFlight = new Set<Promise<void>>();
   const done = (async () => {
     for await (const msg of messages) {
-      let payload: T;
-      try {
-        payload = spec.parse(msg.json());
-      } catch (err) {
-        spec.onError?.(err, msg);
-        msg.term();
-        continue;
-      }
-      try {
-        await context.with(extractTraceContext(msg.headers), () => spec.handle(payload, msg));
-        msg.ack();
-      } catch (err) {
-        spec.onError?.(err, msg);
-        msg.nak(spec.retryDelayMs?.(msg.info.deliveryCount) ?? 1000);
-      }
+      const handled = handleOne(msg).finally(() => inFlight.delete(handled));
+      inFlight.add(handled);
+      if (inFlight.size >= limit) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
   })();
   return {
     async stop() {

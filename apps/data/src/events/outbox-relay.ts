@@ -1,7 +1,8 @@
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { recordEventsStream } from '@strata/contracts';
+import { listen, type Listener } from '@strata/db';
 import { ensureStream, publishJson } from '@strata/events';
 import { NatsConnectionHolder, PeriodicTask } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
@@ -18,10 +19,14 @@ interface OutboxRow {
  * LOCKED, so replicas share the work. A crash after publishing and before
  * marking republishes the row on restart; the stream drops it as a duplicate
  * (inside its duplicate window), so consumers see each event once.
+ * A NOTIFY on `data_outbox` at each commit that wrote rows wakes every relay;
+ * the poll every DATA_OUTBOX_INTERVAL_MS is the fallback.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly task: PeriodicTask;
+  private readonly logger = new Logger('OutboxRelay');
+  private listener: Listener | undefined;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -34,11 +39,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.DATA_OUTBOX_RELAY_ENABLED) return;
     await ensureStream(await this.nats.get(), recordEventsStream(this.config.NATS_PREFIX));
+    this.listener = await listen(
+      this.config.DATABASE_URL,
+      'data_outbox',
+      () => this.task.wake(),
+      (err) => this.logger.warn({ msg: 'outbox LISTEN connection failed; polling meanwhile', err: String(err) }),
+    );
     this.task.start(0);
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
+  async onApplicationShutdown(): Promise<void> {
+    await this.listener?.close();
+    await this.task.stop();
   }
 
   /** Publishes everything pending now; returns how many events were sent. */

@@ -4,6 +4,7 @@ import { DataIdempotency1763700000002 } from './1763700000002-data-idempotency.j
 import { DataSchemaSuggestions1763700000003 } from './1763700000003-data-schema-suggestions.js';
 import { DataSearch1763700000004 } from './1763700000004-data-search.js';
 import { DataSavedQueries1763700000005 } from './1763700000005-data-saved-queries.js';
+import { DataOutboxNotify1763700000006 } from './1763700000006-data-outbox-notify.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   DataSchemaSuggestions1763700000003,
   DataSearch1763700000004,
   DataSavedQueries1763700000005,
+  DataOutboxNotify1763700000006,
 ];

@@ -39,6 +39,7 @@ export class RecordEventConsumer implements OnApplicationBootstrap, OnApplicatio
       handle: (event, msg) => this.handle(event, msg),
       retryDelayMs: (count) => Math.min(30_000, 500 * 2 ** count),
       maxDeliver: -1,
+      concurrency: this.config.WEBHOOKS_CONSUMER_CONCURRENCY,
       onError: (err, msg) =>
         this.logger.warn({ msg: 'record event not turned into deliveries', subject: msg.subject, err: String(err) }),
     });
