@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { recordEventsStream } from '@strata/contracts';
-import { publishJson } from '@strata/events';
+import { ensureStream, publishJson } from '@strata/events';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, EventCollector, startStack, type Stack } from '@strata/testkit';
 
@@ -44,8 +44,8 @@ describe('the event outbox', () => {
     // A relay publishes the row and dies before marking it sent.
     const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
     const stream = recordEventsStream(stack.natsPrefix);
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.add({ name: stream.name, subjects: stream.subjects, duplicate_window: 120_000_000_000 });
+    // The stream as the services make it (the webhooks consumer may have made it already).
+    await ensureStream(nc, stream);
     await publishJson(nc, row.subject, row.payload, row.id);
     events = await EventCollector.start(stack.natsPrefix);
 
@@ -60,11 +60,40 @@ describe('the event outbox', () => {
       await replica.close();
     }
     // The stream kept one message for the subject: the second publish was dropped as a duplicate.
+    const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(stream.name, { subjects_filter: row.subject });
     expect(info.state.subjects?.[row.subject]).toBe(1);
     const seen = await events.waitFor((e) => e.msgId === row.id);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.payload).toMatchObject({ event: 'record_created', recordId: created.body.id });
     await nc.close();
+  });
+
+  it('wakes a relay at commit through NOTIFY, without waiting for its poll', async () => {
+    // A relay whose poll comes once a minute: only the notification can make it publish sooner.
+    const replica = await stack.startDataReplica({
+      DATA_OUTBOX_RELAY_ENABLED: 'true',
+      DATA_OUTBOX_INTERVAL_MS: '60000',
+    });
+    try {
+      const base = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+      // Let the replica's first pass (at start) run, so the next one is the poll a minute later.
+      await eventually(async () => {
+        const left = await db.query('SELECT 1 FROM data.outbox WHERE published_at IS NULL');
+        return left.rowCount === 0 ? true : undefined;
+      });
+      const c = await call('POST', `${base}/structures`, { token, body: { name: 'Woken', properties: [] } });
+      const created = await call('POST', `${base}/records`, { token, body: { structureId: c.body.id, data: {} } });
+      expect(created.status).toBe(201);
+      const seen = await events.waitFor(
+        (e) =>
+          e.payload.event === 'record_created' && 'recordId' in e.payload && e.payload.recordId === created.body.id,
+        1,
+        10_000,
+      );
+      expect(seen).toHaveLength(1);
+    } finally {
+      await replica.close();
+    }
   });
 });

@@ -194,7 +194,7 @@ async function main(): Promise<void> {
     const plain = await baseline(receiver);
     const strata = await ours(receiver);
     const line = (name: string, f: Figures) =>
-      `${name.padEnd(28)} ${f.perSecond.toFixed(0).padStart(6)} deliveries/s  p50 ${f.p50Ms.toFixed(1).padStart(7)} ms  p99 ${f.p99Ms.toFixed(1).padStart(7)} ms`;
+      `${name.padEnd(28)} ${f.perSecond.toFixed(0).padStart(6)} deliveries/s  p50 ${f.p50Ms.toFixed(2).padStart(7)} ms  p99 ${f.p99Ms.toFixed(2).padStart(7)} ms`;
     process.stdout.write(`webhook deliveries (${TOTAL} from a backlog, ${LATENCY_SAMPLES} one at a time)\n`);
     process.stdout.write(`${line('plain signed POST loop', plain)}\n`);
     process.stdout.write(`${line('strata (commit → arrival)', strata)}\n`);
