@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, startStack, type Stack } from '@strata/testkit';
-import { WebhookReceiver, type Arrival } from './support/webhook-receiver.js';
+import { Receivers, header } from './support/webhook-receiver.js';
 import {
   WEBHOOK_TEST_SETTINGS,
   createCollection,
@@ -14,7 +14,7 @@ import {
 let stack: Stack;
 let api: WorkspaceApi;
 let otherApi: WorkspaceApi;
-const receivers: WebhookReceiver[] = [];
+const receivers = new Receivers();
 const suffix = Date.now().toString(36);
 const ws = `deliver-${suffix}`;
 
@@ -27,17 +27,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  for (const r of receivers) await r.stop();
+  await receivers.stopAll();
 });
-
-/** A receiver of its own per test: each is its own origin, so breakers never cross tests. */
-async function receiver(): Promise<WebhookReceiver> {
-  const r = await WebhookReceiver.start();
-  receivers.push(r);
-  return r;
-}
-
-const header = (a: Arrival, name: string) => a.headers[name.toLowerCase()];
 
 async function waitForDelivery(subscriptionId: string, deliveryId: string, status: string) {
   return eventually(async () => {
@@ -48,7 +39,7 @@ async function waitForDelivery(subscriptionId: string, deliveryId: string, statu
 
 describe('webhook deliveries', () => {
   it('delivers each matching record event once, signed and verifiable by a Standard Webhooks library', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     hook.reply = () => ({ status: 200, body: 'x'.repeat(10_000) });
     const orders = await createCollection(api, 'Orders');
     const notes = await createCollection(api, 'Notes');
@@ -124,7 +115,7 @@ describe('webhook deliveries', () => {
   });
 
   it('delivers records_bulk_created once per bulk operation, with the ids', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     const items = await createCollection(api, 'Bulk items');
     const sub = await createSubscription(api, { url: hook.url(), events: ['records_bulk_created'] });
     hook.trust('current', sub.secret);
@@ -151,7 +142,7 @@ describe('webhook deliveries', () => {
   });
 
   it('retries a failing receiver on the schedule with the same webhook-id, fresh signatures and Svc-Retry-Attempt', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     hook.reply = (a) => (header(a, 'Svc-Retry-Attempt') === '3' ? { status: 200 } : { status: 503 });
     const things = await createCollection(api, 'Retried things');
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
@@ -178,8 +169,8 @@ describe('webhook deliveries', () => {
   });
 
   it('fails a delivery after the fifth attempt: 3xx, timeouts and errors all count, redirects are not followed', async () => {
-    const hook = await receiver();
-    const target = await receiver();
+    const hook = await receivers.start();
+    const target = await receivers.start();
     const replies = [
       { status: 302, headers: { location: target.url('/elsewhere') } },
       'hang' as const,
@@ -216,7 +207,7 @@ describe('webhook deliveries', () => {
   });
 
   it('opens the circuit after half of 5+ requests fail, rejects attempts without sending them, then closes after quiet time', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     let healthy = false;
     hook.reply = () => (healthy ? { status: 200 } : { status: 500 });
     const things = await createCollection(api, 'Breaker things');
@@ -263,7 +254,7 @@ describe('webhook deliveries', () => {
   });
 
   it('sends a test delivery through the pipeline and answers the row after the attempt', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     hook.trust('current', sub.secret);
     const res = await api('POST', `/webhook-subscriptions/${sub.id}/test`, {
@@ -301,7 +292,7 @@ describe('webhook deliveries', () => {
   });
 
   it('reports health: success rates, totals and the last failure', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     const empty = await api('GET', `/webhook-subscriptions/${sub.id}/health`);
     expect(empty.body).toEqual({
@@ -335,7 +326,7 @@ describe('webhook deliveries', () => {
   });
 
   it('filters and pages delivery lists, validates their query, and keeps workspaces apart', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     const before = new Date().toISOString();
     for (let i = 0; i < 3; i++)

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { recordEventsStream } from '@strata/contracts';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
-import { WebhookReceiver, type Arrival } from './support/webhook-receiver.js';
+import { Receivers, header } from './support/webhook-receiver.js';
 import {
   WEBHOOK_TEST_SETTINGS,
   createCollection,
@@ -21,7 +21,7 @@ let adminToken: string;
 let db: pg.Client;
 let nc: NatsConnection;
 let collection: { id: string; recordSlug: string };
-const receivers: WebhookReceiver[] = [];
+const receivers = new Receivers();
 const ws = `resilient-${Date.now().toString(36)}`;
 const SETTINGS = { ...WEBHOOK_TEST_SETTINGS, WEBHOOKS_ROTATION_GRACE_SECONDS: '2' };
 
@@ -39,16 +39,9 @@ afterAll(async () => {
   await nc?.close();
   await db?.end();
   await stack?.stop();
-  for (const r of receivers) await r.stop();
+  await receivers.stopAll();
 });
 
-async function receiver(): Promise<WebhookReceiver> {
-  const r = await WebhookReceiver.start();
-  receivers.push(r);
-  return r;
-}
-
-const header = (a: Arrival, name: string) => a.headers[name.toLowerCase()];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function delivery(subscriptionId: string, deliveryId: string) {
@@ -72,7 +65,7 @@ async function onlyDelivery(subscriptionId: string) {
 describe('webhook deliveries across restarts, replicas and rotations', () => {
   it('keeps a pending retry through a service restart and sends the next attempt once', async () => {
     await stack.restartWebhooks({ ...SETTINGS, WEBHOOKS_RETRY_DELAYS_MS: '2000,2000,2000,2000' });
-    const hook = await receiver();
+    const hook = await receivers.start();
     let healthy = false;
     hook.reply = () => (healthy ? { status: 200 } : { status: 500 });
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
@@ -92,7 +85,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   });
 
   it('makes no second delivery when the consumer loses its place and every event is read again', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     await createRecord(api, collection.id, { title: 'read twice' });
     await onlyDelivery(sub.id);
@@ -116,7 +109,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
 
   it('recovers an attempt whose replica died mid-attempt: logged as interrupted, the next attempt sent once', async () => {
     await stack.restartWebhooks({ ...SETTINGS, WEBHOOKS_DISPATCHER_ENABLED: 'false' });
-    const hook = await receiver();
+    const hook = await receivers.start();
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     hook.trust('current', sub.secret);
     await createRecord(api, collection.id, { title: 'claimed by a dead replica' });
@@ -139,7 +132,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   });
 
   it('keeps retrying while the receiver is down and delivers when it is back', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     hook.reply = () => ({ status: 500 });
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     await createRecord(api, collection.id, { title: 'receiver restarts' });
@@ -160,7 +153,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   it('shares the work between two replicas without sending any attempt twice', async () => {
     const replica = await stack.startWebhooksReplica();
     try {
-      const hook = await receiver();
+      const hook = await receivers.start();
       const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
       hook.trust('current', sub.secret);
       const res = await api('POST', '/records/batch', {
@@ -180,7 +173,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   });
 
   it('signs with the new and the previous secret during the grace, then with the new one only', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     hook.trust('previous', sub.secret);
     const rotated = await api('POST', `/webhook-subscriptions/${sub.id}/rotate-secret`);
@@ -200,7 +193,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   });
 
   it('cancels and replays with the scopes, answering 409 for a retrying or orphaned original', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     hook.reply = () => 'hang';
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     hook.trust('current', sub.secret);
@@ -265,7 +258,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   });
 
   it('stops the retries of a deleted subscription', async () => {
-    const hook = await receiver();
+    const hook = await receivers.start();
     hook.reply = () => ({ status: 500 });
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     await createRecord(api, collection.id, { title: 'orphaned' });

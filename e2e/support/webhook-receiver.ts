@@ -117,3 +117,23 @@ function verifies(hook: Webhook, body: string, headers: Record<string, string>):
     return false;
   }
 }
+
+/** A header of an arrival, by its name in any case. */
+export function header(a: Arrival, name: string): string | undefined {
+  return a.headers[name.toLowerCase()];
+}
+
+/** Receivers started by one test file, each its own origin (so breakers never cross tests); stopped together. */
+export class Receivers {
+  private readonly started: WebhookReceiver[] = [];
+
+  async start(): Promise<WebhookReceiver> {
+    const r = await WebhookReceiver.start();
+    this.started.push(r);
+    return r;
+  }
+
+  async stopAll(): Promise<void> {
+    for (const r of this.started) await r.stop();
+  }
+}

@@ -26,3 +26,4 @@ export * from './rate-limit/rate-limit.store.js';
 export * from './rate-limit/rate-limit.guard.js';
 export * from './validation/validation.pipe.js';
 export * from './validation/id.pipes.js';
+export * from './validation/page.query.js';

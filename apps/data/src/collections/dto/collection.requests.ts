@@ -16,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { COLLECTION_STATUSES, SCHEMA_DISCOVERY_MODES } from '@strata/contracts';
-import { PageQuery } from '../../shared/page.query.js';
+import { PageQuery } from '@strata/platform';
 
 export const RECORD_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

@@ -1,4 +1,4 @@
-import { MAX_OFFSET } from '../../shared/page.query.js';
+import { MAX_OFFSET } from '@strata/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {

@@ -1,6 +1,6 @@
 import type { Collection, FieldError, ReferenceProperty } from '@strata/contracts';
 import { show } from '../../schema/issues.js';
-import { MAX_OFFSET } from '../../shared/page.query.js';
+import { MAX_OFFSET } from '@strata/platform';
 import { typedCondition } from '../check-condition.js';
 import type { AggregateItem, GroupKey } from '../compile-aggregate.js';
 import type { TypedSortKey } from '../compile-select.js';

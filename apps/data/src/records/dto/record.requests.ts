@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { PageQuery } from '../../shared/page.query.js';
+import { PageQuery } from '@strata/platform';
 import {
   IsBoolean,
   IsDateString,

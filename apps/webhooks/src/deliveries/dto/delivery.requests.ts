@@ -1,31 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsObject, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsISO8601, IsObject, IsOptional } from 'class-validator';
 import { WEBHOOK_EVENTS } from '@strata/contracts';
+import { PageQuery } from '@strata/platform';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../delivery.js';
 
-/** Deepest offset a page may start at. */
-export const MAX_OFFSET = 1_000_000;
 export const DEFAULT_DELIVERY_LIMIT = 50;
 
 /** Query of the delivery lists: `limit` (50 by default, at most 100), `offset`, `status`, `since`, `until`. */
-export class ListDeliveriesQuery {
-  @ApiPropertyOptional({ default: DEFAULT_DELIVERY_LIMIT, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(MAX_OFFSET)
-  offset?: number;
-
+export class ListDeliveriesQuery extends PageQuery {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
   @IsOptional()
   @IsIn(DELIVERY_STATUSES, { message: `must be one of ${DELIVERY_STATUSES.join(', ')}` })

@@ -5,9 +5,9 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 /** Deepest offset a page may start at; walk further with cursors. */
 export const MAX_OFFSET = 1_000_000;
 
-/** `limit` (default 20, at most 100) and `offset`, shared by the list endpoints. */
+/** `limit` (1 to 100; each list documents its default) and `offset`, shared by the list endpoints. */
 export class PageQuery {
-  @ApiPropertyOptional({ default: 20, maximum: 100 })
+  @ApiPropertyOptional({ minimum: 1, maximum: 100 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
