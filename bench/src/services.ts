@@ -23,6 +23,8 @@ export interface Services {
 }
 
 const APPS = ['auth', 'data', 'webhooks'] as const;
+/** Extra Node flags for the service processes, for example `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 type App = (typeof APPS)[number];
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,7 +65,7 @@ export async function startServices(overrides: Record<string, string> = {}): Pro
   const startApp = async (app: App) => {
     children.set(
       app,
-      spawn(process.execPath, ['--no-node-snapshot', `${root}apps/${app}/dist/main.js`], {
+      spawn(process.execPath, [...NODE_ARGS, '--no-node-snapshot', `${root}apps/${app}/dist/main.js`], {
         env,
         stdio: ['ignore', 'ignore', 'inherit'],
       }),
