@@ -11,6 +11,7 @@ import {
   createCollection,
   createRecord,
   createSubscription,
+  settled,
   workspaceApi,
   type WorkspaceApi,
 } from './support/webhooks.js';
@@ -42,8 +43,6 @@ afterAll(async () => {
   await receivers.stopAll();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function delivery(subscriptionId: string, deliveryId: string) {
   return (await api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries/${deliveryId}`)).body;
 }
@@ -74,7 +73,14 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     const [first] = await hook.waitFor(() => true);
     await stack.stopWebhooks();
     healthy = true;
-    await sleep(2500); // attempt 2 comes due while no replica runs
+    // Attempt 2 comes due while no replica runs.
+    await eventually(async () => {
+      const due = await db.query(
+        "SELECT 1 FROM webhooks.deliveries WHERE id = $1 AND status = 'retrying' AND next_attempt_at <= now()",
+        [header(first!, 'webhook-id')],
+      );
+      return due.rowCount === 1 ? true : undefined;
+    });
     await stack.restartWebhooks(SETTINGS);
 
     const id = header(first!, 'webhook-id')!;
@@ -103,7 +109,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
       return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
     });
     expect(await count()).toBe(before);
-    await sleep(300);
+    await settled(stack, api);
     expect(hook.arrivals).toHaveLength(1);
   });
 
@@ -162,7 +168,13 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
       });
       expect(res.body).toMatchObject({ created: 40 });
       await hook.waitFor(() => true, 40);
-      await sleep(500);
+      await settled(stack, api);
+      // Each replica that sent an attempt recorded it: one attempt row per delivery means one send each.
+      const attempts = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhooks.delivery_attempts WHERE subscription_id = $1',
+        [sub.id],
+      );
+      expect(attempts.rows[0]!.n).toBe(40);
       const ids = hook.arrivals.map((a) => header(a, 'webhook-id'));
       expect(ids).toHaveLength(40);
       expect(new Set(ids).size).toBe(40);
@@ -185,7 +197,12 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     expect(during!.verifiedBy.sort()).toEqual(['new', 'previous']);
     expect(header(during!, 'webhook-signature')!.split(' ')).toHaveLength(2);
 
-    await sleep(Math.max(0, Date.parse(rotated.body.previousSecretValidUntil) - Date.now()) + 200);
+    // The grace (2 s in this stack) is over when the subscription no longer shows its end.
+    await eventually(async () => {
+      const listed = await api('GET', '/webhook-subscriptions');
+      const row = listed.body.data.find((s: { id: string }) => s.id === sub.id);
+      return row.previousSecretValidUntil === null ? true : undefined;
+    });
     await createRecord(api, collection.id, { title: 'after the grace' });
     const [, after] = await hook.waitFor(() => true, 2);
     expect(after!.verifiedBy).toEqual(['new']);
@@ -193,14 +210,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   });
 
   it('cancels and replays with the scopes, answering 409 for a retrying or orphaned original', async () => {
-    const hook = await receivers.start();
-    hook.reply = () => 'hang';
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
-    hook.trust('current', sub.secret);
-    await createRecord(api, collection.id, { title: 'cancel me' });
-    const [arrival] = await hook.waitFor(() => true);
-    const id = header(arrival!, 'webhook-id')!;
-
+    // Tokens first, so attempt 1 is still in flight when the calls below come.
     const unscoped = workspaceApi(
       stack,
       ws,
@@ -221,6 +231,14 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
       }),
     );
 
+    const hook = await receivers.start();
+    hook.reply = () => 'hang';
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    hook.trust('current', sub.secret);
+    await createRecord(api, collection.id, { title: 'cancel me' });
+    const [arrival] = await hook.waitFor(() => true);
+    const id = header(arrival!, 'webhook-id')!;
+
     // Still retrying (attempt 1 hangs): no replay.
     const early = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/retry`);
     expect(early.status).toBe(409);
@@ -232,9 +250,13 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ id, status: 'failed', lastError: 'Cancelled by user', nextAttemptAt: null });
     expect((await scoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`)).status).toBe(409);
-    // The attempt in flight times out (1.5 s) and the schedule stays stopped.
-    await sleep(2500);
-    expect(await delivery(sub.id, id)).toMatchObject({ status: 'failed', lastError: 'Cancelled by user' });
+    // The attempt in flight times out (1.5 s) and is logged; the delivery stays cancelled, nothing more is due.
+    const after = await eventually(async () => {
+      const d = await delivery(sub.id, id);
+      return d.attempts.length === 1 ? d : undefined;
+    });
+    expect(after).toMatchObject({ status: 'failed', lastError: 'Cancelled by user', nextAttemptAt: null });
+    expect(after.attempts[0]).toMatchObject({ attempt: 1, outcome: 'failure', error: 'Timed out after 1500 ms' });
     expect(hook.of(id)).toHaveLength(1);
 
     hook.reply = () => ({ status: 200 });
@@ -269,7 +291,14 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
       [header(arrival!, 'webhook-id')],
     );
     expect(row.rows[0]).toEqual({ status: 'failed', last_error: 'Subscription deleted' });
-    await sleep(1000);
+    // Attempt 1's outcome is logged, and no further attempt is claimed for it.
+    await eventually(async () => {
+      const logged = await db.query('SELECT 1 FROM webhooks.delivery_attempts WHERE delivery_id = $1', [
+        header(arrival!, 'webhook-id'),
+      ]);
+      return logged.rowCount === 1 ? true : undefined;
+    });
+    await settled(stack, api);
     expect(hook.arrivals).toHaveLength(1);
   });
 });

@@ -1,4 +1,8 @@
 import { expect } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { recordEventsStream } from '@strata/contracts';
+import { eventually } from '@strata/testing';
 import { call, type Stack } from '@strata/testkit';
 
 /** Settings of the webhook test stacks: loopback receivers allowed, and a schedule shortened for tests only. */
@@ -46,4 +50,24 @@ export async function createRecord(api: WorkspaceApi, structureId: string, data:
   const res = await api('POST', '/records', { structureId, data });
   expect(res.status).toBe(201);
   return res.body as { id: string; data: Record<string, unknown> };
+}
+
+/**
+ * Waits until the webhooks consumer has read and acked every record event so far, and no
+ * delivery of the workspace is retrying: after this, nothing more will be sent unless
+ * something new happens.
+ */
+export async function settled(stack: Stack, api: WorkspaceApi): Promise<void> {
+  const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await eventually(async () => {
+      const info = await jsm.consumers.info(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
+      if (info.num_pending !== 0 || info.num_ack_pending !== 0) return undefined;
+      const retrying = await api('GET', '/webhook-subscriptions/deliveries/recent?status=retrying&limit=1');
+      return retrying.body.data.length === 0 ? true : undefined;
+    }, 20_000);
+  } finally {
+    await nc.close();
+  }
 }

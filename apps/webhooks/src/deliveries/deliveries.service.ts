@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
-import { isWebhookEvent } from '@strata/contracts';
+import type { DataSource } from 'typeorm';
 import { newUuid } from '@strata/crypto';
 import { rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
@@ -41,7 +40,7 @@ export class DeliveriesService {
 
   /** A page of deliveries, newest first: of one subscription, or of the whole workspace. */
   async list(workspace: string, query: ListDeliveriesQuery, subscriptionId?: string): Promise<DeliveryPage> {
-    if (subscriptionId) await this.subscription(this.db.manager, workspace, subscriptionId);
+    if (subscriptionId) await this.mustExist(workspace, subscriptionId);
     const limit = query.limit ?? DEFAULT_DELIVERY_LIMIT;
     const offset = query.offset ?? 0;
     const rows = await this.db.query<DeliveryRow[]>(
@@ -88,11 +87,15 @@ export class DeliveriesService {
    * Answers the row after the first attempt.
    */
   async test(workspace: string, subscriptionId: string, request: TestDeliveryRequest): Promise<DeliveryDetail> {
-    if (!isWebhookEvent(request.event))
-      throw StrataException.validation([{ field: 'event', message: 'unknown event' }]);
-    const event = request.event;
+    const { event } = request;
     const claim = await this.db.transaction(async (tx) => {
-      const sub = await this.subscription(tx, workspace, subscriptionId, true);
+      // The previous secret only while its grace lasts, on the database clock as in claims.
+      const [sub] = await tx.query<(SubscriptionRow & { sealed_previous_secret: string | null })[]>(
+        `SELECT *, CASE WHEN previous_secret_valid_until > now() THEN previous_secret END AS sealed_previous_secret
+           FROM webhooks.subscriptions WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL FOR SHARE`,
+        [workspace, subscriptionId],
+      );
+      if (!sub) throw subscriptionNotFound(subscriptionId);
       if (!sub.active) throw StrataException.conflict(`Webhook subscription ${subscriptionId} is inactive`);
       const delivery = await this.store.insert(tx, {
         id: newUuid(),
@@ -105,13 +108,7 @@ export class DeliveriesService {
         replayedFrom: null,
         claimed: true,
       });
-      const previousValid = sub.previous_secret_valid_until && sub.previous_secret_valid_until.getTime() > Date.now();
-      return {
-        delivery,
-        url: sub.url,
-        sealedSecret: sub.secret,
-        sealedPreviousSecret: previousValid ? sub.previous_secret : null,
-      };
+      return { delivery, url: sub.url, sealedSecret: sub.secret, sealedPreviousSecret: sub.sealed_previous_secret };
     });
     await this.dispatcher.attempt(claim);
     return this.get(workspace, claim.delivery.id);
@@ -177,12 +174,12 @@ export class DeliveriesService {
     );
   }
 
-  private async subscription(tx: EntityManager, workspace: string, id: string, lock = false): Promise<SubscriptionRow> {
-    const [sub] = await tx.query<SubscriptionRow[]>(
-      `SELECT * FROM webhooks.subscriptions WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`,
+  /** 404 unless the subscription exists (not deleted) in the workspace. */
+  private async mustExist(workspace: string, id: string): Promise<void> {
+    const [sub] = await this.db.query<{ id: string }[]>(
+      'SELECT id FROM webhooks.subscriptions WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL',
       [workspace, id],
     );
     if (!sub) throw subscriptionNotFound(id);
-    return sub;
   }
 }

@@ -173,11 +173,16 @@ export class DeliveryStore {
         ),
       );
       const lost = rows.filter((r) => r.was_leased);
-      for (const r of lost) {
+      if (lost.length) {
         await tx.query(
           `INSERT INTO webhooks.delivery_attempts (delivery_id, subscription_id, attempt, outcome, error)
-           VALUES ($1, $2, $3, 'interrupted', $4)`,
-          [r.id, r.subscription_id, r.attempt_count - 1, INTERRUPTED(r.attempt_count - 1)],
+           SELECT d, s, a, 'interrupted', e FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[]) AS t(d, s, a, e)`,
+          [
+            lost.map((r) => r.id),
+            lost.map((r) => r.subscription_id),
+            lost.map((r) => r.attempt_count - 1),
+            lost.map((r) => INTERRUPTED(r.attempt_count - 1)),
+          ],
         );
       }
       return rows.map(({ was_leased: _w, url, sealed_secret, sealed_previous_secret, ...delivery }) => ({

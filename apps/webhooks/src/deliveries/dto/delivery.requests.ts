@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsObject, IsOptional } from 'class-validator';
-import { WEBHOOK_EVENTS } from '@strata/contracts';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '@strata/contracts';
 import { PageQuery } from '@strata/platform';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../delivery.js';
 
@@ -28,7 +28,7 @@ export class ListDeliveriesQuery extends PageQuery {
 export class TestDeliveryRequest {
   @ApiProperty({ enum: WEBHOOK_EVENTS })
   @IsIn(WEBHOOK_EVENTS, { message: `must be one of ${WEBHOOK_EVENTS.join(', ')}` })
-  event!: string;
+  event!: WebhookEvent;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'sent under `data` of the test body' })
   @IsObject()
