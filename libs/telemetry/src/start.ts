@@ -1,6 +1,8 @@
 import { register } from 'node:module';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
@@ -8,7 +10,10 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 
 export interface TelemetryOptions {
   readonly serviceName: string;
-  /** OTLP/HTTP endpoint; spans are created (for log correlation) but not exported when absent. */
+  /**
+   * OTLP/HTTP endpoint for traces and metrics. When absent, spans are still
+   * created (for log correlation) but not exported, and no metrics are kept.
+   */
   readonly otlpEndpoint?: string | undefined;
   /** Extra processors, for tests that collect spans in memory. */
   readonly spanProcessors?: SpanProcessor[];
@@ -26,16 +31,22 @@ export function startTelemetry(options: TelemetryOptions): void {
   if (sdk) return;
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const processors: SpanProcessor[] = [...(options.spanProcessors ?? [])];
+  const metricReaders: IMetricReader[] = [];
   if (options.otlpEndpoint) {
-    processors.push(
-      new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/$/, '')}/v1/traces` }),
-      }),
+    const endpoint = options.otlpEndpoint.replace(/\/$/, '');
+    processors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }) }));
+    metricReaders.push(
+      new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url: `${endpoint}/v1/metrics` }) }),
     );
   }
   sdk = new NodeSDK({
     serviceName: options.serviceName,
     spanProcessors: processors,
+    // Explicit, because the SDK's defaults would push metrics and logs to
+    // localhost:4318 every minute whether or not a collector is configured,
+    // and record metrics on every request for nobody. Logs go to stdout as JSON.
+    metricReaders,
+    logRecordProcessors: [],
     instrumentations: [
       new HttpInstrumentation(),
       new ExpressInstrumentation(),
