@@ -272,6 +272,38 @@ describe('records', () => {
   });
 });
 
+describe('a collection that changes between writes', () => {
+  // The data service keeps each collection it writes to and has every create confirm, in
+  // its own statement, that the collection has not changed since: these writes come right
+  // after a change the service did not see coming from the write path.
+  it('validates each create against the definition current at the write, and 404s once it is deleted', async () => {
+    const notes = await collection({ name: 'Notes', properties: [{ name: 'title', type: 'string', maxLength: 10 }] });
+    const create = (title: string) => api('POST', '/records', { structureId: notes.id, data: { title } });
+    const redefine = (maxLength: number) =>
+      api('PUT', `/structures/${notes.id}`, { properties: [{ name: 'title', type: 'string', maxLength }] });
+    expect((await create('seven ch')).status).toBe(201);
+
+    expect((await redefine(3)).status).toBe(200);
+    const tightened = await create('seven ch');
+    expect(tightened.status).toBe(400);
+    expect(tightened.body.error.details).toEqual([
+      { field: 'data.title', message: 'must be at most 3 characters long' },
+    ]);
+
+    expect((await redefine(20)).status).toBe(200);
+    const loosened = await create('fifteen chars..');
+    expect(loosened.status).toBe(201);
+    expect(loosened.body.data).toEqual({ title: 'fifteen chars..' });
+
+    expect((await api('DELETE', `/structures/${notes.id}`)).status).toBe(200);
+    const gone = await create('x');
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('STRUCTURE_NOT_FOUND');
+    const list = await api('GET', `/records?structureId=${notes.id}&limit=10`);
+    expect(list.status).toBe(404);
+  });
+});
+
 describe('references', () => {
   it('checks targets exist and applies restrict, cascade and set_null on delete, in one transaction', async () => {
     const authors = await collection({ name: 'Writers', properties: [{ name: 'name', type: 'string' }] });

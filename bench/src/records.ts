@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { call } from '@strata/testkit';
+import { BenchClient } from './http.js';
 import { describe, measure } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
 
@@ -49,7 +50,8 @@ function recordData(i: number, run: string): Record<string, unknown> {
 }
 
 async function main(): Promise<void> {
-  const services = await startUnlimitedServices();
+  // The webhooks service would consume every record event on the same cores: not part of a create.
+  const services = await startUnlimitedServices({}, ['auth', 'data']);
   const db = new pg.Pool({ connectionString: services.databaseUrl, max: CONCURRENCY });
   try {
     const ws = 'bench';
@@ -61,8 +63,9 @@ async function main(): Promise<void> {
     if (created.status !== 200) throw new Error(`collection: ${JSON.stringify(created.body)}`);
     const structureId = created.body.id as string;
 
+    const http = new BenchClient(token, CONCURRENCY);
     const viaService = (run: string) => async (i: number) => {
-      const res = await call('POST', `${base}/records`, { token, body: { structureId, data: recordData(i, run) } });
+      const res = await http.send('POST', `${base}/records`, { structureId, data: recordData(i, run) });
       if (res.status !== 201) throw new Error(`record ${i}: ${res.status} ${JSON.stringify(res.body)}`);
     };
     const baseline = (run: string) => async (i: number) => {
@@ -105,6 +108,7 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
+    http.close();
   } finally {
     await db.end();
     await services.stop();

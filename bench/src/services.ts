@@ -25,16 +25,21 @@ export interface Services {
 const APPS = ['auth', 'data', 'webhooks'] as const;
 /** Extra Node flags for the service processes, for example `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-type App = (typeof APPS)[number];
+export type App = (typeof APPS)[number];
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * The auth, data and webhooks services as separate processes, as they run in production,
- * on a database and NATS prefix of the run's own: the benchmark's client and
- * baseline do not share an event loop with the service they measure.
+ * The auth, data and webhooks services (or the named ones) as separate processes, as
+ * they run in production, on a database and NATS prefix of the run's own: the
+ * benchmark's client and baseline do not share an event loop with the service
+ * they measure. A benchmark starts only what it measures: every process shares
+ * the machine's cores with the baseline and the client.
  */
-export async function startServices(overrides: Record<string, string> = {}): Promise<Services> {
+export async function startServices(
+  overrides: Record<string, string> = {},
+  apps: readonly App[] = APPS,
+): Promise<Services> {
   const db = await createTestDatabase('strata_bench');
   const [authPort, dataPort, webhooksPort] = [await freePort(), await freePort(), await freePort()];
   const authUrl = `http://127.0.0.1:${authPort}`;
@@ -84,7 +89,7 @@ export async function startServices(overrides: Record<string, string> = {}): Pro
       child.kill('SIGTERM');
     });
   };
-  await Promise.all(APPS.map(startApp));
+  await Promise.all(apps.map(startApp));
   return {
     authUrl,
     dataUrl: urls.data,
@@ -116,11 +121,17 @@ export async function benchWorkspace(services: Services): Promise<{ token: strin
 }
 
 /** The services with rate limits lifted: they would cap a benchmark. */
-export function startUnlimitedServices(overrides: Record<string, string> = {}): Promise<Services> {
-  return startServices({
-    RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
-    RATE_LIMIT_READ_PER_MINUTE: '100000000',
-    RATE_LIMIT_BULK_PER_MINUTE: '100000000',
-    ...overrides,
-  });
+export function startUnlimitedServices(
+  overrides: Record<string, string> = {},
+  apps: readonly App[] = APPS,
+): Promise<Services> {
+  return startServices(
+    {
+      RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
+      RATE_LIMIT_READ_PER_MINUTE: '100000000',
+      RATE_LIMIT_BULK_PER_MINUTE: '100000000',
+      ...overrides,
+    },
+    apps,
+  );
 }

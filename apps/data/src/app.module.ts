@@ -10,6 +10,7 @@ import { OutboxRelay } from './events/outbox-relay.js';
 import { Outbox } from './records/outbox.js';
 import { RecordSecrets } from './records/record-secrets.js';
 import { RecordWriter } from './records/record-writer.js';
+import { WriteCollections } from './records/write-collections.js';
 import { RecordPresenter } from './records/record-presenter.js';
 import { RecordExpander } from './records/record-expander.js';
 import { TtlSweeper } from './records/ttl-sweeper.js';
@@ -73,6 +74,7 @@ export class DataAppModule {
         UpsertService,
         Idempotency,
         RecordWriter,
+        WriteCollections,
         RecordSecrets,
         Outbox,
         OutboxRelay,

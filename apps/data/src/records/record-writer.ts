@@ -14,7 +14,8 @@ import { Outbox } from './outbox.js';
 import { incomingReferences, referencingRecordIds } from './reference-integrity.js';
 import { RecordSecrets } from './record-secrets.js';
 import { diff, toEventRecord, type RecordRow } from './record.types.js';
-import { SideWrites } from './side-writes.js';
+import { FromHead, SideWrites, isoJson } from './side-writes.js';
+import { CollectionChanged, guardSql, type CollectionGuard } from './write-collections.js';
 import { addUniqueValues, clearUniqueValues, duplicateKeyError, uniqueFields } from './unique-values.js';
 
 /** The parts of a collection a write needs. */
@@ -30,6 +31,16 @@ export type WriteCollection = Pick<
 >;
 
 export type UpdateAction = 'update' | 'restore' | 'revert';
+
+/** What a new record starts as; the insert sets them explicitly so that its event can say them without reading the row. */
+const NEW_RECORD = { status: 'active', version: 1 } as const;
+
+/** A record_created payload with the inserted row's timestamps (the statement's head `r`) in place. */
+function stampCreated(payload: string): string {
+  const created = isoJson('r.created_at');
+  return `jsonb_set(jsonb_set(jsonb_set(${payload}::jsonb, '{data,createdAt}', ${created}),
+            '{data,updatedAt}', ${isoJson('r.updated_at')}), '{timestamp}', ${created})`;
+}
 
 const UPDATE_EVENTS = {
   update: 'record_updated',
@@ -51,43 +62,89 @@ export class RecordWriter {
     private readonly suggestions: SuggestionsStore,
   ) {}
 
+  /**
+   * Inserts a record with its side rows in one statement. With a `guard`, the
+   * statement also confirms the collection is still the one `c` describes
+   * (see {@link guardSql}); it then needs no transaction of its own, and
+   * throws {@link CollectionChanged} when the collection moved on.
+   */
   async create(
-    tx: EntityManager,
+    db: EntityManager,
     c: WriteCollection,
     plain: Record<string, unknown>,
     actor: string,
-    options: { metadata?: Record<string, unknown> | undefined; emit: boolean; expiresAt?: Date | undefined },
+    options: {
+      metadata?: Record<string, unknown> | undefined;
+      emit: boolean;
+      expiresAt?: Date | undefined;
+      guard?: CollectionGuard | undefined;
+    },
   ): Promise<RecordRow> {
-    await this.assignCounters(tx, c, plain);
+    await this.assignCounters(db, c, plain);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(db, c, plain);
     const id = newUuid();
     const sealed = this.secrets.seal(c.id, c.properties, plain);
-    const [inserted] = await tx.query<RecordRow[]>(
-      `INSERT INTO data.records (id, workspace_slug, collection_id, data, metadata, created_by, updated_by, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6, $7) RETURNING *`,
-      [id, c.workspaceSlug, c.id, sealed, options.metadata ?? null, actor, options.expiresAt ?? null],
-    );
-    const row: RecordRow = { ...inserted!, record_slug: c.recordSlug };
-    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(tx, c, plain);
     const side = new SideWrites();
     addUniqueValues(side, c.id, id, uniqueFields(c.properties), plain);
-    if (c.enableVersioning) this.addVersion(side, row, {}, plain, sealed, c.properties);
+    if (c.enableVersioning) {
+      side.add('data.record_versions', {
+        record_id: id,
+        version: 1,
+        data: sealed,
+        changes: this.maskChanges(c.properties, diff({}, plain)),
+        updated_by: actor,
+        updated_at: new FromHead(() => 'r.updated_at'),
+      });
+    }
     this.log(side, c, id, 'create', actor, diff({}, plain));
     if (options.emit) {
-      side.add(
-        'data.outbox',
-        this.outbox.row({
-          event: 'record_created',
+      const event = this.outbox.row({
+        event: 'record_created',
+        workspaceSlug: c.workspaceSlug,
+        recordSlug: c.recordSlug,
+        recordId: id,
+        // The timestamps are the row's own, filled in by the statement below.
+        data: {
+          id,
           workspaceSlug: c.workspaceSlug,
           recordSlug: c.recordSlug,
-          recordId: id,
-          data: toEventRecord(row, this.secrets.mask(c.properties, plain)),
-          timestamp: row.created_at.toISOString(),
+          data: this.secrets.mask(c.properties, plain),
+          status: NEW_RECORD.status,
+          version: NEW_RECORD.version,
+          createdAt: '',
+          updatedAt: '',
           createdBy: actor,
-        }),
-      );
+          updatedBy: actor,
+        },
+        timestamp: '',
+        createdBy: actor,
+      });
+      side.add('data.outbox', { ...event, payload: new FromHead((bind) => stampCreated(bind(event.payload))) });
     }
-    await side.flush(tx).catch(duplicateKeyError);
-    return row;
+    const [inserted] = await side
+      .flush<RecordRow>(db, {
+        render: (bind) => {
+          const values = [
+            bind(id),
+            bind(c.workspaceSlug),
+            options.guard ? 'g.id' : bind(c.id),
+            bind(sealed),
+            bind(options.metadata ?? null),
+            bind(NEW_RECORD.status),
+            bind(NEW_RECORD.version),
+            bind(actor),
+            bind(actor),
+            bind(options.expiresAt ?? null),
+          ];
+          return `INSERT INTO data.records (id, workspace_slug, collection_id, data, metadata, status, version,
+                    created_by, updated_by, expires_at)
+                  SELECT ${values.join(', ')}${options.guard ? ` FROM (${guardSql(options.guard, bind)}) g` : ''}
+                  RETURNING *`;
+        },
+      })
+      .catch(duplicateKeyError);
+    if (!inserted) throw new CollectionChanged(c.id);
+    return { ...inserted, record_slug: c.recordSlug };
   }
 
   async update(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ErrorCode } from '@strata/contracts';
+import { ErrorCode, type Collection } from '@strata/contracts';
 import { StrataException, type Grants } from '@strata/platform';
 import { Issues } from '../schema/issues.js';
 import { findCollection } from './collection-lookup.js';
@@ -25,7 +25,8 @@ import { expiryOf } from './expiry.js';
 import { FailureEvents } from './failure-events.js';
 import { RecordSecrets } from './record-secrets.js';
 import { RecordWriter } from './record-writer.js';
-import { checkReferenceTargets } from './reference-integrity.js';
+import { checkReferenceTargets, hasReferences } from './reference-integrity.js';
+import { WriteCollections } from './write-collections.js';
 import type { RecordResponse, RecordRow } from './record.types.js';
 
 const SELECT_RECORD = `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id`;
@@ -53,17 +54,27 @@ export class RecordsService {
     private readonly presenter: RecordPresenter,
     private readonly expander: RecordExpander,
     private readonly failures: FailureEvents,
+    private readonly collections: WriteCollections,
   ) {}
 
   async create(workspace: string, actor: string, grants: Grants, body: CreateRecordRequest): Promise<RecordResponse> {
     const expiresAt = expiryOf(body) ?? undefined;
     return this.failures.guard({ event: 'record_created_failed', actor: { createdBy: actor } }, (reached) =>
-      this.db.transaction(async (tx) => {
-        const c = await findCollection(tx, workspace, { id: body.structureId }, true);
+      this.collections.write(workspace, body.structureId, async (c, guard) => {
         reached(c);
-        const data = await validateForWrite(tx, c, 'create', body.data, undefined, true);
-        const row = await this.writer.create(tx, c, data, actor, { metadata: body.metadata, emit: true, expiresAt });
-        return this.presenter.record(c, row, grants);
+        // A plain collection's create is one guarded statement. Reference checks lock their
+        // targets and discovery records suggestions: those need the insert's transaction.
+        const create = async (db: EntityManager) => {
+          const data = await validateForWrite(db, c, 'create', body.data, undefined, true);
+          const row = await this.writer.create(db, c, data, actor, {
+            metadata: body.metadata,
+            emit: true,
+            expiresAt,
+            guard,
+          });
+          return this.presenter.record(c, row, grants);
+        };
+        return needsTransaction(c) ? this.db.transaction(create) : create(this.db.manager);
       }),
     );
   }
@@ -341,6 +352,11 @@ export class RecordsService {
 }
 
 /** Optimistic concurrency: a caller that sent the version it read loses when the record moved on. */
+/** Whether a create must run in a transaction: its reference checks lock targets, discovery writes suggestions. */
+function needsTransaction(c: Collection): boolean {
+  return hasReferences(c.properties) || c.schemaDiscoveryMode === 'auto-evolving';
+}
+
 function checkVersion(row: RecordRow, expected: number | undefined): void {
   if (expected !== undefined && expected !== row.version) {
     throw StrataException.conflict(

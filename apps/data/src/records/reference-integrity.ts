@@ -5,6 +5,9 @@ import { at, show, type Issues } from '../schema/issues.js';
 const referencesOf = (properties: readonly PropertyDefinition[]) =>
   properties.filter((p): p is ReferenceProperty => p.type === 'reference');
 
+export const hasReferences = (properties: readonly PropertyDefinition[]): boolean =>
+  properties.some((p) => p.type === 'reference');
+
 /**
  * Checks that every reference in `data` names a live record of its target
  * collection, and locks those records (FOR SHARE) so that a concurrent delete

@@ -1,37 +1,72 @@
 import type { EntityManager } from 'typeorm';
 
+/** Binds a value as the next parameter and answers its placeholder (`$7`). */
+export type Bind = (value: unknown) => string;
+
+/**
+ * A column value computed by PostgreSQL from the head row `r` (its timestamps,
+ * say), rendered with bound parameters only: no value is ever spliced into SQL.
+ */
+export class FromHead {
+  constructor(readonly render: (bind: Bind) => string) {}
+}
+
+/** The statement whose single returned row the side writes depend on: it is the CTE `r`. */
+export interface Head {
+  readonly render: (bind: Bind) => string;
+}
+
 interface Insert {
   readonly table: string;
   readonly columns: readonly string[];
   readonly values: readonly unknown[];
 }
 
+/** `to_jsonb` of a timestamp column as JavaScript's `toISOString()` writes it (milliseconds, truncated). */
+export function isoJson(column: string): string {
+  return `to_jsonb(to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+}
+
 /**
- * Rows that accompany a change (version, changelog entry, outbox event), sent
- * to PostgreSQL as one statement (data-modifying CTEs) instead of one round
- * trip each. Same transaction, same guarantees, fewer waits.
+ * Rows that accompany a change (unique values, version, changelog entry,
+ * outbox event), sent to PostgreSQL as one statement of data-modifying CTEs
+ * instead of one round trip each. With a head (the record's own INSERT or
+ * UPDATE as CTE `r`), the change and its side rows are one statement, hence
+ * one implicit transaction when no transaction is open: side rows are
+ * inserted only if the head produced its row, and may take values from it.
  */
 export class SideWrites {
   private readonly inserts: Insert[] = [];
 
-  add(table: string, row: Record<string, unknown>): this {
+  add(table: string, row: Readonly<Record<string, unknown>>): this {
     this.inserts.push({ table, columns: Object.keys(row), values: Object.values(row) });
     return this;
   }
 
-  async flush(tx: EntityManager): Promise<void> {
-    if (this.inserts.length === 0) return;
+  /** Sends the side rows (after the head, when given) and answers the head's rows (none without a head). */
+  async flush<Row>(tx: EntityManager, head?: Head): Promise<Row[]> {
+    if (this.inserts.length === 0 && !head) return [];
     const params: unknown[] = [];
+    const bind: Bind = (value) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const render = (v: unknown) => (v instanceof FromHead ? v.render(bind) : bind(v));
+    const ctes = head ? [`r AS (${head.render(bind)})`] : [];
     const statements = this.inserts.map((insert) => {
-      const placeholders = insert.values.map((v) => {
-        params.push(v);
-        return `$${params.length}`;
-      });
-      return `INSERT INTO ${insert.table} (${insert.columns.join(', ')}) VALUES (${placeholders.join(', ')})`;
+      const values = insert.values.map(render).join(', ');
+      const into = `INSERT INTO ${insert.table} (${insert.columns.join(', ')})`;
+      return head ? `${into} SELECT ${values} FROM r` : `${into} VALUES (${values})`;
     });
-    const last = statements.pop()!;
-    const sql = statements.length ? `WITH ${statements.map((s, i) => `w${i} AS (${s})`).join(', ')} ${last}` : last;
-    await tx.query(sql, params);
     this.inserts.length = 0;
+    let sql: string;
+    if (head) {
+      ctes.push(...statements.map((s, i) => `w${i} AS (${s})`));
+      sql = `WITH ${ctes.join(', ')} SELECT * FROM r`;
+    } else {
+      const last = statements.pop()!;
+      sql = statements.length ? `WITH ${statements.map((s, i) => `w${i} AS (${s})`).join(', ')} ${last}` : last;
+    }
+    return tx.query<Row[]>(sql, params);
   }
 }
