@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 describe('the event outbox', () => {
-  it('loses no event when the relay dies between publishing and marking, and delivers it once', async () => {
+  it('loses no event when the relay dies between publishing and committing, and delivers it once', async () => {
     const base = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
     const c = await call('POST', `${base}/structures`, { token, body: { name: 'Things', properties: [] } });
     const created = await call('POST', `${base}/records`, { token, body: { structureId: c.body.id, data: {} } });
@@ -36,12 +36,12 @@ describe('the event outbox', () => {
 
     // Committed with the record, not yet published.
     const pending = await db.query<{ id: string; subject: string; payload: unknown }>(
-      'SELECT id, subject, payload FROM data.outbox WHERE published_at IS NULL',
+      'SELECT id, subject, payload FROM data.outbox',
     );
     expect(pending.rows).toHaveLength(1);
     const row = pending.rows[0]!;
 
-    // A relay publishes the row and dies before marking it sent.
+    // A relay publishes the row and dies before its transaction (which deletes the row) commits.
     const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
     const stream = recordEventsStream(stack.natsPrefix);
     // The stream as the services make it (the webhooks consumer may have made it already).
@@ -49,11 +49,11 @@ describe('the event outbox', () => {
     await publishJson(nc, row.subject, row.payload, row.id);
     events = await EventCollector.start(stack.natsPrefix);
 
-    // A new replica with a relay takes over: it publishes the row again and marks it.
+    // A new replica with a relay takes over: it publishes the row again and deletes it.
     const replica = await stack.startDataReplica({ DATA_OUTBOX_RELAY_ENABLED: 'true', DATA_OUTBOX_INTERVAL_MS: '50' });
     try {
       await eventually(async () => {
-        const left = await db.query('SELECT 1 FROM data.outbox WHERE published_at IS NULL');
+        const left = await db.query('SELECT 1 FROM data.outbox');
         return left.rowCount === 0 ? true : undefined;
       });
     } finally {
@@ -69,17 +69,17 @@ describe('the event outbox', () => {
     await nc.close();
   });
 
-  it('wakes a relay at commit through NOTIFY, without waiting for its poll', async () => {
-    // A relay whose poll comes once a minute: only the notification can make it publish sooner.
+  it('has the replica that wrote an event publish it at once, without waiting for its poll', async () => {
+    // A replica whose relay polls once a minute: only the wake after its own write can make it publish sooner.
     const replica = await stack.startDataReplica({
       DATA_OUTBOX_RELAY_ENABLED: 'true',
       DATA_OUTBOX_INTERVAL_MS: '60000',
     });
     try {
-      const base = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
-      // Let the replica's first pass (at start) run, so the next one is the poll a minute later.
+      const base = `${await replica.getUrl()}/data/workspace/${ws}/api/v1`;
+      // Let the replica's first pass (at start) run, so that its next poll is a minute away.
       await eventually(async () => {
-        const left = await db.query('SELECT 1 FROM data.outbox WHERE published_at IS NULL');
+        const left = await db.query('SELECT 1 FROM data.outbox');
         return left.rowCount === 0 ? true : undefined;
       });
       const c = await call('POST', `${base}/structures`, { token, body: { name: 'Woken', properties: [] } });
@@ -92,6 +92,18 @@ describe('the event outbox', () => {
         10_000,
       );
       expect(seen).toHaveLength(1);
+      // A refused write wakes the relay too: its record_created_failed event leaves as promptly.
+      const refused = await call('POST', `${base}/records`, {
+        token,
+        body: { structureId: c.body.id, data: { unknown: true } },
+      });
+      expect(refused.status).toBe(400);
+      const failed = await events.waitFor(
+        (e) => e.payload.event === 'record_created_failed' && e.payload.recordSlug === c.body.recordSlug,
+        1,
+        10_000,
+      );
+      expect(failed).toHaveLength(1);
     } finally {
       await replica.close();
     }

@@ -1,4 +1,3 @@
 export * from './data-source.js';
 export * from './is-unique-violation.js';
 export * from './rows-of.js';
-export * from './notifications.js';

@@ -1,6 +1,13 @@
 import { context } from '@opentelemetry/api';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { extractTraceContext, injectTraceContext } from './trace-context.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -39,6 +46,18 @@ export async function deleteStream(nc: NatsConnection, name: string): Promise<vo
   await jsm.streams.delete(name).catch(() => undefined);
 }
 
+const clients = new WeakMap<NatsConnection, JetStreamClient>();
+
+/** One JetStream client per connection: publishers call this per message. */
+function clientOf(nc: NatsConnection): JetStreamClient {
+  let js = clients.get(nc);
+  if (!js) {
+    js = jetstream(nc);
+    clients.set(nc, js);
+  }
+  return js;
+}
+
 export interface PublishResult {
   readonly seq: number;
   /** True when the stream dropped the message as a duplicate of `msgId`. */
@@ -55,7 +74,7 @@ export async function publishJson<T>(
   payload: T,
   msgId: string,
 ): Promise<PublishResult> {
-  const js = jetstream(nc);
+  const js = clientOf(nc);
   const ack = await js.publish(subject, JSON.stringify(payload), {
     msgID: msgId,
     headers: injectTraceContext(natsHeaders()),

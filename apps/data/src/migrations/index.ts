@@ -5,6 +5,7 @@ import { DataSchemaSuggestions1763700000003 } from './1763700000003-data-schema-
 import { DataSearch1763700000004 } from './1763700000004-data-search.js';
 import { DataSavedQueries1763700000005 } from './1763700000005-data-saved-queries.js';
 import { DataOutboxNotify1763700000006 } from './1763700000006-data-outbox-notify.js';
+import { DataOutboxDeleteOnPublish1763700000007 } from './1763700000007-data-outbox-delete-on-publish.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   DataSearch1763700000004,
   DataSavedQueries1763700000005,
   DataOutboxNotify1763700000006,
+  DataOutboxDeleteOnPublish1763700000007,
 ];

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   CallerGrants,
@@ -10,6 +10,7 @@ import {
 } from '@strata/platform';
 import { BulkRecordsService } from './bulk-records.service.js';
 import { BulkCreateRequest, BulkDeleteRequest, BulkUpdateRequest } from './dto/bulk.requests.js';
+import { WakeOutboxRelay } from '../events/wake-outbox-relay.interceptor.js';
 
 /**
  * `{data_base}/records/bulk` and `/records/batch`: registered before the
@@ -19,6 +20,7 @@ import { BulkCreateRequest, BulkDeleteRequest, BulkUpdateRequest } from './dto/b
 @ApiBearerAuth()
 @RateLimit('bulk')
 @Controller('data/workspace/:workspace/api/v1/records')
+@UseInterceptors(WakeOutboxRelay)
 export class BulkRecordsController {
   constructor(private readonly bulk: BulkRecordsService) {}
 

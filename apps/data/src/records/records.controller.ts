@@ -1,4 +1,18 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
@@ -26,11 +40,13 @@ import { listParams } from './list-params.js';
 import { RecordsService } from './records.service.js';
 import { UpsertRecordRequest } from './dto/upsert.requests.js';
 import { UpsertService, type UpsertResult } from './upsert.service.js';
+import { WakeOutboxRelay } from '../events/wake-outbox-relay.interceptor.js';
 
 /** `{data_base}/records`. */
 @ApiTags('records')
 @ApiBearerAuth()
 @Controller('data/workspace/:workspace/api/v1/records')
+@UseInterceptors(WakeOutboxRelay)
 export class RecordsController {
   constructor(
     private readonly records: RecordsService,

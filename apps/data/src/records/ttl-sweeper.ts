@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Collection } from '@strata/contracts';
 import { PeriodicTask, StrataException } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
+import { OutboxRelay } from '../events/outbox-relay.js';
 import { findCollection } from './collection-lookup.js';
 import { RecordWriter } from './record-writer.js';
 import type { RecordRow } from './record.types.js';
@@ -25,9 +26,12 @@ export class TtlSweeper implements OnApplicationBootstrap, OnApplicationShutdown
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly writer: RecordWriter,
+    private readonly relay: OutboxRelay,
     private readonly config: DataConfig,
   ) {
-    this.task = new PeriodicTask('TTL sweep', config.DATA_TTL_SWEEP_INTERVAL_MS, () => this.sweep());
+    this.task = new PeriodicTask('TTL sweep', config.DATA_TTL_SWEEP_INTERVAL_MS, async () => {
+      if ((await this.sweep()) > 0) this.relay.wake();
+    });
   }
 
   onApplicationBootstrap(): void {

@@ -3,13 +3,15 @@ import { Logger } from '@nestjs/common';
 /**
  * Runs `work` now and again every `intervalMs` after each run ends (never two at
  * once), logging failures and carrying on; `stop` waits for the run in flight.
- * `wake` asks for a run as soon as possible (right after the one in flight).
+ * `wake` asks for a run as soon as possible (right after the one in flight);
+ * it does nothing before `start`, so a disabled task stays disabled.
  */
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
   private woken = false;
+  private started = false;
 
   constructor(
     private readonly name: string,
@@ -19,12 +21,13 @@ export class PeriodicTask {
   ) {}
 
   start(firstDelayMs = this.intervalMs): void {
+    this.started = true;
     this.schedule(firstDelayMs);
   }
 
   /** Runs the work now, or again right after the run in flight ends. */
   wake(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.started) return;
     if (this.running) {
       this.woken = true;
       return;
