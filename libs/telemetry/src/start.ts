@@ -5,7 +5,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 
 export interface TelemetryOptions {
@@ -49,7 +49,9 @@ export function startTelemetry(options: TelemetryOptions): void {
     logRecordProcessors: [],
     instrumentations: [
       new HttpInstrumentation(),
-      new ExpressInstrumentation(),
+      // The route's handler gets a span; each middleware layer (body parsers, request id…) would
+      // add one per request for nothing an operator reads.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
     ],
   });

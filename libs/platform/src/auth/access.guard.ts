@@ -15,7 +15,9 @@ import {
   type AuthenticatedRequest,
 } from './access.decorators.js';
 import { JWT_STRATEGY } from './jwt.strategy.js';
+import { ServiceConfig } from '../config/service-config.js';
 import { PermissionResolver } from './permission-resolver.js';
+import { VerifiedTokens } from './verified-tokens.js';
 import type { Principal } from './principal.js';
 
 export const PUBLISHABLE_KEY_HEADER = 'x-publishable-key';
@@ -55,11 +57,15 @@ export function workspaceOf(req: AuthenticatedRequest): string | undefined {
 @Injectable()
 export class AccessGuard implements CanActivate {
   private readonly jwt = new JwtGuard();
+  private readonly verified: VerifiedTokens;
 
   constructor(
     private readonly reflector: Reflector,
     private readonly resolver: PermissionResolver,
-  ) {}
+    config: ServiceConfig,
+  ) {
+    this.verified = new VerifiedTokens(config.TOKEN_CACHE_TTL_MS);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
@@ -117,8 +123,13 @@ export class AccessGuard implements CanActivate {
         credential: { kind: 'publishable_key', key },
       };
     }
+    const token = bearerToken(req);
+    const known = token === undefined ? undefined : this.verified.get(token);
+    if (known) return known;
     await this.jwt.canActivate(context);
-    return (req as unknown as { user: Principal }).user;
+    const { user } = req as unknown as { user: Principal };
+    if (token !== undefined && user.expiresAt !== undefined) this.verified.set(token, user, user.expiresAt);
+    return user;
   }
 }
 
@@ -131,6 +142,11 @@ export class AccessGuard implements CanActivate {
 function holdsScope(principal: Principal, scope: string, permissions: ReadonlySet<string>): boolean {
   if (principal.scopes.includes(scope)) return true;
   return principal.type === 'user' && (permissions.has('*') || permissions.has(scope));
+}
+
+function bearerToken(req: AuthenticatedRequest): string | undefined {
+  const header = req.headers.authorization;
+  return header?.startsWith('Bearer ') ? header.slice(7) : undefined;
 }
 
 function splitPermission(permission: string): [string, string] {

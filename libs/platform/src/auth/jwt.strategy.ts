@@ -90,5 +90,6 @@ export function principalFromClaims(payload: Partial<AccessTokenClaims>, token: 
     groups,
     scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
     credential: { kind: 'bearer', token },
+    ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp } : {}),
   };
 }

@@ -14,6 +14,8 @@ export interface Principal {
   /** OAuth scopes of a bearer token (space-separated `scope` claim). */
   readonly scopes: readonly string[];
   readonly credential: Credential;
+  /** When a bearer token stops being valid (its `exp`, epoch seconds). */
+  readonly expiresAt?: number;
 }
 
 /** Claims of a Strata access token. */

@@ -59,6 +59,16 @@ export class ServiceConfig {
   @Max(5000)
   PERMISSION_CACHE_TTL_MS = 3000;
 
+  /**
+   * How long a verified bearer token is remembered (never past its `exp`); 0
+   * verifies every request. A signing key withdrawn from the JWKS stops being
+   * accepted within this time.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(5000)
+  TOKEN_CACHE_TTL_MS = 3000;
+
   /** `<version>:<base64 32 bytes>,…`: AES-256-GCM key-encryption keys; the highest version encrypts. */
   @Secret()
   @IsString()
