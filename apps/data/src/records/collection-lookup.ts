@@ -14,9 +14,20 @@ export async function findCollection(
   by: { id: string } | { slug: string },
   lock = false,
 ): Promise<Collection> {
+  return (await findCollectionRevision(db, workspace, by, lock)).collection;
+}
+
+/** {@link findCollection}, with the row's `xmin`: every change to the collection row gives it a new one. */
+export async function findCollectionRevision(
+  db: EntityManager,
+  workspace: string,
+  by: { id: string } | { slug: string },
+  lock = false,
+): Promise<{ collection: Collection; revision: string }> {
   const [column, value] = 'id' in by ? ['id', by.id] : ['record_slug', by.slug];
-  const rows = await db.query<CollectionRow[]>(
-    `SELECT * FROM data.collections WHERE workspace_slug = $1 AND ${column} = $2 AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`,
+  const rows = await db.query<(CollectionRow & { revision: string })[]>(
+    `SELECT *, xmin::text AS revision FROM data.collections
+      WHERE workspace_slug = $1 AND ${column} = $2 AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`,
     [workspace, value],
   );
   if (!rows[0]) {
@@ -25,5 +36,5 @@ export async function findCollection(
       ErrorCode.STRUCTURE_NOT_FOUND,
     );
   }
-  return toCollection(rows[0]);
+  return { collection: toCollection(rows[0]), revision: rows[0].revision };
 }

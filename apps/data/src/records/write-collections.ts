@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ErrorCode, type Collection } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
-import { toCollection, type CollectionRow } from '../collections/collections.service.js';
+import { findCollectionRevision } from './collection-lookup.js';
 import type { Bind } from './side-writes.js';
 
 /** The collection a write was validated against, as a row version the write can insist on. */
@@ -70,7 +70,7 @@ export class WriteCollections {
       } catch (err) {
         const stale =
           err instanceof CollectionChanged ||
-          (cached !== undefined && (await this.revisionOf(workspace, id)) !== entry.revision);
+          (cached !== undefined && (await this.revisionOf(workspace, id, entry.revision)) !== entry.revision);
         if (!stale) throw err;
         this.cache.delete(key);
         if (attempt === MAX_ATTEMPTS) {
@@ -81,23 +81,20 @@ export class WriteCollections {
   }
 
   private async read(key: string, workspace: string, id: string): Promise<Entry> {
-    const [row] = await this.db.query<(CollectionRow & { revision: string })[]>(
-      `SELECT *, xmin::text AS revision FROM data.collections
-        WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL`,
-      [workspace, id],
-    );
-    if (!row) throw StrataException.notFound(`Collection ${id} not found`, ErrorCode.STRUCTURE_NOT_FOUND);
-    const entry = { collection: toCollection(row), revision: row.revision };
+    const entry = await findCollectionRevision(this.db.manager, workspace, { id });
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, entry);
     return entry;
   }
 
-  private async revisionOf(workspace: string, id: string): Promise<string | undefined> {
-    const [row] = await this.db.query<{ revision: string }[]>(
-      `SELECT xmin::text AS revision FROM data.collections WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL`,
-      [workspace, id],
-    );
-    return row?.revision;
+  /** The collection's current revision, or undefined when it is gone; the cached one when it cannot be read. */
+  private async revisionOf(workspace: string, id: string, cached: string): Promise<string | undefined> {
+    try {
+      return (await findCollectionRevision(this.db.manager, workspace, { id })).revision;
+    } catch (err) {
+      if (err instanceof StrataException && err.code === ErrorCode.STRUCTURE_NOT_FOUND) return undefined;
+      // Cannot tell (database unreachable, say): the original error stands.
+      return cached;
+    }
   }
 }
