@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { call } from '@strata/testkit';
 import { BenchClient } from './http.js';
+import { cpuPerOp, sampleCpu } from './cpu.js';
 import { describe, measure } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
 
@@ -96,17 +97,24 @@ async function main(): Promise<void> {
     };
 
     await measure(WARMUP, CONCURRENCY, viaService('warm'));
+    const cpu = () => sampleCpu({ data: services.pid('data'), auth: services.pid('auth'), bench: process.pid });
+    const cpuBefore = cpu();
     const ours = await measure(TOTAL, CONCURRENCY, viaService('ours'));
+    const oursCpu = cpuPerOp(cpuBefore, cpu(), TOTAL);
     // The baseline runs alone: no service process competes for the cores, and no relay
     // picks up its outbox rows (which nothing is meant to publish).
     await services.stopApp('data');
     await measure(WARMUP, CONCURRENCY, baseline('warm-base'));
+    const baseBefore = cpu();
     const base_ = await measure(TOTAL, CONCURRENCY, baseline('base'));
+    const baseCpu = cpuPerOp(baseBefore, cpu(), TOTAL);
     process.stdout.write(
       [
         `records/create  ${TOTAL} records, concurrency ${CONCURRENCY}, 10 properties (1 unique), versioning on; services in their own processes`,
         `  data service  ${describe(ours)}`,
         `  baseline pg   ${describe(base_)}`,
+        `  CPU ms per record, data service run: ${oursCpu}`,
+        `  CPU ms per record, baseline run:     ${baseCpu}`,
         `  ratio (ours / baseline): throughput ${(ours.perSecond / base_.perSecond).toFixed(2)}, p50 ${(ours.p50Ms / base_.p50Ms).toFixed(2)}, p99 ${(ours.p99Ms / base_.p99Ms).toFixed(2)}`,
         '',
       ].join('\n'),

@@ -19,6 +19,8 @@ export interface Services {
   startApp(app: App): Promise<void>;
   /** Stops one service process (SIGTERM, graceful). */
   stopApp(app: App): Promise<void>;
+  /** The process id of a running service. */
+  pid(app: App): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ export async function startServices(
     adminPassword: env['STRATA_ADMIN_PASSWORD']!,
     startApp,
     stopApp,
+    pid: (app) => children.get(app)?.pid,
     async stop() {
       await Promise.all(APPS.map(stopApp));
       await db.drop();

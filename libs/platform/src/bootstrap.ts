@@ -31,6 +31,9 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
     bodyParser: false,
   });
   app.disable('x-powered-by');
+  // Express would hash every response body for a weak ETag; no client of the API
+  // revalidates with If-None-Match (record versions use If-Match on the version).
+  app.set('etag', false);
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.use(requestIdMiddleware);
   const skip = options.skipBodyParsing;

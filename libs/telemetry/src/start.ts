@@ -11,8 +11,9 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 export interface TelemetryOptions {
   readonly serviceName: string;
   /**
-   * OTLP/HTTP endpoint for traces and metrics. When absent, spans are still
-   * created (for log correlation) but not exported, and no metrics are kept.
+   * OTLP/HTTP endpoint for traces and metrics. When absent (and no span
+   * processor is given), telemetry is off: nothing is instrumented, no span is
+   * created and logs carry no trace ids, because nothing would read them.
    */
   readonly otlpEndpoint?: string | undefined;
   /** Extra processors, for tests that collect spans in memory. */
@@ -29,6 +30,9 @@ let sdk: NodeSDK | undefined;
  */
 export function startTelemetry(options: TelemetryOptions): void {
   if (sdk) return;
+  // Instrumentation costs every request (about 0.15 ms of CPU per record create in the data
+  // service, docs/performance.md): it is paid only when someone collects what it produces.
+  if (!options.otlpEndpoint && !options.spanProcessors?.length) return;
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const processors: SpanProcessor[] = [...(options.spanProcessors ?? [])];
   const metricReaders: IMetricReader[] = [];

@@ -16,6 +16,10 @@ export class NatsConnectionHolder implements OnApplicationShutdown {
       name: `strata-${process.pid}`,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
+      // Without this, every request (each JetStream publish, each rate-limit
+      // compare-and-set) captures two stack traces up front, in case it fails or
+      // times out. A timeout's stack then points at the timer, not the caller.
+      noAsyncTraces: true,
     }).catch((err: unknown) => {
       this.connection = undefined;
       throw err;

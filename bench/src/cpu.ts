@@ -1,0 +1,50 @@
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** CPU time (user + system, milliseconds) used so far, per named group of processes. */
+export type CpuSample = ReadonlyMap<string, number>;
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+function cpuMsOf(pid: number): { comm: string; ms: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may contain spaces: fields are counted after it.
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    return { comm, ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads /proc: the named processes by pid, plus every `postgres` and
+ * `nats-server` process of the machine. Empty where /proc does not exist.
+ */
+export function sampleCpu(named: Record<string, number | undefined>): CpuSample {
+  const out = new Map<string, number>();
+  const add = (group: string, ms: number) => out.set(group, (out.get(group) ?? 0) + ms);
+  for (const [name, pid] of Object.entries(named)) {
+    const cpu = pid === undefined ? undefined : cpuMsOf(pid);
+    if (cpu) add(name, cpu.ms);
+  }
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return out;
+  }
+  for (const p of pids) {
+    const cpu = cpuMsOf(Number(p));
+    if (cpu?.comm === 'postgres' || cpu?.comm === 'nats-server') add(cpu.comm, cpu.ms);
+  }
+  return out;
+}
+
+/** CPU milliseconds per operation between two samples, one `group x.xx` entry per group. */
+export function cpuPerOp(before: CpuSample, after: CpuSample, ops: number): string {
+  return [...after]
+    .map(([group, ms]) => `${group} ${((ms - (before.get(group) ?? 0)) / ops).toFixed(2)}`)
+    .join(', ');
+}
