@@ -1,3 +1,4 @@
 export * from './data-source.js';
 export * from './is-unique-violation.js';
 export * from './rows-of.js';
+export * from './prepared.js';

@@ -7,13 +7,13 @@ import {
   type PropertyDefinition,
 } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
-import { rowsOf } from '@strata/db';
+import { queryPrepared } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { SuggestionsStore } from '../discovery/suggestions.store.js';
 import { Outbox } from './outbox.js';
 import { incomingReferences, referencingRecordIds } from './reference-integrity.js';
 import { RecordSecrets } from './record-secrets.js';
-import { diff, toEventRecord, type RecordRow } from './record.types.js';
+import { diff, RECORD_COLUMNS, toEventRecord, type RecordRow } from './record.types.js';
 import { FromHead, SideWrites, isoJson } from './side-writes.js';
 import { CollectionChanged, guardSql, type CollectionGuard } from './write-collections.js';
 import { addUniqueValues, clearUniqueValues, duplicateKeyError, uniqueFields } from './unique-values.js';
@@ -85,18 +85,19 @@ export class RecordWriter {
     const id = newUuid();
     const sealed = this.secrets.seal(c.id, c.properties, plain);
     const side = new SideWrites();
+    const changes = this.maskChanges(c.properties, diff({}, plain));
     addUniqueValues(side, c.id, id, uniqueFields(c.properties), plain);
     if (c.enableVersioning) {
       side.add('data.record_versions', {
         record_id: id,
         version: 1,
         data: sealed,
-        changes: this.maskChanges(c.properties, diff({}, plain)),
+        changes,
         updated_by: actor,
         updated_at: new FromHead(() => 'r.updated_at'),
       });
     }
-    this.log(side, c, id, 'create', actor, diff({}, plain));
+    this.logMasked(side, id, 'create', actor, changes);
     if (options.emit) {
       const event = this.outbox.row({
         event: 'record_created',
@@ -121,8 +122,9 @@ export class RecordWriter {
       });
       side.add('data.outbox', { ...event, payload: new FromHead((bind) => stampCreated(bind(event.payload))) });
     }
+    // The row is what was sent; only its timestamps come back.
     const [inserted] = await side
-      .flush<RecordRow>(db, {
+      .flush<Pick<RecordRow, 'created_at' | 'updated_at'>>(db, {
         render: (bind) => {
           const values = [
             bind(id),
@@ -139,12 +141,27 @@ export class RecordWriter {
           return `INSERT INTO data.records (id, workspace_slug, collection_id, data, metadata, status, version,
                     created_by, updated_by, expires_at)
                   SELECT ${values.join(', ')}${options.guard ? ` FROM (${guardSql(options.guard, bind)}) g` : ''}
-                  RETURNING *`;
+                  RETURNING created_at, updated_at`;
         },
       })
       .catch(duplicateKeyError);
     if (!inserted) throw new CollectionChanged(c.id);
-    return { ...inserted, record_slug: c.recordSlug };
+    return {
+      id,
+      workspace_slug: c.workspaceSlug,
+      collection_id: c.id,
+      record_slug: c.recordSlug,
+      data: sealed,
+      metadata: options.metadata ?? null,
+      ...NEW_RECORD,
+      created_by: actor,
+      updated_by: actor,
+      created_at: inserted.created_at,
+      updated_at: inserted.updated_at,
+      deleted_at: null,
+      deleted_by: null,
+      expires_at: options.expiresAt ?? null,
+    };
   }
 
   async update(
@@ -165,23 +182,22 @@ export class RecordWriter {
   ): Promise<RecordRow> {
     const before = this.secrets.open(c.id, c.properties, current.data);
     const sealed = this.secrets.seal(c.id, c.properties, plain);
-    const [updated] = rowsOf<RecordRow>(
-      await tx.query(
-        `UPDATE data.records SET data = $2, metadata = COALESCE($3, metadata), version = version + 1, updated_by = $4,
+    const [updated] = await queryPrepared<RecordRow>(
+      tx,
+      `UPDATE data.records SET data = $2, metadata = COALESCE($3, metadata), version = version + 1, updated_by = $4,
            updated_at = clock_timestamp(), deleted_at = CASE WHEN $5 THEN NULL ELSE deleted_at END,
            deleted_by = CASE WHEN $5 THEN NULL ELSE deleted_by END,
            expires_at = CASE WHEN $6 THEN $7::timestamptz ELSE expires_at END
-         WHERE id = $1 RETURNING *`,
-        [
-          current.id,
-          sealed,
-          options.metadata ?? null,
-          actor,
-          options.undelete ?? false,
-          options.expiresAt !== undefined,
-          options.expiresAt ?? null,
-        ],
-      ),
+         WHERE id = $1 RETURNING ${RECORD_COLUMNS}`,
+      [
+        current.id,
+        sealed,
+        options.metadata ?? null,
+        actor,
+        options.undelete ?? false,
+        options.expiresAt !== undefined,
+        options.expiresAt ?? null,
+      ],
     );
     const row: RecordRow = { ...updated!, record_slug: c.recordSlug };
     if (uniqueFields(c.properties).length) await clearUniqueValues(tx, current.id);
@@ -341,13 +357,18 @@ export class RecordWriter {
     actor: string,
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
-    side.add('data.record_changelog', {
-      id: newUuid(),
-      record_id: recordId,
-      action,
-      user_id: actor,
-      changes: this.maskChanges(c.properties, changes),
-    });
+    this.logMasked(side, recordId, action, actor, this.maskChanges(c.properties, changes));
+  }
+
+  /** A changelog entry whose secret fields are already masked. */
+  private logMasked(
+    side: SideWrites,
+    recordId: string,
+    action: string,
+    actor: string,
+    changes: Record<string, { old: unknown; new: unknown }>,
+  ): void {
+    side.add('data.record_changelog', { id: newUuid(), record_id: recordId, action, user_id: actor, changes });
   }
 
   private maskChanges(

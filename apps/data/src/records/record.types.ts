@@ -1,5 +1,9 @@
 import type { EventRecord } from '@strata/contracts';
 
+/** The columns of data.records, for statements that return rows (RecordRow without record_slug). */
+export const RECORD_COLUMNS =
+  'id, workspace_slug, collection_id, data, metadata, status, version, created_by, updated_by, created_at, updated_at, deleted_at, deleted_by, expires_at';
+
 /** A row of data.records joined with its collection's slug. */
 export interface RecordRow {
   id: string;

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { queryPrepared } from '@strata/db';
 
 /** Binds a value as the next parameter and answers its placeholder (`$7`). */
 export type Bind = (value: unknown) => string;
@@ -47,9 +48,16 @@ export class SideWrites {
   async flush<Row>(tx: EntityManager, head?: Head): Promise<Row[]> {
     if (this.inserts.length === 0 && !head) return [];
     const params: unknown[] = [];
+    // One parameter per object: a record's data is also its version's data, its changes
+    // are also its changelog entry's, and each is serialized and sent once.
+    const bound = new Map<object, string>();
     const bind: Bind = (value) => {
+      const known = isJsonObject(value) ? bound.get(value) : undefined;
+      if (known) return known;
       params.push(value);
-      return `$${params.length}`;
+      const placeholder = `$${params.length}`;
+      if (isJsonObject(value)) bound.set(value, placeholder);
+      return placeholder;
     };
     const render = (v: unknown) => (v instanceof FromHead ? v.render(bind) : bind(v));
     const ctes = head ? [`r AS (${head.render(bind)})`] : [];
@@ -62,11 +70,16 @@ export class SideWrites {
     let sql: string;
     if (head) {
       ctes.push(...statements.map((s, i) => `w${i} AS (${s})`));
-      sql = `WITH ${ctes.join(', ')} SELECT * FROM r`;
+      sql = `WITH ${ctes.join(', ')} SELECT * FROM r`; // r's own RETURNING lists its columns
     } else {
       const last = statements.pop()!;
       sql = statements.length ? `WITH ${statements.map((s, i) => `w${i} AS (${s})`).join(', ')} ${last}` : last;
     }
-    return tx.query<Row[]>(sql, params);
+    return queryPrepared<Row>(tx, sql, params);
   }
+}
+
+/** Objects and arrays bound as JSON (dates and buffers have their own parameter types). */
+function isJsonObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !(value instanceof Date) && !Buffer.isBuffer(value);
 }
