@@ -1,2 +1,3 @@
 export * from './jetstream.js';
 export * from './trace-context.js';
+export * from './publish-batch.js';

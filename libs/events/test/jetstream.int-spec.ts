@@ -5,7 +5,14 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventually, testNatsPrefix } from '@strata/testing';
-import { consumeJson, deleteStream, ensureStream, publishJson, type RunningConsumer } from '../src/index.js';
+import {
+  consumeJson,
+  deleteStream,
+  ensureStream,
+  publishAll,
+  publishJson,
+  type RunningConsumer,
+} from '../src/index.js';
 
 interface Ping {
   readonly n: number;
@@ -57,6 +64,28 @@ describe('JetStream helpers against a real NATS server', () => {
     expect(again).toEqual({ seq: first.seq, duplicate: true });
     expect(other.duplicate).toBe(false);
     expect(other.seq).toBeGreaterThan(first.seq);
+  });
+
+  it('publishes a batch in order, reports repeats as duplicates, and refuses a subject no stream takes', async () => {
+    const batch = [1, 2, 3].map((n) => ({
+      subject: `${prefix}.batch`,
+      payload: JSON.stringify({ n }),
+      msgId: `b-${n}`,
+    }));
+    const acks = await publishAll(nc, batch);
+    expect(acks.map((a) => a.duplicate)).toEqual([false, false, false]);
+    expect(acks[1]!.seq).toBe(acks[0]!.seq + 1);
+    expect(acks[2]!.seq).toBe(acks[0]!.seq + 2);
+    // After a crash the relay sends the same events again: the stream keeps the first copies.
+    const again = await publishAll(nc, [...batch, { subject: `${prefix}.batch`, payload: '{"n":4}', msgId: 'b-4' }]);
+    expect(again.slice(0, 3)).toEqual(acks.map((a) => ({ seq: a.seq, duplicate: true })));
+    expect(again[3]).toEqual({ seq: acks[2]!.seq + 1, duplicate: false });
+    const stored = await (await jetstreamManager(nc)).streams.getMessage(stream, { seq: acks[1]!.seq });
+    expect(stored?.json()).toEqual({ n: 2 });
+    expect(stored?.header.get('Nats-Msg-Id')).toBe('b-2');
+    await expect(
+      publishAll(nc, [{ subject: `nowhere.${prefix}.x`, payload: '{}', msgId: 'x-1' }], 2000),
+    ).rejects.toThrow(/No stream accepts the subject/);
   });
 
   it('acks handled messages, redelivers a failed one, and terminates one that does not parse', async () => {

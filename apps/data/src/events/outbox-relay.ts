@@ -2,15 +2,16 @@ import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } f
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { recordEventsStream } from '@strata/contracts';
-import { ensureStream, publishJson } from '@strata/events';
-import { rowsOf } from '@strata/db';
+import { ensureStream, publishAll } from '@strata/events';
+import { queryPrepared } from '@strata/db';
 import { NatsConnectionHolder, PeriodicTask } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
 
 interface OutboxRow {
   id: string;
   subject: string;
-  payload: unknown;
+  /** The event as JSON text: it goes out as stored, never parsed here. */
+  payload: string;
   created_at: Date;
 }
 
@@ -75,15 +76,19 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async publishBatch(): Promise<number> {
     const nc = await this.nats.get();
     return this.db.transaction(async (tx) => {
-      const rows = rowsOf<OutboxRow>(
-        await tx.query(
+      const rows = (
+        await queryPrepared<OutboxRow>(
+          tx,
           `DELETE FROM data.outbox WHERE id IN (SELECT id FROM data.outbox ORDER BY created_at, id
               LIMIT $1 FOR UPDATE SKIP LOCKED)
-            RETURNING id, subject, payload, created_at`,
+            RETURNING id, subject, payload::text AS payload, created_at`,
           [this.config.DATA_OUTBOX_BATCH_SIZE],
-        ),
+        )
       ).sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
-      await Promise.all(rows.map((r) => publishJson(nc, r.subject, r.payload, r.id)));
+      await publishAll(
+        nc,
+        rows.map((r) => ({ subject: r.subject, payload: r.payload, msgId: r.id })),
+      );
       return rows.length;
     });
   }
