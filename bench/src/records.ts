@@ -12,9 +12,10 @@ import { cpuPerOp, sampleCpu } from './cpu.js';
 import { describe, measure } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
 
-const TOTAL = Number(process.env['BENCH_RECORDS'] ?? 2000);
+const TOTAL = Number(process.env['BENCH_RECORDS'] ?? 5000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 8);
-const WARMUP = 100;
+// Both sides warm up first: the figures are steady-state throughput, after the JIT compiled the hot paths.
+const WARMUP = 1000;
 
 const PROPERTIES = [
   { name: 'email', type: 'string', required: true, isUnique: true, maxLength: 200 },

@@ -79,6 +79,29 @@ describe('prepareRecordData', () => {
     expect(anything.unknownFields).toEqual([]);
   });
 
+  it('keeps a field named __proto__ an ordinary field, never the prototype', () => {
+    // JSON.parse (the body parser) makes __proto__ an own property, as an attacker would send it.
+    const body = JSON.parse('{"number": "A-1", "__proto__": {"polluted": true}}') as unknown;
+    const strict = prepareRecordData(invoice, 'create', body);
+    expect(messages(strict.issues)).toEqual(['data.__proto__: is not a property of this object']);
+
+    const free = schema([{ name: 'a', type: 'number' }], 'schemaless');
+    for (const prepared of [
+      prepareRecordData(free, 'create', body),
+      prepareRecordData(
+        free,
+        'patch',
+        body,
+        JSON.parse('{"__proto__": {"old": 1}, "a": 1}') as Record<string, unknown>,
+      ),
+    ]) {
+      expect(Object.getPrototypeOf(prepared.data)).toBe(Object.prototype);
+      expect(Object.keys(prepared.data)).toContain('__proto__');
+      expect(JSON.parse(JSON.stringify(prepared.data)).__proto__).toEqual({ polluted: true });
+      expect((prepared.data as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+  });
+
   it('refuses a body that is not an object', () => {
     expect(messages(prepareRecordData(invoice, 'create', [1]).issues)).toEqual(['data: must be an object']);
   });

@@ -43,11 +43,11 @@ export function prepareRecordData(
     return { data: {}, issues, unknownFields: [] };
   }
   const byName = new Map(schema.properties.map((p) => [p.name, p]));
-  // No prototype: a field named __proto__ is then an ordinary (unknown) key, never the object's prototype.
-  const data: Record<string, unknown> = Object.assign(
-    Object.create(null) as Record<string, unknown>,
-    mode === 'patch' ? previous : {},
-  );
+  // Spread and setField define own properties: a field named __proto__ stays an ordinary
+  // (unknown) key and never becomes the object's prototype. (A null-prototype object
+  // would do the same, but V8 keeps those in slow dictionary mode, and this object is
+  // checked, diffed and serialized several times per write.)
+  const data: Record<string, unknown> = mode === 'patch' ? { ...previous } : {};
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
     const property = byName.get(key);
@@ -61,7 +61,7 @@ export function prepareRecordData(
       continue;
     }
     if (mode === 'patch' && value === null) delete data[key];
-    else data[key] = value;
+    else setField(data, key, value);
   }
   if (mode !== 'patch' && previous) {
     // PUT keeps what the caller cannot send: auto-assigned and persisted computed values.
@@ -89,6 +89,13 @@ export function prepareRecordData(
     checkObject(checked, view, 'data', issues, { strictProperties: schema.schemaDiscoveryMode === 'strict' });
   }
   return { data, issues, unknownFields: schema.schemaDiscoveryMode === 'auto-evolving' ? unknownFields : [] };
+}
+
+/** `data[key] = value`, except that `__proto__` becomes an own property instead of the prototype. */
+function setField(data: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(data, key, { value, writable: true, enumerable: true, configurable: true });
+  else data[key] = value;
 }
 
 function applyDefaults(properties: readonly PropertyDefinition[], data: Record<string, unknown>): void {

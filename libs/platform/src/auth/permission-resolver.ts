@@ -38,6 +38,8 @@ export interface PermissionsResponse {
 @Injectable()
 export class HttpPermissionResolver extends PermissionResolver {
   private readonly cache = new Map<string, CacheEntry>();
+  /** The credential's hash per principal: a verified token's principal is reused while it is cached. */
+  private readonly credentialHashes = new WeakMap<Principal, string>();
   private readonly base: string;
   private readonly ttl: number;
 
@@ -50,8 +52,7 @@ export class HttpPermissionResolver extends PermissionResolver {
   resolve(principal: Principal, workspace: string | undefined): Promise<ResolvedPermissions> {
     // Routes without a workspace exist only in the auth service, which resolves locally.
     if (workspace === undefined) return Promise.resolve({ permissions: new Set<string>() });
-    const secret = principal.credential.kind === 'bearer' ? principal.credential.token : principal.credential.key;
-    const key = `${workspace}\u0000${hashToken(secret)}`;
+    const key = `${workspace}\u0000${this.credentialHash(principal)}`;
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && hit.expiresAt > now) return hit.value;
@@ -60,6 +61,15 @@ export class HttpPermissionResolver extends PermissionResolver {
     value.catch(() => this.cache.delete(key));
     if (this.cache.size > 10_000) this.evictExpired(now);
     return value;
+  }
+
+  private credentialHash(principal: Principal): string {
+    let hash = this.credentialHashes.get(principal);
+    if (hash === undefined) {
+      hash = hashToken(principal.credential.kind === 'bearer' ? principal.credential.token : principal.credential.key);
+      this.credentialHashes.set(principal, hash);
+    }
+    return hash;
   }
 
   private async fetch(principal: Principal, workspace: string): Promise<ResolvedPermissions> {
