@@ -29,7 +29,7 @@ export function sampleCpu(named: Record<string, number | undefined>): CpuSample 
     const cpu = pid === undefined ? undefined : cpuMsOf(pid);
     if (cpu) add(name, cpu.ms);
   }
-  let pids: string[] = [];
+  let pids: string[];
   try {
     pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
   } catch {
@@ -44,7 +44,5 @@ export function sampleCpu(named: Record<string, number | undefined>): CpuSample 
 
 /** CPU milliseconds per operation between two samples, one `group x.xx` entry per group. */
 export function cpuPerOp(before: CpuSample, after: CpuSample, ops: number): string {
-  return [...after]
-    .map(([group, ms]) => `${group} ${((ms - (before.get(group) ?? 0)) / ops).toFixed(2)}`)
-    .join(', ');
+  return [...after].map(([group, ms]) => `${group} ${((ms - (before.get(group) ?? 0)) / ops).toFixed(2)}`).join(', ');
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { rowsOf } from './rows-of.js';
 
 /** What `pg` offers for a query with a statement name: a pool or one of its clients. */
 interface PgQueryable {
@@ -39,7 +40,7 @@ function nameOf(sql: string): string | undefined {
  */
 export async function queryPrepared<Row>(manager: EntityManager, sql: string, params: unknown[]): Promise<Row[]> {
   const name = nameOf(sql);
-  if (name === undefined) return (await manager.query(sql, params)) as Row[];
+  if (name === undefined) return rowsOf<Row>(await manager.query(sql, params));
   const target = manager.queryRunner
     ? ((await manager.queryRunner.connect()) as PgQueryable)
     : (manager.connection.driver as unknown as { master: PgQueryable }).master;

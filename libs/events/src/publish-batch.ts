@@ -8,12 +8,19 @@ import {
 import type { PublishResult } from './jetstream.js';
 import { injectTraceContext } from './trace-context.js';
 
-/** One message of a batch: its payload is already JSON text. */
+/** One message of a batch: its payload is already text. */
 export interface OutgoingMessage {
   readonly subject: string;
   readonly payload: string;
   /** Sent as `Nats-Msg-Id`: the stream drops a repeat inside its duplicate window. */
-  readonly msgId: string;
+  readonly msgId?: string;
+  /** Other JetStream publish headers, such as `Nats-Expected-Last-Subject-Sequence`. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** No acknowledgement arrived in time: the message may or may not be stored. */
+export class AckTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
 }
 
 /** JetStream's answer to a publish: a PubAck, or an error. */
@@ -58,7 +65,8 @@ class AckInbox {
           tokens.push(token);
           this.waiting.set(token, { resolve, reject });
           const headers = injectTraceContext(natsHeaders());
-          headers.set('Nats-Msg-Id', m.msgId);
+          if (m.msgId !== undefined) headers.set('Nats-Msg-Id', m.msgId);
+          for (const [name, value] of Object.entries(m.headers ?? {})) headers.set(name, value);
           try {
             this.nc.publish(m.subject, m.payload, { reply: `${this.prefix}.${token}`, headers });
           } catch (err) {
@@ -71,7 +79,7 @@ class AckInbox {
       for (const token of tokens) {
         const w = this.waiting.get(token);
         this.waiting.delete(token);
-        w?.reject(new Error(`JetStream did not acknowledge the publish within ${timeoutMs} ms`));
+        w?.reject(new AckTimeoutError(`JetStream did not acknowledge the publish within ${timeoutMs} ms`));
       }
     }, timeoutMs);
     return Promise.all(acks).finally(() => clearTimeout(timer));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kvm, type KV } from '@nats-io/kv';
+import { publishAll } from '@strata/events';
 import { ServiceConfig } from '../config/service-config.js';
 import { NatsConnectionHolder } from '../nats/nats.provider.js';
 
@@ -105,7 +106,7 @@ export class NatsKvRateLimitStore extends RateLimitStore {
           this.remember(k, { value: n, revision });
           return 0;
         }
-        const revision = await kv.update(k, String(known.value + n), known.revision);
+        const revision = await this.update(k, known.value + n, known.revision);
         this.remember(k, { value: known.value + n, revision });
         return known.value;
       } catch (err) {
@@ -120,6 +121,28 @@ export class NatsKvRateLimitStore extends RateLimitStore {
     throw new Error(`rate-limit counter ${k} is too contended`);
   }
 
+  /**
+   * `kv.update`, written as the key-value protocol defines it (a publish to
+   * `$KV.<bucket>.<key>` expecting the key's last revision), through `publishAll`:
+   * `kv.update` is a full NATS request, whose client builds an Error with a stack
+   * trace even when it succeeds. A changed revision is refused with "wrong last
+   * sequence", as `kv.update` refuses it.
+   */
+  private async update(k: string, value: number, revision: number): Promise<number> {
+    const [ack] = await publishAll(await this.nats.get(), [
+      {
+        subject: `$KV.${this.bucketName()}.${k}`,
+        payload: String(value),
+        headers: { 'Nats-Expected-Last-Subject-Sequence': String(revision) },
+      },
+    ]);
+    return ack!.seq;
+  }
+
+  private bucketName(): string {
+    return `${this.config.NATS_PREFIX}_ratelimit`;
+  }
+
   /** Keeps the latest write per key; keys of past windows are dropped as new ones arrive. */
   private remember(k: string, state: { value: number; revision: number }): void {
     this.lastWritten.set(k, state);
@@ -129,9 +152,7 @@ export class NatsKvRateLimitStore extends RateLimitStore {
   private open(windowMs: number): Promise<KV> {
     this.bucket ??= this.nats
       .get()
-      .then((nc) =>
-        new Kvm(nc).create(`${this.config.NATS_PREFIX}_ratelimit`, { history: 1, ttl: windowMs * 2, timeout: 5000 }),
-      )
+      .then((nc) => new Kvm(nc).create(this.bucketName(), { history: 1, ttl: windowMs * 2, timeout: 5000 }))
       .catch((err: unknown) => {
         this.bucket = undefined;
         throw err;
