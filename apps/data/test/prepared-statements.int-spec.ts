@@ -2,14 +2,14 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@strata/testing';
-import { queryPrepared } from '../src/prepared.js';
+import { queryPrepared } from '@strata/db';
 
 interface Row {
   id: number;
   label: string;
 }
 
-describe('queryPrepared against a real PostgreSQL', () => {
+describe('queryPrepared (libs/db) against a real PostgreSQL', () => {
   let db: TestDatabase;
   let ds: DataSource;
 
