@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { recordEventsStream } from '@strata/contracts';
-import { ensureStream, publishJson } from '@strata/events';
+import { ensureStream, publishAll } from '@strata/events';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, EventCollector, startStack, type Stack } from '@strata/testkit';
 
@@ -35,8 +35,8 @@ describe('the event outbox', () => {
     expect(created.status).toBe(201);
 
     // Committed with the record, not yet published.
-    const pending = await db.query<{ id: string; subject: string; payload: unknown }>(
-      'SELECT id, subject, payload FROM data.outbox',
+    const pending = await db.query<{ id: string; subject: string; payload: string }>(
+      'SELECT id, subject, payload::text AS payload FROM data.outbox',
     );
     expect(pending.rows).toHaveLength(1);
     const row = pending.rows[0]!;
@@ -46,7 +46,7 @@ describe('the event outbox', () => {
     const stream = recordEventsStream(stack.natsPrefix);
     // The stream as the services make it (the webhooks consumer may have made it already).
     await ensureStream(nc, stream);
-    await publishJson(nc, row.subject, row.payload, row.id);
+    await publishAll(nc, [{ subject: row.subject, payload: row.payload, msgId: row.id }]);
     events = await EventCollector.start(stack.natsPrefix);
 
     // A new replica with a relay takes over: it publishes the row again and deletes it.

@@ -1,14 +1,8 @@
 import { context } from '@opentelemetry/api';
-import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  jetstream,
-  jetstreamManager,
-  type JetStreamClient,
-  type JsMsg,
-} from '@nats-io/jetstream';
-import { extractTraceContext, injectTraceContext } from './trace-context.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { publishAll, type PublishResult } from './publish-batch.js';
+import { extractTraceContext } from './trace-context.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -46,27 +40,10 @@ export async function deleteStream(nc: NatsConnection, name: string): Promise<vo
   await jsm.streams.delete(name).catch(() => undefined);
 }
 
-const clients = new WeakMap<NatsConnection, JetStreamClient>();
-
-/** One JetStream client per connection: publishers call this per message. */
-function clientOf(nc: NatsConnection): JetStreamClient {
-  let js = clients.get(nc);
-  if (!js) {
-    js = jetstream(nc);
-    clients.set(nc, js);
-  }
-  return js;
-}
-
-export interface PublishResult {
-  readonly seq: number;
-  /** True when the stream dropped the message as a duplicate of `msgId`. */
-  readonly duplicate: boolean;
-}
-
 /**
  * Publishes a JSON payload with `Nats-Msg-Id` set to `msgId` (so a re-publish
- * after a crash is dropped by the stream) and the trace context in headers.
+ * after a crash is dropped by the stream) and the trace context in headers:
+ * {@link publishAll} with one message.
  */
 export async function publishJson<T>(
   nc: NatsConnection,
@@ -74,12 +51,8 @@ export async function publishJson<T>(
   payload: T,
   msgId: string,
 ): Promise<PublishResult> {
-  const js = clientOf(nc);
-  const ack = await js.publish(subject, JSON.stringify(payload), {
-    msgID: msgId,
-    headers: injectTraceContext(natsHeaders()),
-  });
-  return { seq: ack.seq, duplicate: ack.duplicate };
+  const [ack] = await publishAll(nc, [{ subject, payload: JSON.stringify(payload), msgId }]);
+  return ack!;
 }
 
 export interface ConsumerSpec<T> {

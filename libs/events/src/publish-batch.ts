@@ -5,7 +5,6 @@ import {
   type NatsConnection,
   type Subscription,
 } from '@nats-io/transport-node';
-import type { PublishResult } from './jetstream.js';
 import { injectTraceContext } from './trace-context.js';
 
 /** One message of a batch: its payload is already text. */
@@ -16,6 +15,12 @@ export interface OutgoingMessage {
   readonly msgId?: string;
   /** Other JetStream publish headers, such as `Nats-Expected-Last-Subject-Sequence`. */
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface PublishResult {
+  readonly seq: number;
+  /** True when the stream dropped the message as a duplicate of `msgId`. */
+  readonly duplicate: boolean;
 }
 
 /** No acknowledgement arrived in time: the message may or may not be stored. */
