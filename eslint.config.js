@@ -4,13 +4,18 @@
 //   - packages import each other only through their public entry (`@strata/<pkg>`), never `@strata/<pkg>/src/...`
 //     or a relative path into another package (import-x/no-relative-packages);
 //   - apps never import other apps (the only exception is the e2e harness, which starts them in process);
-//   - every promise is awaited, returned or explicitly voided.
+//   - every promise is awaited, returned or explicitly voided, in every file ESLint reads (TypeScript and JavaScript);
+//   - a switch over a union names every member (or has a default for the rest).
+// The apps are the folders of apps/ (scripts/workspace-apps.js), so a new app gets the boundaries by existing.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { workspaceApps } from './scripts/workspace-apps.js';
 
-const APPS = ['auth', 'gateway', 'cli', 'data'];
+const APPS = workspaceApps();
+/** Type-aware linting of JavaScript: these files join TypeScript's default project (globs cannot use `**`). */
+const JAVASCRIPT = ['*.js', '*.mjs', '*.cjs', 'scripts/*.js', 'scripts/*.mjs'];
 
 export default tseslint.config(
   {
@@ -21,7 +26,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'scripts/*.js'] },
+        projectService: { allowDefaultProject: JAVASCRIPT },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -38,6 +43,10 @@ export default tseslint.config(
       // A relative import that lands in another workspace package: use @strata/<name>.
       'import-x/no-relative-packages': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: false },
+      ],
       '@typescript-eslint/no-misused-promises': [
         'error',
         { checksVoidReturn: { arguments: false, attributes: false } },
@@ -64,7 +73,7 @@ export default tseslint.config(
   },
   // Apps never import other apps.
   ...APPS.map((app) => ({
-    files: [`apps/${app}/**/*.ts`],
+    files: [`apps/${app.folder}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -75,7 +84,7 @@ export default tseslint.config(
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
             {
-              group: APPS.filter((other) => other !== app).map((other) => `@strata/${other}`),
+              group: APPS.filter((other) => other !== app).map((other) => other.name),
               message: 'Apps never import other apps: share code through a library in libs/.',
             },
           ],
@@ -95,7 +104,7 @@ export default tseslint.config(
               group: ['@strata/*/*'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
-            { group: APPS.map((app) => `@strata/${app}`), message: 'Libraries never import apps.' },
+            { group: APPS.map((app) => app.name), message: 'Libraries never import apps.' },
           ],
         },
       ],
@@ -114,8 +123,16 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  // JavaScript is linted with type information too (JAVASCRIPT above), so the promise rules hold there as well;
+  // only the rules about TypeScript's own syntax and `any` from untyped modules are off.
   {
-    files: ['**/*.js'],
-    ...tseslint.configs.disableTypeChecked,
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
   },
 );

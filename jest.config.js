@@ -1,4 +1,6 @@
 /** One Jest run for the whole monorepo: ESM (Nest 12 is ESM-only), TypeScript through SWC. */
+import { workspaceApps } from './scripts/workspace-apps.js';
+
 const swc = [
   '@swc/jest',
   {
@@ -18,7 +20,13 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
-    '^@strata/(auth|gateway|cli|data|webhooks)$': '<rootDir>/apps/$1/src/index.ts',
+    // Every folder of apps/ (an app is imported by its package name), before the libraries' catch-all.
+    ...Object.fromEntries(
+      workspaceApps().map((app) => [
+        `^${app.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+        `<rootDir>/apps/${app.folder}/src/index.ts`,
+      ]),
+    ),
     '^@strata/testkit$': '<rootDir>/testkit/src/index.ts',
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
