@@ -84,7 +84,8 @@ function typed(kind: FieldKind, v: Json | undefined): number | string | boolean 
     case 'reference':
     case 'uuid':
       return typeof v === 'string' ? v : undefined;
-    default:
+    case 'array':
+    case 'object':
       return undefined;
   }
 }
@@ -239,7 +240,12 @@ function valueArb(field: FieldSpec, op: Op, rows: readonly ModelRow[]): fc.Arbit
       const item = items.length ? fc.constantFrom(...items) : fc.constant('x');
       return fc.array(fc.oneof(item, fc.constant('nope')), { minLength: 1, maxLength: 3 });
     }
-    default:
+    case 'eq':
+    case 'ne':
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
       if (field.kind === 'array' || field.kind === 'object') {
         const pool = seen(field, rows);
         return pool.length ? fc.constantFrom(...pool) : fc.constant([]);
@@ -308,7 +314,10 @@ function variableType(kind: FieldKind, op: Op, value: Json): string | undefined 
       return 'datetime';
     case 'uuid':
       return 'uuid';
-    default:
+    case 'string':
+    case 'reference':
+    case 'array':
+    case 'object':
       return 'string';
   }
 }
@@ -348,7 +357,12 @@ export function toLanguage(tree: Tree): { where: string; parameters: Record<stri
       case 'exists':
         // exists is about presence; IS [NOT] NULL also treats a JSON null as no value.
         return value ? `(${name} IS NOT NULL OR ${name} = NULL)` : `(${name} IS NULL AND NOT ${name} = NULL)`;
-      default:
+      case 'eq':
+      case 'ne':
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte':
         return `${name} ${LANGUAGE_OPS[op]!} ${param(value)}`;
     }
   };

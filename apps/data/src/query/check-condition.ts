@@ -30,7 +30,9 @@ function fits(op: Operator, type: Type): boolean {
     case 'hasAny':
     case 'hasAll':
       return ARRAYS.includes(type);
-    default:
+    case 'eq':
+    case 'ne':
+    case 'exists':
       return true;
   }
 }
@@ -66,7 +68,8 @@ function scalar(type: Type, value: unknown): { value: unknown } | { problem: str
         : { problem: `expects a string, got ${show(value)}` };
     case 'string':
       return typeof value === 'string' ? { value } : { problem: `expects a string, got ${show(value)}` };
-    default:
+    case 'array':
+    case 'object':
       return { value };
   }
 }
@@ -120,7 +123,10 @@ export function typedCondition(
       if (type === 'array' || type === 'object') return make(value);
       if (value === null) return make(null);
       break;
-    default:
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
       break;
   }
   const checked = scalar(type, value);
@@ -134,7 +140,13 @@ export function fromText(type: Type, text: string): unknown {
       return /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text.trim()) ? Number(text) : text;
     case 'boolean':
       return text === 'true' ? true : text === 'false' ? false : text;
-    default:
+    case 'string':
+    case 'text':
+    case 'datetime':
+    case 'uuid':
+    case 'reference':
+    case 'array':
+    case 'object':
       return text;
   }
 }

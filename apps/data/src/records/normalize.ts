@@ -29,7 +29,10 @@ function normalizeValue(rules: PropertyDefinition | ArrayItems, value: unknown):
         for (const item of value) if (isPlainObject(item)) normalizeDatetimes(rules.itemSchema, item);
       }
       return value;
-    default:
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'reference':
       return value;
   }
 }

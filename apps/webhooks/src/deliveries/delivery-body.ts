@@ -22,7 +22,17 @@ export function bodyOfEvent(event: RecordEvent): WebhookBody | undefined {
       return { ...recordBody(event, event.data), event: event.event, deletedBy: event.deletedBy };
     case 'records_bulk_created':
       return { ...event, event: event.event };
-    default:
+    case 'record_restored':
+    case 'record_reverted':
+    case 'record_expired':
+    case 'records_bulk_updated':
+    case 'records_bulk_deleted':
+    case 'record_created_failed':
+    case 'record_updated_failed':
+    case 'record_deleted_failed':
+    case 'records_bulk_created_failed':
+    case 'records_bulk_updated_failed':
+    case 'records_bulk_deleted_failed':
       return undefined;
   }
 }
