@@ -4,9 +4,21 @@ import { AuthConfig, createAuthApp, migrateAuth } from '@strata/auth';
 import { DataConfig, createDataApp, migrateData } from '@strata/data';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
 import { WebhooksConfig, createWebhooksApp, migrateWebhooks } from '@strata/webhooks';
-import { loadConfig } from '@strata/platform';
+import { loadConfig, type Clock } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
 import { createTestDatabase, freePort, testNatsPrefix, type TestDatabase } from '@strata/testing';
+
+/** How a stack is started besides its settings. */
+export interface StackOptions {
+  /**
+   * A clock per service (a `ManualClock` of @strata/testing, typically) for its
+   * time-dependent logic: the webhooks schedule, leases, breaker and rotation
+   * grace; the data service's record expiry; every service's rate-limit windows.
+   * Restarted services and replicas get the same clock. Services not named keep
+   * the system clock.
+   */
+  readonly clocks?: { readonly auth?: Clock; readonly data?: Clock; readonly webhooks?: Clock };
+}
 
 export interface Stack {
   readonly authUrl: string;
@@ -34,7 +46,8 @@ export interface Stack {
 }
 
 /** The auth, data and webhooks services and the gateway, in-process, on a database and NATS prefix of this run's own. */
-export async function startStack(overrides: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(overrides: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
+  const clocks = options.clocks ?? {};
   const db: TestDatabase = await createTestDatabase();
   const [authPort, dataPort, webhooksPort, gatewayPort] = [
     await freePort(),
@@ -58,15 +71,15 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   };
   const authConfig = loadConfig(AuthConfig, env);
   await migrateAuth(authConfig);
-  let auth: INestApplication = await createAuthApp(authConfig);
+  let auth: INestApplication = await createAuthApp(authConfig, { clock: clocks.auth });
   await auth.listen(authPort, '127.0.0.1');
   const dataConfig = loadConfig(DataConfig, { ...env, DATA_PORT: String(dataPort) });
   await migrateData(dataConfig);
-  const data: INestApplication = await createDataApp(dataConfig);
+  const data: INestApplication = await createDataApp(dataConfig, { clock: clocks.data });
   await data.listen(dataPort, '127.0.0.1');
   const webhooksConfig = loadConfig(WebhooksConfig, { ...env, WEBHOOKS_PORT: String(webhooksPort) });
   await migrateWebhooks(webhooksConfig);
-  let webhooks: INestApplication | undefined = await createWebhooksApp(webhooksConfig);
+  let webhooks: INestApplication | undefined = await createWebhooksApp(webhooksConfig, { clock: clocks.webhooks });
   await webhooks.listen(webhooksPort, '127.0.0.1');
   const gatewayConfig = loadConfig(GatewayConfig, {
     ...env,
@@ -88,7 +101,10 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     natsPrefix: env.NATS_PREFIX,
     async startDataReplica(extra = {}) {
       const replicaPort = await freePort();
-      const replica = await createDataApp(loadConfig(DataConfig, { ...env, ...extra, DATA_PORT: String(replicaPort) }));
+      const replica = await createDataApp(
+        loadConfig(DataConfig, { ...env, ...extra, DATA_PORT: String(replicaPort) }),
+        { clock: clocks.data },
+      );
       await replica.listen(replicaPort, '127.0.0.1');
       return replica;
     },
@@ -100,19 +116,19 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
       await webhooks?.close();
       webhooks = undefined;
       const config = loadConfig(WebhooksConfig, { ...env, ...extra, WEBHOOKS_PORT: String(webhooksPort) });
-      webhooks = await createWebhooksApp(config);
+      webhooks = await createWebhooksApp(config, { clock: clocks.webhooks });
       await webhooks.listen(webhooksPort, '127.0.0.1');
     },
     async startWebhooksReplica(extra = {}) {
       const replicaPort = await freePort();
       const config = loadConfig(WebhooksConfig, { ...env, ...extra, WEBHOOKS_PORT: String(replicaPort) });
-      const replica = await createWebhooksApp(config);
+      const replica = await createWebhooksApp(config, { clock: clocks.webhooks });
       await replica.listen(replicaPort, '127.0.0.1');
       return replica;
     },
     async restartAuth() {
       await auth.close();
-      auth = await createAuthApp(authConfig);
+      auth = await createAuthApp(authConfig, { clock: clocks.auth });
       await auth.listen(authPort, '127.0.0.1');
     },
     async stop() {

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PlatformModule } from '@strata/platform';
+import { PlatformModule, type Clock } from '@strata/platform';
 import { serviceDataSourceOptions } from '@strata/db';
 import { AuthConfig } from './auth.config.js';
 import { IAM_SCHEMA, MIGRATIONS } from './migrations/index.js';
@@ -46,7 +46,8 @@ class IdentityModule {}
 
 @Module({})
 export class AuthAppModule {
-  static forRoot(config: AuthConfig): DynamicModule {
+  /** `clock`: the service's clock (rate-limit windows); the system clock unless given. */
+  static forRoot(config: AuthConfig, clock?: Clock): DynamicModule {
     return {
       module: AuthAppModule,
       imports: [
@@ -58,7 +59,12 @@ export class AuthAppModule {
             migrations: MIGRATIONS,
           }),
         ),
-        PlatformModule.forRoot({ config, permissionResolver: LocalPermissionResolver, imports: [IdentityModule] }),
+        PlatformModule.forRoot({
+          config,
+          clock,
+          permissionResolver: LocalPermissionResolver,
+          imports: [IdentityModule],
+        }),
         IdentityModule,
       ],
       controllers: [

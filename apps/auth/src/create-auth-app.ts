@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createServiceApp } from '@strata/platform';
+import { createServiceApp, type Clock } from '@strata/platform';
 import { migrateService } from '@strata/db';
 import { AuthAppModule } from './app.module.js';
 import { AuthConfig } from './auth.config.js';
@@ -14,8 +14,11 @@ export function migrateAuth(config: AuthConfig): Promise<string[]> {
 }
 
 /** Builds the auth service: Nest routes plus the OIDC provider mounted at `/oidc`. Does not listen. */
-export async function createAuthApp(config: AuthConfig): Promise<NestExpressApplication> {
-  const app = await createServiceApp(AuthAppModule.forRoot(config), {
+export async function createAuthApp(
+  config: AuthConfig,
+  options: { readonly clock?: Clock } = {},
+): Promise<NestExpressApplication> {
+  const app = await createServiceApp(AuthAppModule.forRoot(config, options.clock), {
     name: 'auth',
     config,
     description: 'Identity: OIDC tokens, workspaces, service accounts, groups and policies, publishable keys',

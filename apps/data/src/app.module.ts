@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DatabaseReadiness, PlatformModule } from '@strata/platform';
+import { DatabaseReadiness, PlatformModule, type Clock } from '@strata/platform';
 import { serviceDataSourceOptions } from '@strata/db';
 import { CollectionsController } from './collections/collections.controller.js';
 import { PropertyIndexer } from './collections/indexes/property-indexer.js';
@@ -34,7 +34,8 @@ import { DATA_SCHEMA, MIGRATIONS } from './migrations/index.js';
 
 @Module({})
 export class DataAppModule {
-  static forRoot(config: DataConfig): DynamicModule {
+  /** `clock`: the service's clock (record expiry, rate-limit windows); the system clock unless given. */
+  static forRoot(config: DataConfig, clock?: Clock): DynamicModule {
     return {
       module: DataAppModule,
       imports: [
@@ -46,7 +47,7 @@ export class DataAppModule {
             migrations: MIGRATIONS,
           }),
         ),
-        PlatformModule.forRoot({ config }),
+        PlatformModule.forRoot({ config, clock }),
       ],
       controllers: [
         CollectionsController,

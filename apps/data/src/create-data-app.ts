@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { migrateService } from '@strata/db';
-import { createServiceApp } from '@strata/platform';
+import { createServiceApp, type Clock } from '@strata/platform';
 import { DataAppModule } from './app.module.js';
 import { DataConfig } from './data.config.js';
 import { DATA_SCHEMA, MIGRATIONS } from './migrations/index.js';
@@ -11,8 +11,11 @@ export function migrateData(config: DataConfig): Promise<string[]> {
 }
 
 /** Builds the data service. Does not listen. Errors use the records API's shape. */
-export function createDataApp(config: DataConfig): Promise<NestExpressApplication> {
-  return createServiceApp(DataAppModule.forRoot(config), {
+export function createDataApp(
+  config: DataConfig,
+  options: { readonly clock?: Clock } = {},
+): Promise<NestExpressApplication> {
+  return createServiceApp(DataAppModule.forRoot(config, options.clock), {
     name: 'data',
     config,
     description: 'Data: collections (structures), records, versions, references and record events',

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DatabaseReadiness, PlatformModule } from '@strata/platform';
+import { DatabaseReadiness, PlatformModule, type Clock } from '@strata/platform';
 import { serviceDataSourceOptions } from '@strata/db';
 import { ReceiverCircuits } from './breaker/receiver-circuits.js';
 import { DeliveriesController } from './deliveries/deliveries.controller.js';
@@ -17,9 +17,15 @@ import { SubscriptionsController } from './subscriptions/subscriptions.controlle
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { WebhooksConfig } from './webhooks.config.js';
 
+/** What a webhooks service is built with besides its settings. */
+export interface WebhooksAppOptions {
+  /** The clock of the retry schedule, leases, the circuit breaker and the rotation grace (the system clock unless given). */
+  readonly clock?: Clock;
+}
+
 @Module({})
 export class WebhooksAppModule {
-  static forRoot(config: WebhooksConfig): DynamicModule {
+  static forRoot(config: WebhooksConfig, options: WebhooksAppOptions = {}): DynamicModule {
     return {
       module: WebhooksAppModule,
       imports: [
@@ -33,7 +39,7 @@ export class WebhooksAppModule {
             poolSize: 20,
           }),
         ),
-        PlatformModule.forRoot({ config }),
+        PlatformModule.forRoot({ config, clock: options.clock }),
       ],
       // DeliveriesController before the :id routes, so `deliveries/…` is never read as an id.
       controllers: [DeliveriesController, SubscriptionsController, SubscriptionDeliveriesController],

@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { migrateService } from '@strata/db';
 import { createServiceApp } from '@strata/platform';
-import { WebhooksAppModule } from './app.module.js';
+import { WebhooksAppModule, type WebhooksAppOptions } from './app.module.js';
 import { WEBHOOKS_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { WebhooksConfig } from './webhooks.config.js';
 
@@ -11,8 +11,11 @@ export function migrateWebhooks(config: WebhooksConfig): Promise<string[]> {
 }
 
 /** Builds the webhooks service. Does not listen. Errors use the general API shape. */
-export function createWebhooksApp(config: WebhooksConfig): Promise<NestExpressApplication> {
-  return createServiceApp(WebhooksAppModule.forRoot(config), {
+export function createWebhooksApp(
+  config: WebhooksConfig,
+  options: WebhooksAppOptions = {},
+): Promise<NestExpressApplication> {
+  return createServiceApp(WebhooksAppModule.forRoot(config, options), {
     name: 'webhooks',
     config,
     description: 'Outbound webhooks: subscriptions, signed deliveries, retries, replay and health',

@@ -5,6 +5,7 @@ export * from './auth/permission-resolver.js';
 export * from './auth/principal.js';
 export * from './auth/route-access.check.js';
 export * from './bootstrap.js';
+export * from './clock/clock.js';
 export * from './config/load-config.js';
 export * from './config/service-config.js';
 export * from './config/not-default-in-production.js';

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule, type OnModuleInit, type Type, type ModuleMetadata } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { Clock, systemClock } from './clock/clock.js';
 import { ServiceConfig } from './config/service-config.js';
 import { AccessGuard } from './auth/access.guard.js';
 import { JwtStrategy } from './auth/jwt.strategy.js';
@@ -19,6 +20,8 @@ export interface PlatformOptions<C extends ServiceConfig> {
   readonly permissionResolver?: Type<PermissionResolver>;
   /** Modules the resolver depends on. */
   readonly imports?: ModuleMetadata['imports'];
+  /** The service's clock (`Clock`, injectable everywhere in the service); the system clock unless given. */
+  readonly clock?: Clock;
 }
 
 @Module({})
@@ -36,8 +39,8 @@ class NatsReadiness implements OnModuleInit {
 }
 
 /**
- * What every service gets: its validated config, the access guard (JWT,
- * workspace, permission), rate limits, health endpoints, a NATS connection.
+ * What every service gets: its validated config, its clock, the access guard
+ * (JWT, workspace, permission), rate limits, health endpoints, a NATS connection.
  */
 @Module({})
 export class PlatformModule {
@@ -50,6 +53,7 @@ export class PlatformModule {
       controllers: [HealthController],
       providers: [
         { provide: ServiceConfig, useValue: options.config },
+        { provide: Clock, useValue: options.clock ?? systemClock },
         ...(configClass === ServiceConfig ? [] : [{ provide: configClass, useValue: options.config }]),
         NatsConnectionHolder,
         NatsReadiness,
@@ -64,6 +68,7 @@ export class PlatformModule {
       ],
       exports: [
         ServiceConfig,
+        Clock,
         ...(configClass === ServiceConfig ? [] : [configClass]),
         NatsConnectionHolder,
         Readiness,

@@ -1,2 +1,3 @@
 export * from './database.js';
 export * from './isolation.js';
+export * from './clock.js';

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { ErrorCode, type RateLimitClass } from '@strata/contracts';
 import { hashToken } from '@strata/crypto';
+import { Clock } from '../clock/clock.js';
 import { ServiceConfig } from '../config/service-config.js';
 import { StrataException } from '../errors/strata.exception.js';
 import { PRINCIPAL, type AuthenticatedRequest } from '../auth/access.decorators.js';
@@ -27,6 +28,7 @@ export class RateLimitGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly store: RateLimitStore,
     private readonly config: ServiceConfig,
+    private readonly clock: Clock,
   ) {
     this.limits = {
       read: config.RATE_LIMIT_READ_PER_MINUTE,
@@ -60,7 +62,7 @@ export class RateLimitGuard implements CanActivate {
     res.setHeader('x-ratelimit-remaining', String(Math.max(0, limit - count)));
     res.setHeader('x-ratelimit-reset', String(Math.ceil(resetAt / 1000)));
     if (count > limit) {
-      const retryAfter = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+      const retryAfter = Math.max(1, Math.ceil((resetAt - this.clock.now().getTime()) / 1000));
       throw new StrataException(
         ErrorCode.RATE_LIMITED,
         `Rate limit exceeded: ${limit} ${cls} operations per window`,

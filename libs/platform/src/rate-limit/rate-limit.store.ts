@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Kvm, type KV } from '@nats-io/kv';
 import { publishAll } from '@strata/events';
+import { Clock } from '../clock/clock.js';
 import { ServiceConfig } from '../config/service-config.js';
 import { NatsConnectionHolder } from '../nats/nats.provider.js';
 
@@ -26,7 +27,8 @@ interface PendingHit {
 /**
  * Fixed-window counters in a JetStream key-value bucket, incremented with
  * compare-and-set on the key's revision, so the count holds across replicas.
- * Keys expire with the bucket's TTL (two windows).
+ * Windows are multiples of the window length since the epoch on the service's
+ * clock. Keys expire with the bucket's TTL (two windows).
  *
  * Hits on one key inside one replica are coalesced: while a compare-and-set
  * for the key is in flight, new hits queue up and the next round adds them all
@@ -44,12 +46,13 @@ export class NatsKvRateLimitStore extends RateLimitStore {
   constructor(
     private readonly nats: NatsConnectionHolder,
     private readonly config: ServiceConfig,
+    private readonly clock: Clock,
   ) {
     super();
   }
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
-    const window = Math.floor(Date.now() / windowMs);
+    const window = Math.floor(this.clock.now().getTime() / windowMs);
     const resetAt = (window + 1) * windowMs;
     const k = `${key}.${window}`;
     const count = await new Promise<number>((resolve, reject) => {
