@@ -1,24 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ManualClock } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 /**
- * Counters restart at window boundaries (multiples of the window since the
- * epoch). Rather than sleep past one, pick a window whose current one has at
- * least ten minutes left, so the whole file runs inside it.
+ * Counters restart at window boundaries (multiples of the window since the epoch)
+ * on the service's clock. The auth service runs on a clock that stands 20.5 s into
+ * a minute window until the test moves it, so budgets and Retry-After are exact.
  */
-function windowWithRoom(now = Date.now()): number {
-  for (let window = 3_600_000; ; window += 60_000) {
-    if (window - (now % window) > 600_000) return window;
-  }
-}
-const WINDOW_MS = windowWithRoom();
+const WINDOW_MS = 60_000;
+const windowStart = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
+const clock = new ManualClock(windowStart + 20_500);
 let stack: Stack;
 const suffix = Date.now().toString(36);
 const [wsA, wsB] = [`rl-a-${suffix}`, `rl-b-${suffix}`];
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  stack = await startStack({ RATE_LIMIT_READ_PER_MINUTE: '3', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) });
+  stack = await startStack({ RATE_LIMIT_READ_PER_MINUTE: '3' }, { clocks: { auth: clock } });
   tokens[wsA] = await adminWorkspaceToken(stack, wsA);
   tokens[wsB] = await adminWorkspaceToken(stack, wsB);
 });
@@ -45,9 +43,9 @@ describe('rate limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('x-ratelimit-limit')).toBe('3');
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
-    const retryAfter = Number(limited.headers.get('retry-after'));
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(WINDOW_MS / 1000);
+    // 39.5 s of the window are left: Retry-After rounds up, and x-ratelimit-reset is the window's end.
+    expect(limited.headers.get('retry-after')).toBe('40');
+    expect(limited.headers.get('x-ratelimit-reset')).toBe(String((windowStart + WINDOW_MS) / 1000));
     expect(limited.body).toMatchObject({ error: 'Too Many Requests', code: 'RATE_LIMITED' });
     expect(limited.body.message).toMatch(/rate limit/i);
 
@@ -55,6 +53,16 @@ describe('rate limits', () => {
     const other = await list(wsB);
     expect(other.status).toBe(200);
     expect(other.headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+
+  it('gives the budget back when the next window starts', async () => {
+    expect((await list(wsA)).status).toBe(429);
+    clock.advance(windowStart + WINDOW_MS - 1 - clock.now().getTime());
+    expect((await list(wsA)).status).toBe(429);
+    clock.advance(1);
+    const fresh = await list(wsA);
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('x-ratelimit-remaining')).toBe('2');
   });
 
   it('keeps reads and writes in separate budgets', async () => {
