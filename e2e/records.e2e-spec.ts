@@ -15,7 +15,7 @@ const ws = `rec-${Date.now().toString(36)}`;
 let token: string;
 
 beforeAll(async () => {
-  stack = await startStack({ DATA_TTL_SWEEP_INTERVAL_MS: '200' });
+  stack = await startStack();
   token = await adminWorkspaceToken(stack, ws);
   events = await EventCollector.start(stack.natsPrefix);
 });
@@ -662,39 +662,6 @@ describe('expand', () => {
       field: 'expand',
       message: '"name" is not a reference field of projects',
     });
-  });
-});
-
-describe('time to live', () => {
-  it('expires a record after its ttl with a record_expired event, and keeps one whose expiry was cleared', async () => {
-    const c = await collection({ name: 'Sessions', properties: [{ name: 'user', type: 'string' }] });
-    const short = await api('POST', '/records', { structureId: c.id, data: { user: 'a' }, ttlSeconds: 1 });
-    expect(short.status).toBe(201);
-    expect(Date.parse(short.body.expiresAt) - Date.parse(short.body.createdAt)).toBeGreaterThanOrEqual(900);
-    const kept = await api('POST', '/records', { structureId: c.id, data: { user: 'b' }, ttlSeconds: 1 });
-    const cleared = await api('PATCH', `/records/${kept.body.id}`, { data: {}, expiresAt: null });
-    expect(cleared.body).not.toHaveProperty('expiresAt');
-
-    const [expired] = await events.waitFor(
-      (e) => e.payload.event === 'record_expired' && 'recordId' in e.payload && e.payload.recordId === short.body.id,
-    );
-    expect(expired!.payload).toMatchObject({
-      event: 'record_expired',
-      deletedBy: 'system:ttl',
-      data: { id: short.body.id, data: { user: 'a' } },
-    });
-    expect((await api('GET', `/records/${short.body.id}`)).status).toBe(404);
-    expect((await api('GET', `/records/${kept.body.id}`)).status).toBe(200);
-
-    const both = await api('POST', '/records', {
-      structureId: c.id,
-      data: {},
-      ttlSeconds: 5,
-      expiresAt: '2999-01-01T00:00:00Z',
-    });
-    expect(both.status).toBe(400);
-    const past = await api('POST', '/records', { structureId: c.id, data: {}, expiresAt: '2001-01-01T00:00:00Z' });
-    expect(past.body.error.details).toEqual([{ field: 'expiresAt', message: 'must be in the future' }]);
   });
 });
 

@@ -2,11 +2,12 @@ import { StrataException } from '@strata/platform';
 
 /**
  * A record's expiry from `ttlSeconds` or `expiresAt` (one of them; a past
- * `expiresAt` is refused). `null` clears the expiry; undefined leaves it as is.
+ * `expiresAt` is refused), counted from `now` (epoch ms on the service's clock).
+ * `null` clears the expiry; undefined leaves it as is.
  */
 export function expiryOf(
   body: { ttlSeconds?: number | undefined; expiresAt?: string | null | undefined },
-  now = Date.now(),
+  now: number,
 ): Date | null | undefined {
   if (body.ttlSeconds !== undefined && body.expiresAt !== undefined) {
     throw StrataException.validation([

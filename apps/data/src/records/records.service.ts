@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ErrorCode, type Collection } from '@strata/contracts';
-import { StrataException, type Grants } from '@strata/platform';
+import { Clock, StrataException, type Grants } from '@strata/platform';
 import { Issues } from '../schema/issues.js';
 import { findCollection } from './collection-lookup.js';
 import type {
@@ -55,10 +55,11 @@ export class RecordsService {
     private readonly expander: RecordExpander,
     private readonly failures: FailureEvents,
     private readonly collections: WriteCollections,
+    private readonly clock: Clock,
   ) {}
 
   async create(workspace: string, actor: string, grants: Grants, body: CreateRecordRequest): Promise<RecordResponse> {
-    const expiresAt = expiryOf(body) ?? undefined;
+    const expiresAt = expiryOf(body, this.clock.now().getTime()) ?? undefined;
     return this.failures.guard({ event: 'record_created_failed', actor: { createdBy: actor } }, (reached) =>
       this.collections.write(workspace, body.structureId, async (c, guard) => {
         reached(c);
@@ -172,7 +173,7 @@ export class RecordsService {
       createVersion: body.options?.createVersion,
       validate: !body.options?.skipValidation,
       expectedVersion,
-      expiresAt: expiryOf(body),
+      expiresAt: expiryOf(body, this.clock.now().getTime()),
     });
   }
 
