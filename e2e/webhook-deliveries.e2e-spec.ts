@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '@strata/testing';
+import { ManualClock, eventually } from '@strata/testing';
 import { adminWorkspaceToken, startStack, type Stack } from '@strata/testkit';
 import { Receivers, header } from './support/webhook-receiver.js';
 import {
+  RETRY_DELAYS_MS,
+  SHORT_TIMEOUT,
   WEBHOOK_TEST_SETTINGS,
+  attemptsRecorded,
   createCollection,
   createRecord,
   createSubscription,
+  deliveryStatus,
+  runSchedule,
   settled,
   workspaceApi,
   type WorkspaceApi,
@@ -15,15 +20,21 @@ import {
 let stack: Stack;
 let api: WorkspaceApi;
 let otherApi: WorkspaceApi;
+/** A third workspace, sharing a receiver with `api`'s in the breaker test. */
+let tenantB: WorkspaceApi;
+/** The webhooks service's clock: due times, the breaker and leases move only when a test moves it. */
+const clock = new ManualClock();
 const receivers = new Receivers();
 const suffix = Date.now().toString(36);
 const ws = `deliver-${suffix}`;
 
 beforeAll(async () => {
-  stack = await startStack(WEBHOOK_TEST_SETTINGS);
+  stack = await startStack(WEBHOOK_TEST_SETTINGS, { clocks: { webhooks: clock } });
   api = workspaceApi(stack, ws, await adminWorkspaceToken(stack, ws));
   const other = `deliver-other-${suffix}`;
   otherApi = workspaceApi(stack, other, await adminWorkspaceToken(stack, other));
+  const b = `deliver-b-${suffix}`;
+  tenantB = workspaceApi(stack, b, await adminWorkspaceToken(stack, b));
 });
 
 afterAll(async () => {
@@ -31,11 +42,26 @@ afterAll(async () => {
   await receivers.stopAll();
 });
 
-async function waitForDelivery(subscriptionId: string, deliveryId: string, status: string) {
+const waitForDelivery = (subscriptionId: string, deliveryId: string, status: string) =>
+  deliveryStatus(api, subscriptionId, deliveryId, status);
+
+type Row = { id: string; status: string; attemptCount: number; httpStatus: number | null; lastError: string | null };
+
+/** Waits until the subscription's deliveries satisfy `done`, and answers them. */
+async function deliveriesOf(as: WorkspaceApi, subscriptionId: string, done: (rows: Row[]) => boolean) {
   return eventually(async () => {
-    const res = await api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries/${deliveryId}`);
-    return res.body.status === status ? res.body : undefined;
+    const rows = (await as('GET', `/webhook-subscriptions/${subscriptionId}/deliveries?limit=100`)).body.data as Row[];
+    return done(rows) ? rows : undefined;
   }, 20_000);
+}
+
+/** `count` records in one batch. */
+async function batch(as: WorkspaceApi, structureId: string, count: number, title: string) {
+  const res = await as('POST', '/records/batch', {
+    structureId,
+    records: Array.from({ length: count }, (_, i) => ({ data: { title: `${title}${i}` } })),
+  });
+  expect(res.body).toMatchObject({ created: count });
 }
 
 describe('webhook deliveries', () => {
@@ -82,7 +108,7 @@ describe('webhook deliveries', () => {
     });
     expect(arrivals[2]!.body).toMatchObject({ recordId: record.id, deletedBy: expect.any(String) });
     // Nothing for the collection the subscription does not name, nor twice for anything.
-    await settled(stack, api);
+    await settled(stack, api, sub.id);
     expect(hook.arrivals).toHaveLength(3);
 
     // The list omits payloads; the detail holds what was sent and the (truncated) answer.
@@ -138,7 +164,7 @@ describe('webhook deliveries', () => {
     expect((arrival!.body['recordIds'] as string[]).sort()).toEqual(
       res.body.records.map((r: { id: string }) => r.id).sort(),
     );
-    await settled(stack, api);
+    await settled(stack, api, sub.id);
     expect(hook.arrivals).toHaveLength(1);
   });
 
@@ -150,22 +176,36 @@ describe('webhook deliveries', () => {
     hook.trust('current', sub.secret);
     await createRecord(api, things.id, { title: 'retry me' });
 
-    const arrivals = await hook.waitFor(() => true, 3);
-    const id = header(arrivals[0]!, 'webhook-id')!;
-    expect(arrivals.map((a) => header(a, 'webhook-id'))).toEqual([id, id, id]);
+    const [first] = await hook.waitFor(() => true);
+    const id = header(first!, 'webhook-id')!;
+    // Attempt 1 failed: attempt 2 is due 30 s after it on the service's clock, and the clock has not moved.
+    const afterFirst = await attemptsRecorded(api, sub.id, id, 1);
+    expect(afterFirst).toMatchObject({ status: 'retrying', attemptCount: 1, httpStatus: 503 });
+    expect(Date.parse(afterFirst.attempts[0].at)).toBe(clock.now().getTime());
+    expect(Date.parse(afterFirst.nextAttemptAt)).toBe(clock.now().getTime() + RETRY_DELAYS_MS[0]);
+    expect(hook.of(id)).toHaveLength(1);
+    // Then 2 minutes after attempt 2.
+    const done = await runSchedule(api, clock, sub.id, id);
+
+    const arrivals = hook.of(id);
     expect(arrivals.map((a) => header(a, 'Svc-Retry-Attempt'))).toEqual([undefined, '2', '3']);
     expect(arrivals.every((a) => a.verifiedBy.includes('current') && a.familiesAgree)).toBe(true);
     expect(arrivals.map((a) => a.rawBody)).toEqual([arrivals[0]!.rawBody, arrivals[0]!.rawBody, arrivals[0]!.rawBody]);
-    // The schedule's delay (400 ms in this stack) separates the attempts.
-    expect(arrivals[1]!.at - arrivals[0]!.at).toBeGreaterThanOrEqual(350);
 
-    const done = await waitForDelivery(sub.id, id, 'success');
-    expect(done).toMatchObject({ attemptCount: 3, httpStatus: 200, lastError: null, nextAttemptAt: null });
+    expect(done).toMatchObject({
+      status: 'success',
+      attemptCount: 3,
+      httpStatus: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
     expect(done.attempts.map((a: { outcome: string; httpStatus: number }) => [a.outcome, a.httpStatus])).toEqual([
       ['failure', 503],
       ['failure', 503],
       ['success', 200],
     ]);
+    const at = done.attempts.map((a: { at: string }) => Date.parse(a.at));
+    expect([at[1] - at[0], at[2] - at[1]]).toEqual([RETRY_DELAYS_MS[0], RETRY_DELAYS_MS[1]]);
     expect(done.requestHeaders['Svc-Retry-Attempt']).toBe('3');
   });
 
@@ -174,10 +214,10 @@ describe('webhook deliveries', () => {
     const target = await receivers.start();
     const replies = [
       { status: 302, headers: { location: target.url('/elsewhere') } },
-      'hang' as const,
       { status: 500, body: 'boom' },
       { status: 404 },
       { status: 400 },
+      'hang' as const,
     ];
     hook.reply = (a) => replies[Number(header(a, 'Svc-Retry-Attempt') ?? '1') - 1]!;
     const things = await createCollection(api, 'Failing things');
@@ -185,19 +225,33 @@ describe('webhook deliveries', () => {
     await createRecord(api, things.id, { title: 'never delivered' });
 
     const [first] = await hook.waitFor(() => true);
-    const failed = await waitForDelivery(sub.id, header(first!, 'webhook-id')!, 'failed');
+    const id = header(first!, 'webhook-id')!;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await attemptsRecorded(api, sub.id, id, attempt);
+      clock.advance(RETRY_DELAYS_MS[attempt - 1]!);
+    }
+    await attemptsRecorded(api, sub.id, id, 4);
+    // The fifth attempt gets no answer: a short timeout for it alone, so no answering receiver races it.
+    await stack.restartWebhooks(SHORT_TIMEOUT);
+    let failed;
+    try {
+      clock.advance(RETRY_DELAYS_MS[3]);
+      failed = await waitForDelivery(sub.id, id, 'failed');
+    } finally {
+      await stack.restartWebhooks();
+    }
     expect(failed).toMatchObject({
       attemptCount: 5,
-      httpStatus: 400,
-      lastError: 'Receiver answered HTTP 400',
+      httpStatus: null,
+      lastError: 'Timed out after 1000 ms',
       nextAttemptAt: null,
     });
     expect(failed.attempts.map((a: { error: string }) => a.error)).toEqual([
       'Receiver answered HTTP 302 (redirects are not followed)',
-      'Timed out after 1500 ms',
       'Receiver answered HTTP 500',
       'Receiver answered HTTP 404',
       'Receiver answered HTTP 400',
+      'Timed out after 1000 ms',
     ]);
     expect(hook.arrivals).toHaveLength(5);
     expect(target.arrivals).toHaveLength(0);
@@ -207,41 +261,57 @@ describe('webhook deliveries', () => {
     expect(failedList.body.data.every((d: { status: string }) => d.status === 'failed')).toBe(true);
   });
 
-  it('opens the circuit after half of 5+ requests fail, rejects attempts without sending them, then closes after quiet time', async () => {
+  it('opens the circuit after half of 5+ requests fail, rejects attempts without sending them, then closes after 30 s without a request', async () => {
     const hook = await receivers.start();
     let healthy = false;
     hook.reply = () => (healthy ? { status: 200 } : { status: 500 });
     const things = await createCollection(api, 'Breaker things');
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     hook.trust('current', sub.secret);
-    const res = await api('POST', '/records/batch', {
-      structureId: things.id,
-      records: Array.from({ length: 6 }, (_, i) => ({ data: { title: `b${i}` } })),
+
+    // Five failed requests (the fewest that can open it, so all five are sent) open the circuit.
+    await batch(api, things.id, 5, 'b');
+    const failedOnce = await deliveriesOf(
+      api,
+      sub.id,
+      (rows) => rows.length === 5 && rows.every((d) => d.httpStatus === 500),
+    );
+    const openedAt = clock.now().getTime();
+    expect(hook.arrivals).toHaveLength(5);
+
+    // While it is open, an attempt is rejected without a request, and consumes the attempt.
+    const rejectedWhileOpen = async () => {
+      const before = new Set((await deliveriesOf(api, sub.id, () => true)).map((d) => d.id));
+      await createRecord(api, things.id, { title: 'while open' });
+      const rows = await deliveriesOf(api, sub.id, (all) => all.some((d) => !before.has(d.id) && d.lastError !== null));
+      return rows.find((d) => !before.has(d.id))!;
+    };
+    const early = await rejectedWhileOpen();
+    expect(early).toMatchObject({
+      status: 'retrying',
+      attemptCount: 1,
+      httpStatus: null,
+      lastError: `Circuit open for ${new URL(hook.url()).origin}: attempt not sent`,
     });
-    expect(res.body).toMatchObject({ created: 6 });
+    // Still open one millisecond before 30 s have passed without a request.
+    clock.advance(30_000 - 1);
+    const late = await rejectedWhileOpen();
+    expect(late).toMatchObject({ attemptCount: 1, lastError: early.lastError });
+    expect(hook.arrivals).toHaveLength(5);
 
-    // Six failed requests open the circuit; the next attempts are rejected and never reach the receiver.
-    await eventually(async () => {
-      const list = await api('GET', `/webhook-subscriptions/${sub.id}/deliveries`);
-      return list.body.data.some((d: { lastError: string | null }) => d.lastError?.startsWith('Circuit open'))
-        ? true
-        : undefined;
-    }, 10_000);
-    const requestsWhileOpen = hook.arrivals.length;
+    // 30 s after the last request it closes: the next attempts (due now) are sent, and succeed.
     healthy = true;
-
-    // After a second without requests the circuit closes and every delivery gets through.
-    const done = await eventually(async () => {
-      const list = await api('GET', `/webhook-subscriptions/${sub.id}/deliveries`);
-      const rows = list.body.data as { status: string }[];
-      return rows.length === 6 && rows.every((d) => d.status !== 'retrying') ? rows : undefined;
-    }, 20_000);
-    expect(done.every((d) => d.status === 'success')).toBe(true);
-    expect(requestsWhileOpen).toBeGreaterThanOrEqual(5);
+    clock.advance(1);
+    expect(clock.now().getTime() - openedAt).toBe(30_000);
+    await deliveriesOf(api, sub.id, (rows) => rows.filter((d) => d.status === 'success').length === 6);
+    // The one rejected last is due 30 s after its rejection.
+    clock.advance(RETRY_DELAYS_MS[0]);
+    const done = await deliveriesOf(api, sub.id, (rows) => rows.every((d) => d.status === 'success'));
+    expect(done).toHaveLength(7);
 
     let rejected = 0;
     let attempts = 0;
-    for (const d of done as unknown as { id: string }[]) {
+    for (const d of done) {
       const detail = await api('GET', `/webhook-subscriptions/${sub.id}/deliveries/${d.id}`);
       attempts += detail.body.attempts.length;
       rejected += detail.body.attempts.filter((a: { outcome: string }) => a.outcome === 'rejected').length;
@@ -249,9 +319,45 @@ describe('webhook deliveries', () => {
       const slots = hook.of(d.id).map((a) => header(a, 'Svc-Retry-Attempt') ?? '1');
       expect(new Set(slots).size).toBe(slots.length);
     }
-    expect(rejected).toBeGreaterThan(0);
+    expect(failedOnce.map((d) => d.id).every((id) => done.some((d) => d.id === id))).toBe(true);
+    expect(rejected).toBe(2);
     // Rejected attempts consumed an attempt without a request.
-    expect(hook.arrivals.length).toBe(attempts - rejected);
+    expect(hook.arrivals).toHaveLength(attempts - rejected);
+    expect(hook.arrivals).toHaveLength(12);
+  });
+
+  it("keeps a breaker per workspace: one workspace's open circuit does not reject another's deliveries to the same receiver", async () => {
+    const hook = await receivers.start();
+    // One receiver origin for both workspaces: failing for A's path, answering for B's.
+    hook.reply = (a) => (a.path.startsWith('/a') ? { status: 500 } : { status: 204 });
+    const inA = await createCollection(api, 'Shared receiver A');
+    const inB = await createCollection(tenantB, 'Shared receiver B');
+    const subA = await createSubscription(api, { url: hook.url('/a'), events: ['record_created'] });
+    const subB = await createSubscription(tenantB, { url: hook.url('/b'), events: ['record_created'] });
+
+    await batch(api, inA.id, 5, 'a');
+    await deliveriesOf(api, subA.id, (rows) => rows.length === 5 && rows.every((d) => d.httpStatus === 500));
+    // A's circuit is open: A's next delivery is rejected without a request.
+    await createRecord(api, inA.id, { title: 'a while open' });
+    const rowsA = await deliveriesOf(api, subA.id, (rows) => rows.length === 6 && rows.every((d) => d.lastError));
+    expect(rowsA.filter((d) => d.lastError?.startsWith('Circuit open')).length).toBe(1);
+
+    // B's deliveries to the same origin go out and succeed, while A's circuit stays open (the clock has not moved).
+    await batch(tenantB, inB.id, 5, 'b');
+    const rowsB = await deliveriesOf(
+      tenantB,
+      subB.id,
+      (rows) => rows.length === 5 && rows.every((d) => d.status === 'success' || d.lastError !== null),
+    );
+    expect(rowsB.map((d) => [d.status, d.attemptCount, d.httpStatus, d.lastError])).toEqual(
+      Array.from({ length: 5 }, () => ['success', 1, 204, null]),
+    );
+    expect(hook.arrivals.filter((a) => a.path.startsWith('/b'))).toHaveLength(5);
+    // And B's traffic neither closed A's circuit nor spent A's attempts: A's next one is rejected too.
+    await createRecord(api, inA.id, { title: 'a still open' });
+    const stillA = await deliveriesOf(api, subA.id, (rows) => rows.length === 7 && rows.every((d) => d.lastError));
+    expect(stillA.filter((d) => d.lastError?.startsWith('Circuit open')).length).toBe(2);
+    expect(hook.arrivals.filter((a) => a.path.startsWith('/a'))).toHaveLength(5);
   });
 
   it('sends a test delivery through the pipeline and answers the row after the attempt', async () => {
@@ -310,7 +416,9 @@ describe('webhook deliveries', () => {
       event: 'record_created',
       payload: {},
     });
-    await waitForDelivery(sub.id, failing.body.id, 'failed');
+    expect(failing.body).toMatchObject({ status: 'retrying', attemptCount: 1 });
+    const failed = await runSchedule(api, clock, sub.id, failing.body.id);
+    expect(failed.status).toBe('failed');
     const health = await api('GET', `/webhook-subscriptions/${sub.id}/health`);
     expect(health.status).toBe(200);
     expect(health.body).toEqual({
@@ -318,11 +426,8 @@ describe('webhook deliveries', () => {
       successRate24h: 0.5,
       totalDeliveries1h: 2,
       totalDeliveries24h: 2,
-      lastFailureAt: expect.any(String),
-      // Five requests, four failed: the breaker may have rejected the last attempt.
-      lastFailureError: expect.stringMatching(
-        /^(Receiver answered HTTP 502|Circuit open for http:\/\/127\.0\.0\.1:\d+: attempt not sent)$/,
-      ),
+      lastFailureAt: failed.attempts[4].at,
+      lastFailureError: 'Receiver answered HTTP 502',
     });
   });
 

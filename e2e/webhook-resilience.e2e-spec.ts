@@ -3,14 +3,18 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { recordEventsStream } from '@strata/contracts';
-import { eventually } from '@strata/testing';
+import { ManualClock, eventually } from '@strata/testing';
 import { adminWorkspaceToken, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
-import { Receivers, header } from './support/webhook-receiver.js';
+import { Receivers, header, type Arrival } from './support/webhook-receiver.js';
 import {
+  RETRY_DELAYS_MS,
+  SHORT_TIMEOUT,
   WEBHOOK_TEST_SETTINGS,
+  attemptsRecorded,
   createCollection,
   createRecord,
   createSubscription,
+  deliveryStatus,
   settled,
   workspaceApi,
   type WorkspaceApi,
@@ -24,10 +28,11 @@ let nc: NatsConnection;
 let collection: { id: string; recordSlug: string };
 const receivers = new Receivers();
 const ws = `resilient-${Date.now().toString(36)}`;
-const SETTINGS = { ...WEBHOOK_TEST_SETTINGS, WEBHOOKS_ROTATION_GRACE_SECONDS: '2' };
+/** The webhooks service's clock (every replica's and restart's): time moves only when a test moves it. */
+const clock = new ManualClock();
 
 beforeAll(async () => {
-  stack = await startStack(SETTINGS);
+  stack = await startStack(WEBHOOK_TEST_SETTINGS, { clocks: { webhooks: clock } });
   adminToken = await adminWorkspaceToken(stack, ws);
   api = workspaceApi(stack, ws, adminToken);
   db = new pg.Client({ connectionString: stack.databaseUrl });
@@ -43,16 +48,8 @@ afterAll(async () => {
   await receivers.stopAll();
 });
 
-async function delivery(subscriptionId: string, deliveryId: string) {
-  return (await api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries/${deliveryId}`)).body;
-}
-
-async function waitForStatus(subscriptionId: string, deliveryId: string, status: string) {
-  return eventually(async () => {
-    const d = await delivery(subscriptionId, deliveryId);
-    return d.status === status ? d : undefined;
-  }, 20_000);
-}
+const waitForStatus = (subscriptionId: string, deliveryId: string, status: string) =>
+  deliveryStatus(api, subscriptionId, deliveryId, status);
 
 async function onlyDelivery(subscriptionId: string) {
   return eventually(async () => {
@@ -63,7 +60,6 @@ async function onlyDelivery(subscriptionId: string) {
 
 describe('webhook deliveries across restarts, replicas and rotations', () => {
   it('keeps a pending retry through a service restart and sends the next attempt once', async () => {
-    await stack.restartWebhooks({ ...SETTINGS, WEBHOOKS_RETRY_DELAYS_MS: '2000,2000,2000,2000' });
     const hook = await receivers.start();
     let healthy = false;
     hook.reply = () => (healthy ? { status: 200 } : { status: 500 });
@@ -71,19 +67,20 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     hook.trust('current', sub.secret);
     await createRecord(api, collection.id, { title: 'survives a restart' });
     const [first] = await hook.waitFor(() => true);
+    const id = header(first!, 'webhook-id')!;
+    await attemptsRecorded(api, sub.id, id, 1);
     await stack.stopWebhooks();
     healthy = true;
     // Attempt 2 comes due while no replica runs.
-    await eventually(async () => {
-      const due = await db.query(
-        "SELECT 1 FROM webhooks.deliveries WHERE id = $1 AND status = 'retrying' AND next_attempt_at <= now()",
-        [header(first!, 'webhook-id')],
-      );
-      return due.rowCount === 1 ? true : undefined;
-    });
-    await stack.restartWebhooks(SETTINGS);
+    clock.advance(RETRY_DELAYS_MS[0]);
+    const due = await db.query(
+      "SELECT 1 FROM webhooks.deliveries WHERE id = $1 AND status = 'retrying' AND next_attempt_at <= $2",
+      [id, clock.now()],
+    );
+    expect(due.rowCount).toBe(1);
+    expect(hook.of(id)).toHaveLength(1);
+    await stack.restartWebhooks();
 
-    const id = header(first!, 'webhook-id')!;
     const done = await waitForStatus(sub.id, id, 'success');
     expect(done.attemptCount).toBe(2);
     expect(hook.of(id).map((a) => header(a, 'Svc-Retry-Attempt'))).toEqual([undefined, '2']);
@@ -102,32 +99,34 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     await stack.stopWebhooks();
     const jsm = await jetstreamManager(nc);
     await jsm.consumers.delete(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
-    await stack.restartWebhooks(SETTINGS);
+    await stack.restartWebhooks();
     // The new durable consumer starts from the stream's first event: wait until it has read them all.
     await eventually(async () => {
       const info = await jsm.consumers.info(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
       return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
     });
     expect(await count()).toBe(before);
-    await settled(stack, api);
+    await settled(stack, api, sub.id);
     expect(hook.arrivals).toHaveLength(1);
   });
 
   it('recovers an attempt whose replica died mid-attempt: logged as interrupted, the next attempt sent once', async () => {
-    await stack.restartWebhooks({ ...SETTINGS, WEBHOOKS_DISPATCHER_ENABLED: 'false' });
+    await stack.restartWebhooks({ WEBHOOKS_DISPATCHER_ENABLED: 'false' });
     const hook = await receivers.start();
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     hook.trust('current', sub.secret);
     await createRecord(api, collection.id, { title: 'claimed by a dead replica' });
     const pending = await onlyDelivery(sub.id);
     expect(pending).toMatchObject({ status: 'retrying', attemptCount: 0 });
-    // A replica claimed attempt 1 (counted and leased) and died before recording anything.
+    // A replica claimed attempt 1 (counted and leased until 30 s later) and died before recording anything.
     await db.query(
-      `UPDATE webhooks.deliveries SET attempt_count = 1, leased = true, next_attempt_at = now() + interval '300 milliseconds'
+      `UPDATE webhooks.deliveries SET attempt_count = 1, leased = true, next_attempt_at = $2::timestamptz + interval '30 seconds'
         WHERE id = $1`,
-      [pending.id],
+      [pending.id, clock.now()],
     );
-    await stack.restartWebhooks(SETTINGS);
+    await stack.restartWebhooks();
+    // The lease runs out: attempt 1 counts as interrupted, attempt 2 is due.
+    clock.advance(30_000);
     const done = await waitForStatus(sub.id, pending.id, 'success');
     expect(done.attemptCount).toBe(2);
     expect(done.attempts.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome])).toEqual([
@@ -143,14 +142,15 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     await createRecord(api, collection.id, { title: 'receiver restarts' });
     const [first] = await hook.waitFor(() => true);
-    await hook.stop();
     const id = header(first!, 'webhook-id')!;
-    await eventually(async () => {
-      const d = await delivery(sub.id, id);
-      return d.attempts.some((a: { error: string | null }) => a.error?.includes('ECONNREFUSED')) ? true : undefined;
-    });
+    await attemptsRecorded(api, sub.id, id, 1);
+    await hook.stop();
+    clock.advance(RETRY_DELAYS_MS[0]);
+    const down = await attemptsRecorded(api, sub.id, id, 2);
+    expect(down.attempts[1].error).toContain('ECONNREFUSED');
     hook.reply = () => ({ status: 200 });
     await hook.listen();
+    clock.advance(RETRY_DELAYS_MS[1]);
     const done = await waitForStatus(sub.id, id, 'success');
     expect(done.attempts[0]).toMatchObject({ outcome: 'failure', httpStatus: 500 });
     expect(done.attempts[1]).toMatchObject({ outcome: 'failure', httpStatus: null });
@@ -168,7 +168,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
       });
       expect(res.body).toMatchObject({ created: 40 });
       await hook.waitFor(() => true, 40);
-      await settled(stack, api);
+      await settled(stack, api, sub.id);
       // Each replica that sent an attempt recorded it: one attempt row per delivery means one send each.
       const attempts = await db.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM webhooks.delivery_attempts WHERE subscription_id = $1',
@@ -190,6 +190,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     hook.trust('previous', sub.secret);
     const rotated = await api('POST', `/webhook-subscriptions/${sub.id}/rotate-secret`);
     expect(rotated.status).toBe(200);
+    expect(Date.parse(rotated.body.previousSecretValidUntil)).toBe(clock.now().getTime() + 24 * 3600_000);
     hook.trust('new', rotated.body.secret);
 
     await createRecord(api, collection.id, { title: 'during the grace' });
@@ -197,12 +198,13 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     expect(during!.verifiedBy.sort()).toEqual(['new', 'previous']);
     expect(header(during!, 'webhook-signature')!.split(' ')).toHaveLength(2);
 
-    // The grace (2 s in this stack) is over when the subscription no longer shows its end.
-    await eventually(async () => {
-      const listed = await api('GET', '/webhook-subscriptions');
-      const row = listed.body.data.find((s: { id: string }) => s.id === sub.id);
-      return row.previousSecretValidUntil === null ? true : undefined;
-    });
+    // Still within the grace a millisecond before its end; over at its end.
+    const listed = async () =>
+      (await api('GET', '/webhook-subscriptions')).body.data.find((s: { id: string }) => s.id === sub.id);
+    clock.advance(24 * 3600_000 - 1);
+    expect((await listed()).previousSecretValidUntil).toBe(rotated.body.previousSecretValidUntil);
+    clock.advance(1);
+    expect((await listed()).previousSecretValidUntil).toBeNull();
     await createRecord(api, collection.id, { title: 'after the grace' });
     const [, after] = await hook.waitFor(() => true, 2);
     expect(after!.verifiedBy).toEqual(['new']);
@@ -210,7 +212,6 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   });
 
   it('cancels and replays with the scopes, answering 409 for a retrying or orphaned original', async () => {
-    // Tokens first, so attempt 1 is still in flight when the calls below come.
     const unscoped = workspaceApi(
       stack,
       ws,
@@ -235,28 +236,43 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     hook.reply = () => 'hang';
     const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
     hook.trust('current', sub.secret);
-    await createRecord(api, collection.id, { title: 'cancel me' });
-    const [arrival] = await hook.waitFor(() => true);
-    const id = header(arrival!, 'webhook-id')!;
+    // Attempt 1 never gets an answer: a short timeout for it alone (no answering receiver races it).
+    await stack.restartWebhooks(SHORT_TIMEOUT);
+    let arrival: Arrival;
+    let id: string;
+    let after;
+    try {
+      await createRecord(api, collection.id, { title: 'cancel me' });
+      arrival = (await hook.waitFor(() => true))[0]!;
+      id = header(arrival, 'webhook-id')!;
+      // Still retrying (attempt 1 hangs or has failed; attempt 2 is 30 s away on the clock): no replay.
+      const early = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/retry`);
+      expect(early.status).toBe(409);
+      const noScope = await unscoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
+      expect(noScope.status).toBe(403);
+      expect(noScope.body.message).toContain('webhooks:cancel');
 
-    // Still retrying (attempt 1 hangs): no replay.
-    const early = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/retry`);
-    expect(early.status).toBe(409);
-    const noScope = await unscoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
-    expect(noScope.status).toBe(403);
-    expect(noScope.body.message).toContain('webhooks:cancel');
-
-    const cancelled = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ id, status: 'failed', lastError: 'Cancelled by user', nextAttemptAt: null });
-    expect((await scoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`)).status).toBe(409);
-    // The attempt in flight times out (1.5 s) and is logged; the delivery stays cancelled, nothing more is due.
-    const after = await eventually(async () => {
-      const d = await delivery(sub.id, id);
-      return d.attempts.length === 1 ? d : undefined;
-    });
+      const cancelled = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toMatchObject({
+        id,
+        status: 'failed',
+        lastError: 'Cancelled by user',
+        nextAttemptAt: null,
+      });
+      expect((await scoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`)).status).toBe(409);
+      // The attempt times out (if it had not yet) and is logged; the delivery stays cancelled.
+      after = await attemptsRecorded(api, sub.id, id, 1);
+    } finally {
+      await stack.restartWebhooks();
+    }
     expect(after).toMatchObject({ status: 'failed', lastError: 'Cancelled by user', nextAttemptAt: null });
-    expect(after.attempts[0]).toMatchObject({ attempt: 1, outcome: 'failure', error: 'Timed out after 1500 ms' });
+    expect(after.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'failure', error: 'Timed out after 1000 ms' }),
+    ]);
+    // Nothing more is due, however long one waits.
+    clock.advance(RETRY_DELAYS_MS[0]);
+    await settled(stack, api, sub.id);
     expect(hook.of(id)).toHaveLength(1);
 
     hook.reply = () => ({ status: 200 });
@@ -266,7 +282,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     expect(replay.body).toMatchObject({ replayedFrom: id, status: 'retrying', event: 'record_created' });
     const done = await waitForStatus(sub.id, replay.body.id, 'success');
     const [resent] = hook.of(replay.body.id);
-    expect(resent!.rawBody).toBe(arrival!.rawBody);
+    expect(resent!.rawBody).toBe(arrival.rawBody);
     expect(resent!.verifiedBy).toEqual(['current']);
     expect(done.replayedFrom).toBe(id);
 
@@ -291,14 +307,15 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
       [header(arrival!, 'webhook-id')],
     );
     expect(row.rows[0]).toEqual({ status: 'failed', last_error: 'Subscription deleted' });
-    // Attempt 1's outcome is logged, and no further attempt is claimed for it.
+    // Attempt 1's outcome is logged, and no further attempt is claimed for it, even once one would be due.
     await eventually(async () => {
       const logged = await db.query('SELECT 1 FROM webhooks.delivery_attempts WHERE delivery_id = $1', [
         header(arrival!, 'webhook-id'),
       ]);
       return logged.rowCount === 1 ? true : undefined;
     });
-    await settled(stack, api);
+    clock.advance(RETRY_DELAYS_MS[0]);
+    await settled(stack, api, sub.id);
     expect(hook.arrivals).toHaveLength(1);
   });
 });

@@ -2,18 +2,30 @@ import { expect } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { recordEventsStream } from '@strata/contracts';
-import { eventually } from '@strata/testing';
+import { eventually, type ManualClock } from '@strata/testing';
 import { call, type Stack } from '@strata/testkit';
 
-/** Settings of the webhook test stacks: loopback receivers allowed, and a schedule shortened for tests only. */
+/**
+ * Settings of the webhook test stacks: loopback receivers allowed and quick looks for
+ * due work. The schedule, the breaker and the attempt timeout are the production
+ * ones: the stacks run the webhooks service on a `ManualClock`, and tests move it
+ * past a delay instead of shortening the delay.
+ */
 export const WEBHOOK_TEST_SETTINGS = {
   WEBHOOKS_ALLOW_PRIVATE_RECEIVERS: 'true',
-  WEBHOOKS_RETRY_DELAYS_MS: '400,400,400,400',
-  WEBHOOKS_ATTEMPT_TIMEOUT_MS: '1500',
   WEBHOOKS_DISPATCH_INTERVAL_MS: '100',
-  WEBHOOKS_BREAKER_RESET_MS: '1000',
   DATA_OUTBOX_INTERVAL_MS: '50',
 };
+
+/** The spec's delays before attempts 2, 3, 4 and 5. */
+export const RETRY_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000] as const;
+
+/**
+ * A short attempt timeout, for a test whose receiver never answers (the webhooks
+ * service restarted with it around that attempt only, so no answering receiver
+ * races a short deadline).
+ */
+export const SHORT_TIMEOUT = { WEBHOOKS_ATTEMPT_TIMEOUT_MS: '1000' };
 
 /** API calls of one workspace through the gateway. */
 export function workspaceApi(stack: Stack, workspace: string, token: string) {
@@ -54,20 +66,65 @@ export async function createRecord(api: WorkspaceApi, structureId: string, data:
 
 /**
  * Waits until the webhooks consumer has read and acked every record event so far, and no
- * delivery of the workspace is retrying: after this, nothing more will be sent unless
- * something new happens.
+ * delivery of the subscription is retrying: after this, nothing more will be sent to it
+ * unless something new happens.
  */
-export async function settled(stack: Stack, api: WorkspaceApi): Promise<void> {
+export async function settled(stack: Stack, api: WorkspaceApi, subscriptionId: string): Promise<void> {
   const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
   try {
     const jsm = await jetstreamManager(nc);
     await eventually(async () => {
       const info = await jsm.consumers.info(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
       if (info.num_pending !== 0 || info.num_ack_pending !== 0) return undefined;
-      const retrying = await api('GET', '/webhook-subscriptions/deliveries/recent?status=retrying&limit=1');
-      return retrying.body.data.length === 0 ? true : undefined;
+      // The workspace's list (not the subscription's, which a deleted subscription no longer has).
+      const retrying = await api('GET', '/webhook-subscriptions/deliveries/recent?status=retrying&limit=100');
+      const rows = retrying.body.data as { subscriptionId: string }[];
+      return rows.some((d) => d.subscriptionId === subscriptionId) ? undefined : true;
     }, 20_000);
   } finally {
     await nc.close();
+  }
+}
+
+/** A delivery's detail (with its attempts). */
+export async function deliveryDetail(api: WorkspaceApi, subscriptionId: string, deliveryId: string) {
+  const res = await api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries/${deliveryId}`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+/** Waits until `count` attempts of the delivery are recorded (sent and answered, or rejected), and answers its detail. */
+export async function attemptsRecorded(api: WorkspaceApi, subscriptionId: string, deliveryId: string, count: number) {
+  return eventually(async () => {
+    const d = await deliveryDetail(api, subscriptionId, deliveryId);
+    return d.attempts.length >= count ? d : undefined;
+  }, 20_000);
+}
+
+/** Waits until the delivery has `status`, and answers its detail. */
+export async function deliveryStatus(api: WorkspaceApi, subscriptionId: string, deliveryId: string, status: string) {
+  return eventually(async () => {
+    const d = await deliveryDetail(api, subscriptionId, deliveryId);
+    return d.status === status ? d : undefined;
+  }, 20_000);
+}
+
+/**
+ * Runs a delivery through its schedule from attempt `from` on: waits until each
+ * attempt is recorded, then moves the clock to the next one's due time, until the
+ * delivery ends. Answers its detail.
+ */
+export async function runSchedule(
+  api: WorkspaceApi,
+  clock: ManualClock,
+  subscriptionId: string,
+  deliveryId: string,
+  from = 1,
+) {
+  for (let attempt = from; ; attempt++) {
+    const d = await attemptsRecorded(api, subscriptionId, deliveryId, attempt);
+    if (d.status !== 'retrying') return d;
+    expect(Date.parse(d.nextAttemptAt)).toBe(clock.now().getTime() + RETRY_DELAYS_MS[attempt - 1]!);
+    clock.advance(RETRY_DELAYS_MS[attempt - 1]!);
   }
 }

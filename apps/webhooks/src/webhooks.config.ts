@@ -27,10 +27,7 @@ export class WebhooksConfig extends ServiceConfig {
   @IsBoolean()
   WEBHOOKS_ALLOW_PRIVATE_RECEIVERS = false;
 
-  /**
-   * Delays before attempts 2 to 5, in milliseconds (the spec's 30 s, 2 min, 10 min,
-   * 30 min). Tests shorten them; production keeps the default.
-   */
+  /** Delays before attempts 2 to 5, in milliseconds (the spec's 30 s, 2 min, 10 min, 30 min). */
   @Matches(/^\s*\d{1,9}(\s*,\s*\d{1,9}){3}\s*$/, { message: 'must be four comma-separated delays in milliseconds' })
   WEBHOOKS_RETRY_DELAYS_MS = '30000,120000,600000,1800000';
 
@@ -71,16 +68,4 @@ export class WebhooksConfig extends ServiceConfig {
   @Min(1)
   @Max(1000)
   WEBHOOKS_DELIVERY_CONCURRENCY = 64;
-
-  /** The circuit breaker's rolling window (the spec's 10 s); tests only change it. */
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
-  WEBHOOKS_BREAKER_WINDOW_MS = 10_000;
-
-  /** Quiet time after which an open circuit closes (the spec's 30 s); tests only change it. */
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
-  WEBHOOKS_BREAKER_RESET_MS = 30_000;
 }

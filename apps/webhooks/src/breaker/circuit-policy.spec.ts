@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { SPEC_BREAKER, isOpen, receiverOf, trips } from './circuit-policy.js';
+import { SPEC_BREAKER, breakerId, breakerOf, isOpen, receiverOf, trips } from './circuit-policy.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 21, 12, 0, 0) + s * 1000);
 
@@ -44,5 +44,14 @@ describe('circuit breaker policy', () => {
     expect(receiverOf('https://hooks.example.test/a?x=1')).toBe(receiverOf('https://hooks.example.test/b'));
     expect(receiverOf('https://hooks.example.test/a')).not.toBe(receiverOf('https://hooks.example.test:8443/a'));
     expect(receiverOf('http://hooks.example.test/a')).not.toBe(receiverOf('https://hooks.example.test/a'));
+  });
+
+  it('keys breakers by workspace and origin: tenants sharing a receiver have a breaker each', () => {
+    const a = breakerOf('acme', 'https://hooks.example.test/a?x=1');
+    expect(a).toEqual({ workspace: 'acme', receiver: 'https://hooks.example.test' });
+    expect(breakerId(a)).toBe(breakerId(breakerOf('acme', 'https://hooks.example.test/b')));
+    expect(breakerId(a)).not.toBe(breakerId(breakerOf('globex', 'https://hooks.example.test/a?x=1')));
+    // No workspace name and origin can be glued into another pair's id.
+    expect(breakerId({ workspace: 'a b', receiver: 'c' })).not.toBe(breakerId({ workspace: 'a', receiver: 'b c' }));
   });
 });

@@ -1,4 +1,4 @@
-/** The circuit breaker's rules (the spec's numbers; only the window and reset are configurable, for tests). */
+/** The circuit breaker's rules. */
 export interface BreakerSettings {
   /** Rolling window over which requests are counted (10 s). */
   readonly windowMs: number;
@@ -10,6 +10,11 @@ export interface BreakerSettings {
   readonly resetMs: number;
 }
 
+/**
+ * The spec's numbers, fixed. The window being shorter than the reset also means a
+ * circuit that closes (after 30 s without a request) starts from an empty window:
+ * the next failures are counted afresh.
+ */
 export const SPEC_BREAKER: BreakerSettings = { windowMs: 10_000, minRequests: 5, failureRatio: 0.5, resetMs: 30_000 };
 
 /** Requests actually sent to one receiver within the rolling window. */
@@ -43,4 +48,24 @@ export function isOpen(state: CircuitState, now: Date, settings: BreakerSettings
 /** The receiver a breaker guards: the URL's origin (scheme, host and port). */
 export function receiverOf(url: string): string {
   return new URL(url).origin;
+}
+
+/**
+ * One breaker: a workspace's traffic to one receiver origin. Tenants sharing a
+ * receiver have a breaker each, so one workspace's failures never open (and its
+ * open circuit never spends) another's attempts.
+ */
+export interface BreakerKey {
+  readonly workspace: string;
+  readonly receiver: string;
+}
+
+/** The breaker of a workspace's deliveries to `url`. */
+export function breakerOf(workspace: string, url: string): BreakerKey {
+  return { workspace, receiver: receiverOf(url) };
+}
+
+/** A breaker key as one string, for sets and maps. */
+export function breakerId(key: BreakerKey): string {
+  return JSON.stringify([key.workspace, key.receiver]);
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newUuid } from '@strata/crypto';
 import { rowsOf } from '@strata/db';
-import { StrataException } from '@strata/platform';
+import { Clock, StrataException } from '@strata/platform';
 import type { SubscriptionRow } from '../subscriptions/subscription.js';
 import { testBody } from './delivery-body.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
@@ -36,6 +36,7 @@ export class DeliveriesService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly store: DeliveryStore,
     private readonly dispatcher: DeliveryDispatcher,
+    private readonly clock: Clock,
   ) {}
 
   /** A page of deliveries, newest first: of one subscription, or of the whole workspace. */
@@ -89,11 +90,11 @@ export class DeliveriesService {
   async test(workspace: string, subscriptionId: string, request: TestDeliveryRequest): Promise<DeliveryDetail> {
     const { event } = request;
     const claim = await this.db.transaction(async (tx) => {
-      // The previous secret only while its grace lasts, on the database clock as in claims.
+      // The previous secret only while its grace lasts, on the service's clock as in claims.
       const [sub] = await tx.query<(SubscriptionRow & { sealed_previous_secret: string | null })[]>(
-        `SELECT *, CASE WHEN previous_secret_valid_until > now() THEN previous_secret END AS sealed_previous_secret
+        `SELECT *, CASE WHEN previous_secret_valid_until > $3 THEN previous_secret END AS sealed_previous_secret
            FROM webhooks.subscriptions WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL FOR SHARE`,
-        [workspace, subscriptionId],
+        [workspace, subscriptionId, this.clock.now()],
       );
       if (!sub) throw subscriptionNotFound(subscriptionId);
       if (!sub.active) throw StrataException.conflict(`Webhook subscription ${subscriptionId} is inactive`);

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '@strata/platform';
-import { receiverOf } from '../breaker/circuit-policy.js';
+import { breakerId, breakerOf } from '../breaker/circuit-policy.js';
 import { ReceiverCircuits } from '../breaker/receiver-circuits.js';
 import { ReceiverClient } from '../receivers/receiver-client.js';
 import { SubscriptionSecrets } from '../subscriptions/subscription-secrets.js';
@@ -55,8 +55,12 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     await this.store.failLostLastAttempts();
     const claimed = await this.store.claimDue(this.config.WEBHOOKS_DELIVERY_CONCURRENCY - this.inFlight.size);
     if (claimed.length === 0) return;
-    const open = await this.circuits.openAmong([...new Set(claimed.map((c) => receiverOf(c.url)))]);
-    for (const claim of claimed) this.track(this.attempt(claim, open.has(receiverOf(claim.url))));
+    const breakers = new Map(
+      claimed.map((c) => breakerOf(c.delivery.workspace_slug, c.url)).map((k) => [breakerId(k), k]),
+    );
+    const open = await this.circuits.openAmong([...breakers.values()]);
+    for (const claim of claimed)
+      this.track(this.attempt(claim, open.has(breakerId(breakerOf(claim.delivery.workspace_slug, claim.url)))));
   }
 
   private track(attempt: Promise<void>): void {
@@ -69,15 +73,17 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
 
   /**
    * Makes one claimed attempt and records how it ended. `circuitOpen` is the
-   * receiver's breaker as read for the claim; it is read here when not given.
+   * breaker of the delivery's workspace and receiver as read for the claim; it is
+   * read here when not given.
    * Never throws: a failure to record leaves the lease to run out, and the
    * attempt then counts as interrupted.
    */
   async attempt(claim: ClaimedAttempt, circuitOpen?: boolean): Promise<void> {
     const { delivery } = claim;
-    const receiver = receiverOf(claim.url);
+    const breaker = breakerOf(delivery.workspace_slug, claim.url);
+    const { receiver } = breaker;
     try {
-      const open = circuitOpen ?? (await this.circuits.openAmong([receiver])).has(receiver);
+      const open = circuitOpen ?? (await this.circuits.openAmong([breaker])).has(breakerId(breaker));
       await this.store.recordOutcome(
         delivery,
         open ? this.rejected(claim, receiver) : await this.send(claim, receiver),
@@ -92,6 +98,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       msg: 'attempt rejected: circuit open',
       deliveryId: claim.delivery.id,
       attempt: claim.delivery.attempt_count,
+      workspace: claim.delivery.workspace_slug,
       receiver,
     });
     return { kind: 'rejected', receiver, error: `Circuit open for ${receiver}: attempt not sent` };
@@ -109,6 +116,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       isTest: delivery.is_test,
       secrets,
       body: delivery.request_body,
+      // The wall clock, not the service's Clock: receivers check the timestamp against their own clocks.
       nowSeconds: Math.floor(Date.now() / 1000),
     });
     const result = await this.client.post(claim.url, requestHeaders, delivery.request_body);

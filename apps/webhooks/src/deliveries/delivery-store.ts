@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { rowsOf } from '@strata/db';
+import { Clock } from '@strata/platform';
 import { ReceiverCircuits } from '../breaker/receiver-circuits.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 import type { DeliveryRow } from './delivery.js';
@@ -58,6 +59,11 @@ const INTERRUPTED = (attempt: number) => `Attempt ${attempt} was interrupted (th
  * due time, in one committed statement before anything is sent: a replica that
  * dies mid-attempt leaves a delivery whose next attempt comes due by itself, and
  * no attempt slot is ever sent twice.
+ *
+ * Due times, leases and the instants attempts are recorded at come from the
+ * service's `Clock` (passed to every statement), so a test moves the schedule on
+ * by moving the clock; row bookkeeping (created_at, updated_at, completed_at) is
+ * the database's.
  */
 @Injectable()
 export class DeliveryStore {
@@ -66,6 +72,7 @@ export class DeliveryStore {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly circuits: ReceiverCircuits,
+    private readonly clock: Clock,
     config: WebhooksConfig,
   ) {
     this.schedule = RetrySchedule.parse(config.WEBHOOKS_RETRY_DELAYS_MS, config.WEBHOOKS_ATTEMPT_TIMEOUT_MS);
@@ -88,13 +95,13 @@ export class DeliveryStore {
     const rows = await this.db.query<{ id: string }[]>(
       `INSERT INTO webhooks.deliveries
          (id, workspace_slug, subscription_id, event_id, event, record_slug, request_body, next_attempt_at)
-       SELECT gen_random_uuid(), s.workspace_slug, s.id, $3, $4, $2, $5, now()
+       SELECT gen_random_uuid(), s.workspace_slug, s.id, $3, $4, $2, $5, $7
          FROM webhooks.subscriptions s
         WHERE s.workspace_slug = $1 AND s.active AND s.deleted_at IS NULL AND $4 = ANY(s.events)
           AND (s.record_slugs IS NULL OR $2 = ANY(s.record_slugs)) AND s.created_at <= $6
        ON CONFLICT (subscription_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
        RETURNING id`,
-      [workspace, recordSlug, eventId, event, body, occurredAt],
+      [workspace, recordSlug, eventId, event, body, occurredAt, this.clock.now()],
     );
     return rows.length;
   }
@@ -109,7 +116,8 @@ export class DeliveryStore {
       `INSERT INTO webhooks.deliveries
          (id, workspace_slug, subscription_id, event, record_slug, is_test, replayed_from, request_body,
           attempt_count, leased, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() + make_interval(secs => $11::double precision / 1000))
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+               $12::timestamptz + make_interval(secs => $11::double precision / 1000))
        RETURNING *`,
       [
         d.id,
@@ -123,6 +131,7 @@ export class DeliveryStore {
         d.claimed ? 1 : 0,
         d.claimed,
         d.claimed ? this.schedule.leaseMs(1) : 0,
+        this.clock.now(),
       ],
     );
     return row!;
@@ -137,11 +146,13 @@ export class DeliveryStore {
       `WITH lost AS (
          UPDATE webhooks.deliveries SET status = 'failed', leased = false, next_attempt_at = NULL,
                 last_error = $2, completed_at = now(), updated_at = now()
-          WHERE status = 'retrying' AND next_attempt_at <= now() AND attempt_count >= $1
-          RETURNING id, subscription_id, attempt_count)
-       INSERT INTO webhooks.delivery_attempts (delivery_id, subscription_id, attempt, outcome, error)
-       SELECT id, subscription_id, attempt_count, 'interrupted', $2 FROM lost RETURNING delivery_id AS id`,
-      [MAX_ATTEMPTS, INTERRUPTED(MAX_ATTEMPTS)],
+          WHERE status = 'retrying' AND next_attempt_at <= $3 AND attempt_count >= $1
+          RETURNING id, workspace_slug, subscription_id, attempt_count)
+       INSERT INTO webhooks.delivery_attempts
+         (delivery_id, workspace_slug, subscription_id, attempt, outcome, error, recorded_at)
+       SELECT id, workspace_slug, subscription_id, attempt_count, 'interrupted', $2, $3 FROM lost
+       RETURNING delivery_id AS id`,
+      [MAX_ATTEMPTS, INTERRUPTED(MAX_ATTEMPTS), this.clock.now()],
     );
     return rows.length;
   }
@@ -153,35 +164,41 @@ export class DeliveryStore {
    */
   async claimDue(limit: number): Promise<ClaimedAttempt[]> {
     if (limit <= 0) return [];
+    const now = this.clock.now();
     return this.db.transaction(async (tx) => {
       const rows = rowsOf<ClaimRow>(
         await tx.query(
           `WITH due AS (
            SELECT d.id, d.leased AS was_leased FROM webhooks.deliveries d
              JOIN webhooks.subscriptions s ON s.id = d.subscription_id AND s.active AND s.deleted_at IS NULL
-            WHERE d.status = 'retrying' AND d.next_attempt_at <= now() AND d.attempt_count < $2
+            WHERE d.status = 'retrying' AND d.next_attempt_at <= $4 AND d.attempt_count < $2
             ORDER BY d.next_attempt_at LIMIT $1
             FOR UPDATE OF d SKIP LOCKED)
          UPDATE webhooks.deliveries d
             SET attempt_count = d.attempt_count + 1, leased = true, updated_at = now(),
-                next_attempt_at = now() + make_interval(secs => ($3::int[])[d.attempt_count + 1]::double precision / 1000)
+                next_attempt_at = $4::timestamptz
+                  + make_interval(secs => ($3::int[])[d.attempt_count + 1]::double precision / 1000)
            FROM due, webhooks.subscriptions s
           WHERE d.id = due.id AND s.id = d.subscription_id
          RETURNING d.*, due.was_leased, s.url, s.secret AS sealed_secret,
-                   CASE WHEN s.previous_secret_valid_until > now() THEN s.previous_secret END AS sealed_previous_secret`,
-          [limit, MAX_ATTEMPTS, this.schedule.leases()],
+                   CASE WHEN s.previous_secret_valid_until > $4 THEN s.previous_secret END AS sealed_previous_secret`,
+          [limit, MAX_ATTEMPTS, this.schedule.leases(), now],
         ),
       );
       const lost = rows.filter((r) => r.was_leased);
       if (lost.length) {
         await tx.query(
-          `INSERT INTO webhooks.delivery_attempts (delivery_id, subscription_id, attempt, outcome, error)
-           SELECT d, s, a, 'interrupted', e FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[]) AS t(d, s, a, e)`,
+          `INSERT INTO webhooks.delivery_attempts
+             (delivery_id, workspace_slug, subscription_id, attempt, outcome, error, recorded_at)
+           SELECT d, w, s, a, 'interrupted', e, $6
+             FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::int[], $5::text[]) AS t(d, w, s, a, e)`,
           [
             lost.map((r) => r.id),
+            lost.map((r) => r.workspace_slug),
             lost.map((r) => r.subscription_id),
             lost.map((r) => r.attempt_count - 1),
             lost.map((r) => INTERRUPTED(r.attempt_count - 1)),
+            now,
           ],
         );
       }
@@ -198,20 +215,23 @@ export class DeliveryStore {
    * Records an attempt's outcome and moves the delivery on: `success`, the next
    * due time, or `failed` after the fifth. A delivery cancelled meanwhile keeps
    * its state; the attempt is logged all the same. A failed request may open
-   * the receiver's circuit.
+   * the circuit of the workspace and receiver.
    */
   async recordOutcome(delivery: DeliveryRow, outcome: AttemptOutcome): Promise<void> {
     const attempt = delivery.attempt_count;
+    const now = this.clock.now();
     const next = outcome.kind === 'success' ? undefined : this.schedule.afterFailure(attempt);
     const status = outcome.kind === 'success' ? 'success' : next!.status;
     const delayMs = next?.status === 'retrying' ? next.delayMs : null;
     await this.db.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO webhooks.delivery_attempts
-           (delivery_id, subscription_id, attempt, receiver, outcome, http_status, error, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+           (delivery_id, workspace_slug, subscription_id, attempt, receiver, outcome, http_status, error, duration_ms,
+            recorded_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [
           delivery.id,
+          delivery.workspace_slug,
           delivery.subscription_id,
           attempt,
           outcome.receiver,
@@ -219,6 +239,7 @@ export class DeliveryStore {
           outcome.kind === 'rejected' ? null : outcome.httpStatus,
           outcome.error,
           outcome.kind === 'rejected' ? null : outcome.durationMs,
+          now,
         ],
       );
       const sent = outcome.kind !== 'rejected';
@@ -226,7 +247,7 @@ export class DeliveryStore {
         `UPDATE webhooks.deliveries SET
            status = $3, leased = false, updated_at = now(),
            next_attempt_at = CASE WHEN $4::double precision IS NULL THEN NULL
-                                  ELSE now() + make_interval(secs => $4::double precision / 1000) END,
+                                  ELSE $10::timestamptz + make_interval(secs => $4::double precision / 1000) END,
            completed_at = CASE WHEN $3 = 'retrying' THEN NULL ELSE now() END,
            http_status = $5, last_error = $6,
            request_headers = CASE WHEN $7 THEN $8::jsonb ELSE request_headers END,
@@ -242,9 +263,11 @@ export class DeliveryStore {
           sent,
           sent ? JSON.stringify(outcome.requestHeaders) : null,
           sent ? outcome.responseBody : null,
+          now,
         ],
       );
-      if (outcome.kind === 'failure') await this.circuits.afterFailure(tx, outcome.receiver);
+      if (outcome.kind === 'failure')
+        await this.circuits.afterFailure(tx, { workspace: delivery.workspace_slug, receiver: outcome.receiver }, now);
     });
   }
 }

@@ -33,8 +33,9 @@ export interface Subscription {
   secret?: string;
 }
 
-export function toSubscription(row: SubscriptionRow, secret?: string): Subscription {
-  const graceActive = row.previous_secret_valid_until && row.previous_secret_valid_until.getTime() > Date.now();
+/** The API form of a row; `now` (the service's clock) decides whether the rotation grace still lasts. */
+export function toSubscription(row: SubscriptionRow, now: Date, secret?: string): Subscription {
+  const graceActive = row.previous_secret_valid_until && row.previous_secret_valid_until > now;
   return {
     id: row.id,
     name: row.name,

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { newUuid } from '@strata/crypto';
 import { rowsOf } from '@strata/db';
-import { StrataException } from '@strata/platform';
+import { Clock, StrataException } from '@strata/platform';
 import { refusedReceiver } from '../receivers/receiver-address.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 import type { CreateSubscriptionRequest, UpdateSubscriptionRequest } from './dto/subscription.requests.js';
@@ -21,6 +21,7 @@ export class SubscriptionsService {
     private readonly secrets: SubscriptionSecrets,
     private readonly idempotency: SubscriptionIdempotency,
     private readonly config: WebhooksConfig,
+    private readonly clock: Clock,
   ) {}
 
   /** Creates a subscription with a new secret, answered once (and again for a repeated Idempotency-Key). */
@@ -46,7 +47,7 @@ export class SubscriptionsService {
             'SELECT * FROM webhooks.subscriptions WHERE workspace_slug = $1 AND id = $2',
             [workspace, earlier],
           );
-          if (row) return toSubscription(row, this.secrets.open(row.id, row.secret));
+          if (row) return toSubscription(row, this.clock.now(), this.secrets.open(row.id, row.secret));
         }
       }
       const id = newUuid();
@@ -67,7 +68,7 @@ export class SubscriptionsService {
         ],
       );
       if (idempotencyKey !== undefined) await this.idempotency.remember(tx, workspace, idempotencyKey, request, id);
-      return toSubscription(row!, secret);
+      return toSubscription(row!, this.clock.now(), secret);
     });
   }
 
@@ -76,7 +77,8 @@ export class SubscriptionsService {
       'SELECT * FROM webhooks.subscriptions WHERE workspace_slug = $1 AND deleted_at IS NULL ORDER BY created_at, id',
       [workspace],
     );
-    return { data: rows.map((r) => toSubscription(r)) };
+    const now = this.clock.now();
+    return { data: rows.map((r) => toSubscription(r, now)) };
   }
 
   async update(workspace: string, id: string, body: UpdateSubscriptionRequest): Promise<Subscription> {
@@ -101,7 +103,7 @@ export class SubscriptionsService {
       ),
     );
     if (!rows[0]) throw notFound(id);
-    return toSubscription(rows[0]);
+    return toSubscription(rows[0], this.clock.now());
   }
 
   /** Refuses a receiver on a private address unless the operator allows them. */
@@ -135,8 +137,8 @@ export class SubscriptionsService {
 
   /**
    * A new secret, active at once and answered once; the current one becomes the
-   * previous secret and keeps signing for the grace period (24 hours). A second
-   * rotation inside the grace drops the oldest.
+   * previous secret and keeps signing for the grace period (24 hours, on the
+   * service's clock). A second rotation inside the grace drops the oldest.
    */
   async rotateSecret(workspace: string, id: string): Promise<Subscription> {
     return this.db.transaction(async (tx) => {
@@ -146,15 +148,16 @@ export class SubscriptionsService {
       );
       if (!current) throw notFound(id);
       const { secret, sealed } = this.secrets.issue(id);
+      const now = this.clock.now();
       const rows = rowsOf<SubscriptionRow>(
         await tx.query(
           `UPDATE webhooks.subscriptions SET secret = $2, previous_secret = secret,
-             previous_secret_valid_until = now() + make_interval(secs => $3), updated_at = now()
+             previous_secret_valid_until = $5::timestamptz + make_interval(secs => $3), updated_at = now()
            WHERE workspace_slug = $4 AND id = $1 RETURNING *`,
-          [id, sealed, this.config.WEBHOOKS_ROTATION_GRACE_SECONDS, workspace],
+          [id, sealed, this.config.WEBHOOKS_ROTATION_GRACE_SECONDS, workspace, now],
         ),
       );
-      return toSubscription(rows[0]!, secret);
+      return toSubscription(rows[0]!, now, secret);
     });
   }
 }
