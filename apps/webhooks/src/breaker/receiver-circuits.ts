@@ -28,6 +28,7 @@ export class ReceiverCircuits {
    */
   async openAmong(keys: readonly BreakerKey[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
+    const unique = [...new Map(keys.map((k) => [breakerId(k), k])).values()];
     const rows = await this.db.query<
       { workspace_slug: string; receiver: string; opened_at: Date; last_request_at: Date | null }[]
     >(
@@ -38,7 +39,7 @@ export class ReceiverCircuits {
          FROM webhooks.receiver_circuits c
          JOIN unnest($1::text[], $2::text[]) AS k(workspace_slug, receiver)
            ON c.workspace_slug = k.workspace_slug AND c.receiver = k.receiver`,
-      [keys.map((k) => k.workspace), keys.map((k) => k.receiver)],
+      [unique.map((k) => k.workspace), unique.map((k) => k.receiver)],
     );
     const now = this.clock.now();
     const open = new Set<string>();

@@ -55,12 +55,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     await this.store.failLostLastAttempts();
     const claimed = await this.store.claimDue(this.config.WEBHOOKS_DELIVERY_CONCURRENCY - this.inFlight.size);
     if (claimed.length === 0) return;
-    const breakers = new Map(
-      claimed.map((c) => breakerOf(c.delivery.workspace_slug, c.url)).map((k) => [breakerId(k), k]),
-    );
-    const open = await this.circuits.openAmong([...breakers.values()]);
-    for (const claim of claimed)
-      this.track(this.attempt(claim, open.has(breakerId(breakerOf(claim.delivery.workspace_slug, claim.url)))));
+    const breakers = claimed.map((c) => breakerOf(c.delivery.workspace_slug, c.url));
+    const open = await this.circuits.openAmong(breakers);
+    claimed.forEach((claim, i) => this.track(this.attempt(claim, open.has(breakerId(breakers[i]!)))));
   }
 
   private track(attempt: Promise<void>): void {
