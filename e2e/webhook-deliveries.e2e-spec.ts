@@ -38,12 +38,16 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stack?.stop();
+  // Receivers first: an attempt still in flight then ends at once instead of holding the shutdown.
   await receivers.stopAll();
+  await stack?.stop();
 });
 
 const waitForDelivery = (subscriptionId: string, deliveryId: string, status: string) =>
   deliveryStatus(api, subscriptionId, deliveryId, status);
+
+/** A filter naming no collection: only `/test` deliveries reach such a subscription, never another test's records. */
+const TEST_ONLY = ['no-such-collection'];
 
 type Row = { id: string; status: string; attemptCount: number; httpStatus: number | null; lastError: string | null };
 
@@ -82,8 +86,12 @@ describe('webhook deliveries', () => {
     expect((await api('DELETE', `/records/${record.id}`)).status).toBeLessThan(300);
     await createRecord(api, notes.id, { title: 'not subscribed' });
 
-    const arrivals = await hook.waitFor(() => true, 3);
-    expect(arrivals.map((a) => a.body['event'])).toEqual(['record_created', 'record_updated', 'record_deleted']);
+    // Deliveries are not ordered (events are handled and sent concurrently): take them by event.
+    const arrived = await hook.waitFor(() => true, 3);
+    expect(arrived.map((a) => a.body['event']).sort()).toEqual(['record_created', 'record_deleted', 'record_updated']);
+    const arrivals = ['record_created', 'record_updated', 'record_deleted'].map((event) =>
+      arrived.find((a) => a.body['event'] === event)!,
+    );
     for (const a of arrivals) {
       expect(a.verifiedBy).toEqual(['current']);
       expect(a.familiesAgree).toBe(true);
@@ -144,7 +152,11 @@ describe('webhook deliveries', () => {
   it('delivers records_bulk_created once per bulk operation, with the ids', async () => {
     const hook = await receivers.start();
     const items = await createCollection(api, 'Bulk items');
-    const sub = await createSubscription(api, { url: hook.url(), events: ['records_bulk_created'] });
+    const sub = await createSubscription(api, {
+      url: hook.url(),
+      events: ['records_bulk_created'],
+      recordSlugs: [items.recordSlug],
+    });
     hook.trust('current', sub.secret);
     const res = await api('POST', '/records/bulk', {
       structureId: items.id,
@@ -172,7 +184,11 @@ describe('webhook deliveries', () => {
     const hook = await receivers.start();
     hook.reply = (a) => (header(a, 'Svc-Retry-Attempt') === '3' ? { status: 200 } : { status: 503 });
     const things = await createCollection(api, 'Retried things');
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const sub = await createSubscription(api, {
+      url: hook.url(),
+      events: ['record_created'],
+      recordSlugs: [things.recordSlug],
+    });
     hook.trust('current', sub.secret);
     await createRecord(api, things.id, { title: 'retry me' });
 
@@ -180,7 +196,12 @@ describe('webhook deliveries', () => {
     const id = header(first!, 'webhook-id')!;
     // Attempt 1 failed: attempt 2 is due 30 s after it on the service's clock, and the clock has not moved.
     const afterFirst = await attemptsRecorded(api, sub.id, id, 1);
-    expect(afterFirst).toMatchObject({ status: 'retrying', attemptCount: 1, httpStatus: 503 });
+    expect(afterFirst).toMatchObject({
+      status: 'retrying',
+      attemptCount: 1,
+      httpStatus: 503,
+      lastError: 'Receiver answered HTTP 503',
+    });
     expect(Date.parse(afterFirst.attempts[0].at)).toBe(clock.now().getTime());
     expect(Date.parse(afterFirst.nextAttemptAt)).toBe(clock.now().getTime() + RETRY_DELAYS_MS[0]);
     expect(hook.of(id)).toHaveLength(1);
@@ -221,7 +242,11 @@ describe('webhook deliveries', () => {
     ];
     hook.reply = (a) => replies[Number(header(a, 'Svc-Retry-Attempt') ?? '1') - 1]!;
     const things = await createCollection(api, 'Failing things');
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const sub = await createSubscription(api, {
+      url: hook.url(),
+      events: ['record_created'],
+      recordSlugs: [things.recordSlug],
+    });
     await createRecord(api, things.id, { title: 'never delivered' });
 
     const [first] = await hook.waitFor(() => true);
@@ -266,7 +291,11 @@ describe('webhook deliveries', () => {
     let healthy = false;
     hook.reply = () => (healthy ? { status: 200 } : { status: 500 });
     const things = await createCollection(api, 'Breaker things');
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const sub = await createSubscription(api, {
+      url: hook.url(),
+      events: ['record_created'],
+      recordSlugs: [things.recordSlug],
+    });
     hook.trust('current', sub.secret);
 
     // Five failed requests (the fewest that can open it, so all five are sent) open the circuit.
@@ -332,8 +361,16 @@ describe('webhook deliveries', () => {
     hook.reply = (a) => (a.path.startsWith('/a') ? { status: 500 } : { status: 204 });
     const inA = await createCollection(api, 'Shared receiver A');
     const inB = await createCollection(tenantB, 'Shared receiver B');
-    const subA = await createSubscription(api, { url: hook.url('/a'), events: ['record_created'] });
-    const subB = await createSubscription(tenantB, { url: hook.url('/b'), events: ['record_created'] });
+    const subA = await createSubscription(api, {
+      url: hook.url('/a'),
+      events: ['record_created'],
+      recordSlugs: [inA.recordSlug],
+    });
+    const subB = await createSubscription(tenantB, {
+      url: hook.url('/b'),
+      events: ['record_created'],
+      recordSlugs: [inB.recordSlug],
+    });
 
     await batch(api, inA.id, 5, 'a');
     await deliveriesOf(api, subA.id, (rows) => rows.length === 5 && rows.every((d) => d.httpStatus === 500));
@@ -358,11 +395,13 @@ describe('webhook deliveries', () => {
     const stillA = await deliveriesOf(api, subA.id, (rows) => rows.length === 7 && rows.every((d) => d.lastError));
     expect(stillA.filter((d) => d.lastError?.startsWith('Circuit open')).length).toBe(2);
     expect(hook.arrivals.filter((a) => a.path.startsWith('/a'))).toHaveLength(5);
+    // A's deliveries would keep failing as later tests move the clock: stop them.
+    expect((await api('DELETE', `/webhook-subscriptions/${subA.id}`)).status).toBe(204);
   });
 
   it('sends a test delivery through the pipeline and answers the row after the attempt', async () => {
     const hook = await receivers.start();
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'], recordSlugs: TEST_ONLY });
     hook.trust('current', sub.secret);
     const res = await api('POST', `/webhook-subscriptions/${sub.id}/test`, {
       event: 'record_created',
@@ -396,11 +435,13 @@ describe('webhook deliveries', () => {
     const bad = await api('POST', `/webhook-subscriptions/${sub.id}/test`, { event: 'record_exploded', payload: 'x' });
     expect(bad.status).toBe(400);
     expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['event', 'payload']);
+    // The failing one would be retried as later tests move the clock: stop it.
+    expect((await api('DELETE', `/webhook-subscriptions/${sub.id}`)).status).toBe(204);
   });
 
   it('reports health: success rates, totals and the last failure', async () => {
     const hook = await receivers.start();
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'], recordSlugs: TEST_ONLY });
     const empty = await api('GET', `/webhook-subscriptions/${sub.id}/health`);
     expect(empty.body).toEqual({
       successRate1h: null,
@@ -433,7 +474,7 @@ describe('webhook deliveries', () => {
 
   it('filters and pages delivery lists, validates their query, and keeps workspaces apart', async () => {
     const hook = await receivers.start();
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'], recordSlugs: TEST_ONLY });
     const before = new Date().toISOString();
     for (let i = 0; i < 3; i++)
       await api('POST', `/webhook-subscriptions/${sub.id}/test`, { event: 'record_created', payload: { i } });

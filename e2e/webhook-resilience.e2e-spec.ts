@@ -25,7 +25,6 @@ let api: WorkspaceApi;
 let adminToken: string;
 let db: pg.Client;
 let nc: NatsConnection;
-let collection: { id: string; recordSlug: string };
 const receivers = new Receivers();
 const ws = `resilient-${Date.now().toString(36)}`;
 /** The webhooks service's clock (every replica's and restart's): time moves only when a test moves it. */
@@ -38,14 +37,26 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
   nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
-  collection = await createCollection(api, 'Shipments');
 });
+
+let collections = 0;
+
+/**
+ * A collection of the test's own and a subscription to its record_created events: no
+ * other test's records reach the test's receiver.
+ */
+async function subscribed(url: string) {
+  const collection = await createCollection(api, `Shipments ${++collections}`);
+  const sub = await createSubscription(api, { url, events: ['record_created'], recordSlugs: [collection.recordSlug] });
+  return { sub, collection };
+}
 
 afterAll(async () => {
   await nc?.close();
   await db?.end();
-  await stack?.stop();
+  // Receivers first: an attempt still in flight then ends at once instead of holding the shutdown.
   await receivers.stopAll();
+  await stack?.stop();
 });
 
 const waitForStatus = (subscriptionId: string, deliveryId: string, status: string) =>
@@ -63,7 +74,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     const hook = await receivers.start();
     let healthy = false;
     hook.reply = () => (healthy ? { status: 200 } : { status: 500 });
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const { sub, collection } = await subscribed(hook.url());
     hook.trust('current', sub.secret);
     await createRecord(api, collection.id, { title: 'survives a restart' });
     const [first] = await hook.waitFor(() => true);
@@ -89,7 +100,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
 
   it('makes no second delivery when the consumer loses its place and every event is read again', async () => {
     const hook = await receivers.start();
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const { sub, collection } = await subscribed(hook.url());
     await createRecord(api, collection.id, { title: 'read twice' });
     await onlyDelivery(sub.id);
     const count = async () =>
@@ -113,7 +124,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   it('recovers an attempt whose replica died mid-attempt: logged as interrupted, the next attempt sent once', async () => {
     await stack.restartWebhooks({ WEBHOOKS_DISPATCHER_ENABLED: 'false' });
     const hook = await receivers.start();
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const { sub, collection } = await subscribed(hook.url());
     hook.trust('current', sub.secret);
     await createRecord(api, collection.id, { title: 'claimed by a dead replica' });
     const pending = await onlyDelivery(sub.id);
@@ -139,7 +150,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   it('keeps retrying while the receiver is down and delivers when it is back', async () => {
     const hook = await receivers.start();
     hook.reply = () => ({ status: 500 });
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const { sub, collection } = await subscribed(hook.url());
     await createRecord(api, collection.id, { title: 'receiver restarts' });
     const [first] = await hook.waitFor(() => true);
     const id = header(first!, 'webhook-id')!;
@@ -160,7 +171,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
     const replica = await stack.startWebhooksReplica();
     try {
       const hook = await receivers.start();
-      const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+      const { sub, collection } = await subscribed(hook.url());
       hook.trust('current', sub.secret);
       const res = await api('POST', '/records/batch', {
         structureId: collection.id,
@@ -186,7 +197,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
 
   it('signs with the new and the previous secret during the grace, then with the new one only', async () => {
     const hook = await receivers.start();
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const { sub, collection } = await subscribed(hook.url());
     hook.trust('previous', sub.secret);
     const rotated = await api('POST', `/webhook-subscriptions/${sub.id}/rotate-secret`);
     expect(rotated.status).toBe(200);
@@ -234,7 +245,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
 
     const hook = await receivers.start();
     hook.reply = () => 'hang';
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const { sub, collection } = await subscribed(hook.url());
     hook.trust('current', sub.secret);
     // Attempt 1 never gets an answer: a short timeout for it alone (no answering receiver races it).
     await stack.restartWebhooks(SHORT_TIMEOUT);
@@ -298,7 +309,7 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
   it('stops the retries of a deleted subscription', async () => {
     const hook = await receivers.start();
     hook.reply = () => ({ status: 500 });
-    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'] });
+    const { sub, collection } = await subscribed(hook.url());
     await createRecord(api, collection.id, { title: 'orphaned' });
     const [arrival] = await hook.waitFor(() => true);
     expect((await api('DELETE', `/webhook-subscriptions/${sub.id}`)).status).toBe(204);

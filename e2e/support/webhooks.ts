@@ -7,24 +7,24 @@ import { call, type Stack } from '@strata/testkit';
 
 /**
  * Settings of the webhook test stacks: loopback receivers allowed and quick looks for
- * due work. The schedule, the breaker and the attempt timeout are the production
- * ones: the stacks run the webhooks service on a `ManualClock`, and tests move it
- * past a delay instead of shortening the delay.
+ * due work. The schedule and the breaker are the production ones: the stacks run the
+ * webhooks service on a `ManualClock`, and tests move it past a delay instead of
+ * shortening the delay. The attempt timeout, a real-time deadline on a real request,
+ * is the longest the settings allow, so a receiver that answers is never timed out by
+ * a busy machine (the receivers run in the test process); tests whose receiver never
+ * answers restart the service with `SHORT_TIMEOUT` around that attempt.
  */
 export const WEBHOOK_TEST_SETTINGS = {
   WEBHOOKS_ALLOW_PRIVATE_RECEIVERS: 'true',
   WEBHOOKS_DISPATCH_INTERVAL_MS: '100',
+  WEBHOOKS_ATTEMPT_TIMEOUT_MS: '60000',
   DATA_OUTBOX_INTERVAL_MS: '50',
 };
 
 /** The spec's delays before attempts 2, 3, 4 and 5. */
 export const RETRY_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000] as const;
 
-/**
- * A short attempt timeout, for a test whose receiver never answers (the webhooks
- * service restarted with it around that attempt only, so no answering receiver
- * races a short deadline).
- */
+/** A short attempt timeout, for the attempt of a receiver that never answers (see above). */
 export const SHORT_TIMEOUT = { WEBHOOKS_ATTEMPT_TIMEOUT_MS: '1000' };
 
 /** API calls of one workspace through the gateway. */
