@@ -71,6 +71,7 @@ describe('the event outbox', () => {
 
   it('has the replica that wrote an event publish it at once, without waiting for its poll', async () => {
     // A replica whose relay polls once a minute: only the wake after its own write can make it publish sooner.
+    // Each wait below allows half that minute: room for a busy machine, and still shorter than the poll.
     const replica = await stack.startDataReplica({
       DATA_OUTBOX_RELAY_ENABLED: 'true',
       DATA_OUTBOX_INTERVAL_MS: '60000',
@@ -89,7 +90,7 @@ describe('the event outbox', () => {
         (e) =>
           e.payload.event === 'record_created' && 'recordId' in e.payload && e.payload.recordId === created.body.id,
         1,
-        10_000,
+        30_000,
       );
       expect(seen).toHaveLength(1);
       // A refused write wakes the relay too: its record_created_failed event leaves as promptly.
@@ -101,7 +102,7 @@ describe('the event outbox', () => {
       const failed = await events.waitFor(
         (e) => e.payload.event === 'record_created_failed' && e.payload.recordSlug === c.body.recordSlug,
         1,
-        10_000,
+        30_000,
       );
       expect(failed).toHaveLength(1);
     } finally {
