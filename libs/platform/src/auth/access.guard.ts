@@ -1,7 +1,8 @@
 import { ExecutionContext, Injectable, type CanActivate } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { ErrorCode, permits, type ErrorShape } from '@strata/contracts';
+import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH, permits, type ErrorShape } from '@strata/contracts';
+import { issueWorkspaceScope } from '@strata/db';
 import { ERROR_SHAPE } from '../errors/error-shape.decorator.js';
 import { SHAPE_ON_REQUEST } from '../errors/error.filter.js';
 import { StrataException } from '../errors/strata.exception.js';
@@ -10,6 +11,7 @@ import {
   GRANTED,
   PRINCIPAL,
   REQUIRED_SCOPE,
+  SCOPE,
   USER_ONLY,
   type AccessRule,
   type AuthenticatedRequest,
@@ -80,6 +82,12 @@ export class AccessGuard implements CanActivate {
     const principal = await this.authenticate(context, req);
     req[PRINCIPAL] = principal;
     const workspace = workspaceOf(req);
+    if (
+      workspace !== undefined &&
+      (workspace.length > WORKSPACE_SLUG_MAX_LENGTH || !ID_FORMATS.workspaceSlug.test(workspace))
+    ) {
+      throw StrataException.notFound(`Workspace '${workspace}' not found`);
+    }
 
     if (principal.type === 'publishable_key' && !workspace) {
       throw StrataException.forbidden('A publishable key cannot call this endpoint');
@@ -95,6 +103,9 @@ export class AccessGuard implements CanActivate {
     }
     const { permissions } = await this.resolver.resolve(principal, workspace);
     req[GRANTED] = permissions;
+    // The credential holds this workspace (the token's claim, or the key's own workspace as
+    // the resolver confirmed): from here on the request acts within it and nothing wider.
+    if (workspace !== undefined) req[SCOPE] = issueWorkspaceScope(workspace);
     const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
     if (scope && !holdsScope(principal, scope, permissions)) {
       throw StrataException.forbidden(`The token lacks the scope '${scope}'`);
