@@ -14,8 +14,8 @@ import { createTestDatabase, type TestDatabase } from '@strata/testing';
 import { PropertyIndexer } from '../src/collections/indexes/property-indexer.js';
 import { desiredIndexes, indexPrefix } from '../src/collections/indexes/property-indexes.js';
 import { DATA_SCHEMA, MIGRATIONS } from '../src/migrations/index.js';
-import { compileSelect, type CompilableQuery, type TypedSortKey } from '../src/query/compile-select.js';
-import type { TypedWhere } from '../src/query/compile-where.js';
+import { compileSelect, type CompilableQuery, type TypedSortKey } from '../src/compiler/compile-select.js';
+import type { TypedWhere } from '../src/compiler/compile-where.js';
 
 let db: TestDatabase;
 let ds: DataSource;

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import type { Collection, FieldError } from '@strata/contracts';
 import { validateProperties } from '../schema/validate-properties.js';
 import { parseCanonical } from './canonical.js';
-import { compileSelect } from './compile-select.js';
-import { OPERATORS } from './query.types.js';
+import { compileSelect } from '../compiler/compile-select.js';
+import { OPERATORS } from '../compiler/query.types.js';
 
 let ids = 0;
 const { properties } = validateProperties(

@@ -1,10 +1,10 @@
 import type { Collection, FieldError } from '@strata/contracts';
 import { isPlainObject, show } from '../schema/issues.js';
-import { typedCondition } from './check-condition.js';
-import type { TypedSortKey } from './compile-select.js';
-import type { TypedWhere } from './compile-where.js';
-import { resolveField } from './resolve-field.js';
-import { OPERATORS, type FieldRef, type Operator, type TextSearch } from './query.types.js';
+import { typedCondition } from '../compiler/check-condition.js';
+import type { TypedSortKey } from '../compiler/compile-select.js';
+import type { TypedWhere } from '../compiler/compile-where.js';
+import { resolveField } from '../compiler/resolve-field.js';
+import { OPERATORS, type FieldRef, type Operator, type TextSearch } from '../compiler/query.types.js';
 
 export const CANONICAL_LIMITS = {
   maxDepth: 8,

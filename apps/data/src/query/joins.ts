@@ -3,8 +3,8 @@ import type { Collection, FieldError } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
 import { findCollection } from '../records/collection-lookup.js';
 import { isPlainObject, show } from '../schema/issues.js';
-import { JOIN_TYPES, type CompiledJoinSpec, type JoinType } from './compile-join.js';
-import { resolveField } from './resolve-field.js';
+import { JOIN_TYPES, type CompiledJoinSpec, type JoinType } from '../compiler/compile-join.js';
+import { resolveField } from '../compiler/resolve-field.js';
 
 export interface JoinSettings {
   readonly maxJoins: number;

@@ -7,8 +7,8 @@ import { RecordExpander } from '../records/record-expander.js';
 import { RecordPresenter } from '../records/record-presenter.js';
 import type { RecordResponse, RecordRow } from '../records/record.types.js';
 import { parseCanonical } from './canonical.js';
-import { compileCount, compileSelect, DEFAULT_SORT } from './compile-select.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { compileCount, compileSelect, DEFAULT_SORT } from '../compiler/compile-select.js';
+import { decodeCursor, encodeCursor } from '../compiler/cursor.js';
 import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { checkComplexity } from './complexity.js';
 import { DataConfig } from '../data.config.js';
@@ -16,9 +16,9 @@ import { createValidationPipe, StrataException, type Grants } from '@strata/plat
 
 const pipe = createValidationPipe();
 import { project } from './project.js';
-import { compileJoinSelect } from './compile-join.js';
+import { compileJoinSelect } from '../compiler/compile-join.js';
 import { resolveJoins, type JoinSettings, type ResolvedJoins } from './joins.js';
-import type { CompilableQuery } from './compile-select.js';
+import type { CompilableQuery } from '../compiler/compile-select.js';
 import type { Collection } from '@strata/contracts';
 
 /** A primary row that an outer join did not find: every record column null. */

@@ -5,8 +5,8 @@ import type { Collection, ReferenceProperty } from '@strata/contracts';
 import { StrataException, type Grants } from '@strata/platform';
 import { findCollection } from './collection-lookup.js';
 import { RecordPresenter } from './record-presenter.js';
-import { compileWhere, type TypedWhere } from '../query/compile-where.js';
-import { Params } from '../query/params.js';
+import { compileWhere, type TypedWhere } from '../compiler/compile-where.js';
+import { Params } from '../compiler/params.js';
 import type { RecordRow } from './record.types.js';
 
 export const EXPAND_LIMITS = { maxPaths: 10, maxDepth: 3 } as const;

@@ -17,9 +17,9 @@ import type {
 import type { WriteMode } from './record-data.js';
 import { RecordPresenter } from './record-presenter.js';
 import { parseExpand, RecordExpander } from './record-expander.js';
-import { compileCount, compileSelect } from '../query/compile-select.js';
-import { encodeCursor } from '../query/cursor.js';
-import { buildListQuery } from '../query/list-request.js';
+import { compileCount, compileSelect } from '../compiler/compile-select.js';
+import { encodeCursor } from '../compiler/cursor.js';
+import { buildListQuery } from './list/list-request.js';
 import { validateForWrite } from './record-validation.js';
 import { expiryOf } from './expiry.js';
 import { FailureEvents } from './failure-events.js';

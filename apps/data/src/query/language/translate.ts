@@ -1,12 +1,12 @@
 import type { Collection, FieldError, ReferenceProperty } from '@strata/contracts';
 import { show } from '../../schema/issues.js';
 import { MAX_OFFSET } from '@strata/platform';
-import { typedCondition } from '../check-condition.js';
-import type { AggregateItem, GroupKey } from '../compile-aggregate.js';
-import type { TypedSortKey } from '../compile-select.js';
-import type { TypedWhere } from '../compile-where.js';
-import { resolveField } from '../resolve-field.js';
-import type { FieldRef, Operator, TextSearch } from '../query.types.js';
+import { typedCondition } from '../../compiler/check-condition.js';
+import type { AggregateItem, GroupKey } from '../../compiler/compile-aggregate.js';
+import type { TypedSortKey } from '../../compiler/compile-select.js';
+import type { TypedWhere } from '../../compiler/compile-where.js';
+import { resolveField } from '../../compiler/resolve-field.js';
+import type { FieldRef, Operator, TextSearch } from '../../compiler/query.types.js';
 import type { AstQuery, AstValue, AstWhere } from './parse.js';
 
 export const LANGUAGE_QUERY_LIMITS = { maxConditions: 100, recordsLimit: 100, groupsLimit: 1000 } as const;

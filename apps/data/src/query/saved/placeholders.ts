@@ -1,7 +1,7 @@
 import { ID_FORMATS } from '@strata/contracts';
 import { parseIsoDatetime } from '../../schema/datetime.js';
 import { isPlainObject, show } from '../../schema/issues.js';
-import { OPERATORS as OPERATOR_NAMES } from '../query.types.js';
+import { OPERATORS as OPERATOR_NAMES } from '../../compiler/query.types.js';
 
 export const VARIABLE_TYPES = ['uuid', 'string', 'number', 'boolean', 'datetime'] as const;
 export type VariableType = (typeof VARIABLE_TYPES)[number];

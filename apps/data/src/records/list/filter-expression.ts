@@ -1,4 +1,4 @@
-import type { Operator } from './query.types.js';
+import type { Operator } from '../../compiler/query.types.js';
 
 /** One `key:spec` term of a list filter, values still text. */
 export interface FilterTerm {

@@ -1,13 +1,13 @@
 import type { Collection } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
 import type { FieldError } from '@strata/contracts';
-import { typedCondition, fromText } from './check-condition.js';
-import { DEFAULT_SORT, type CompilableQuery, type TypedSortKey } from './compile-select.js';
-import type { TypedCondition, TypedWhere } from './compile-where.js';
-import { decodeCursor } from './cursor.js';
+import { typedCondition, fromText } from '../../compiler/check-condition.js';
+import { DEFAULT_SORT, type CompilableQuery, type TypedSortKey } from '../../compiler/compile-select.js';
+import type { TypedCondition, TypedWhere } from '../../compiler/compile-where.js';
+import { decodeCursor } from '../../compiler/cursor.js';
 import { FilterSyntaxError, parseFilter, type FilterTerm } from './filter-expression.js';
-import { resolveField } from './resolve-field.js';
-import type { Operator } from './query.types.js';
+import { resolveField } from '../../compiler/resolve-field.js';
+import type { Operator } from '../../compiler/query.types.js';
 
 export const MAX_SORT_KEYS = 5;
 const LEGACY_OPS: Record<string, Operator> = {
