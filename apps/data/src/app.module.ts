@@ -21,7 +21,7 @@ import { LanguageService } from './query/language/language.service.js';
 import { SavedQueriesController } from './query/saved/saved-queries.controller.js';
 import { SavedQueriesService } from './query/saved/saved-queries.service.js';
 import { FailureEvents } from './records/failure-events.js';
-import { SuggestionsStore } from './discovery/suggestions.store.js';
+import { SuggestionsStore } from './collections/suggestions/suggestions.store.js';
 import { SchemaDiscoveryService } from './discovery/schema-discovery.service.js';
 import { SchemaDiscoveryController } from './discovery/schema-discovery.controller.js';
 import { Idempotency } from './records/idempotency.js';

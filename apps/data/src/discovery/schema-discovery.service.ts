@@ -14,7 +14,7 @@ import {
   type Suggestion,
   type SuggestionRow,
   type SuggestionStatus,
-} from './suggestions.store.js';
+} from '../collections/suggestions/suggestions.store.js';
 
 /** Most records one `trigger` reads (in pages of batchSize). */
 export const TRIGGER_MAX_RECORDS = 100_000;

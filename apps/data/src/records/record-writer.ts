@@ -9,7 +9,7 @@ import {
 import { newUuid } from '@strata/crypto';
 import { queryPrepared } from '@strata/db';
 import { StrataException } from '@strata/platform';
-import { SuggestionsStore } from '../discovery/suggestions.store.js';
+import { SuggestionsStore } from '../collections/suggestions/suggestions.store.js';
 import { Outbox } from './outbox.js';
 import { incomingReferences, referencingRecordIds } from './reference-integrity.js';
 import { RecordSecrets } from './record-secrets.js';

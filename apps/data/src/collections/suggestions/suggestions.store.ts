@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Collection } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
-import { isPlainObject } from '../schema/issues.js';
+import { isPlainObject } from '../../schema/issues.js';
 import { inferProperty, type ProposedProperty } from './infer-property.js';
 
 export type SuggestionStatus = 'pending' | 'accepted' | 'rejected';

@@ -1,7 +1,7 @@
 import type { SchemaDiscoveryConfig } from '@strata/contracts';
-import { parseIsoDatetime } from '../schema/datetime.js';
-import { isPlainObject } from '../schema/issues.js';
-import { PROPERTY_NAME } from '../schema/validate-properties.js';
+import { parseIsoDatetime } from '../../schema/datetime.js';
+import { isPlainObject } from '../../schema/issues.js';
+import { PROPERTY_NAME } from '../../schema/validate-properties.js';
 
 /**
  * A property definition as a caller would send it. Discovery proposes these;

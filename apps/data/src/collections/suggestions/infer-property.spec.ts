@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { DEFAULT_SCHEMA_DISCOVERY_CONFIG } from '@strata/contracts';
-import { validateProperties } from '../schema/validate-properties.js';
+import { validateProperties } from '../../schema/validate-properties.js';
 import { inferObject, inferProperty } from './infer-property.js';
 
 const config = DEFAULT_SCHEMA_DISCOVERY_CONFIG;
