@@ -14,6 +14,7 @@ export * from './errors/render-error.js';
 export * from './errors/strata.exception.js';
 export * from './health/readiness.js';
 export * from './health/database.readiness.js';
+export * from './db/transactions.provider.js';
 export * from './http/deprecated.decorator.js';
 export * from './http/idempotency-key.js';
 export * from './http/request-id.middleware.js';

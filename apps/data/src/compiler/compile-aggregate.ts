@@ -2,6 +2,8 @@ import { compileWhere, systemColumn, type TypedWhere } from './compile-where.js'
 import { textCondition } from './compile-text.js';
 import { Params } from './params.js';
 import type { FieldRef, FieldType, TextSearch } from './query.types.js';
+import type { WorkspaceScope } from '@strata/db';
+import type { ScopedStatement } from './scoped-statement.js';
 
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
@@ -19,7 +21,8 @@ export interface AggregateItem {
 }
 
 export interface AggregateQuery {
-  readonly workspace: string;
+  /** The caller's workspace: the first condition of every statement compiled from this query. */
+  readonly scope: WorkspaceScope;
   readonly collectionId: string;
   readonly where?: TypedWhere;
   readonly text?: TextSearch;
@@ -56,10 +59,10 @@ function aggregateExpression(item: AggregateItem, params: Params): string {
  * records query. Groups and ordering refer to output positions, so no field
  * expression is repeated in the SQL; every path is a bind parameter.
  */
-export function compileAggregate(q: AggregateQuery): { sql: string; params: unknown[]; columns: string[] } {
+export function compileAggregate(q: AggregateQuery): ScopedStatement & { columns: string[] } {
   const params = new Params();
   const conditions = [
-    `r.workspace_slug = ${params.add(q.workspace)} AND r.collection_id = ${params.add(q.collectionId, 'uuid')} AND r.deleted_at IS NULL`,
+    `r.workspace_slug = ${params.add(q.scope.workspace)} AND r.collection_id = ${params.add(q.collectionId, 'uuid')} AND r.deleted_at IS NULL`,
   ];
   const outputs = [
     ...q.groups.map((g) => groupExpression(g.field, params)),
@@ -75,5 +78,5 @@ export function compileAggregate(q: AggregateQuery): { sql: string; params: unkn
   if (order.length) sql += ` ORDER BY ${order.map((o) => `${o.position} ${o.direction.toUpperCase()}`).join(', ')}`;
   sql += ` LIMIT ${params.add(q.limit, 'integer')}`;
   if (q.offset) sql += ` OFFSET ${params.add(q.offset, 'integer')}`;
-  return { sql, params: params.values, columns };
+  return { scope: q.scope, sql, params: params.values, columns };
 }

@@ -3,6 +3,7 @@ import { sortExpression, type CompilableQuery } from './compile-select.js';
 import { textCondition } from './compile-text.js';
 import { Params } from './params.js';
 import type { FieldRef } from './query.types.js';
+import type { ScopedStatement } from './scoped-statement.js';
 
 export const JOIN_TYPES = ['inner', 'left', 'right', 'full'] as const;
 export type JoinType = (typeof JOIN_TYPES)[number];
@@ -32,9 +33,9 @@ function joinKey(table: string, field: FieldRef, params: Params): string {
 export function compileJoinSelect(
   q: Omit<CompilableQuery, 'after'>,
   joins: readonly CompiledJoinSpec[],
-): { sql: string; params: unknown[] } {
+): ScopedStatement {
   const params = new Params();
-  const ws = params.add(q.workspace);
+  const ws = params.add(q.scope.workspace);
   const scoped = (collection: string) =>
     `(SELECT * FROM data.records WHERE workspace_slug = ${ws} AND collection_id = ${collection} AND deleted_at IS NULL)`;
   let from = `${scoped(params.add(q.collectionId, 'uuid'))} r LEFT JOIN data.collections c ON c.id = r.collection_id`;
@@ -57,5 +58,5 @@ export function compileJoinSelect(
   let sql = `SELECT r.*, c.record_slug${joined.join('')} FROM ${from}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}
     ORDER BY ${order} LIMIT ${params.add(q.limit, 'integer')}`;
   if (q.offset) sql += ` OFFSET ${params.add(q.offset, 'integer')}`;
-  return { sql, params: params.values };
+  return { scope: q.scope, sql, params: params.values };
 }

@@ -3,6 +3,8 @@ import { Params } from './params.js';
 import type { FieldRef, FieldType } from './query.types.js';
 import type { TextSearch } from './query.types.js';
 import { textCondition } from './compile-text.js';
+import type { WorkspaceScope } from '@strata/db';
+import type { ScopedStatement } from './scoped-statement.js';
 
 export interface TypedSortKey {
   readonly field: FieldRef;
@@ -17,7 +19,8 @@ export const DEFAULT_SORT: readonly TypedSortKey[] = [
 
 /** A records query checked against its collection, ready to compile. */
 export interface CompilableQuery {
-  readonly workspace: string;
+  /** The caller's workspace: the first condition of every statement compiled from this query. */
+  readonly scope: WorkspaceScope;
   readonly collectionId: string;
   readonly where?: TypedWhere;
   /** Sort keys; the record id is always added last as the tie-breaker. */
@@ -29,9 +32,7 @@ export interface CompilableQuery {
   readonly text?: TextSearch;
 }
 
-export interface CompiledSelect {
-  readonly sql: string;
-  readonly params: unknown[];
+export interface CompiledSelect extends ScopedStatement {
   /** Column aliases holding each sort key's text, for the next cursor. */
   readonly keyColumns: readonly string[];
 }
@@ -60,7 +61,7 @@ export function sortExpression(key: TypedSortKey, params: Params): { expr: strin
  */
 export function compileSelect(q: CompilableQuery): CompiledSelect {
   const params = new Params();
-  const scope = `r.workspace_slug = ${params.add(q.workspace)} AND r.collection_id = ${params.add(q.collectionId, 'uuid')} AND r.deleted_at IS NULL`;
+  const scope = `r.workspace_slug = ${params.add(q.scope.workspace)} AND r.collection_id = ${params.add(q.collectionId, 'uuid')} AND r.deleted_at IS NULL`;
   const keys = q.sort.map((k) => ({ ...sortExpression(k, params), direction: k.direction }));
   const conditions = [scope];
   if (q.where) conditions.push(compileWhere(q.where, params));
@@ -72,21 +73,19 @@ export function compileSelect(q: CompilableQuery): CompiledSelect {
   let sql = `SELECT r.*, c.record_slug${selectKeys} FROM data.records r JOIN data.collections c ON c.id = r.collection_id
     WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT ${params.add(q.limit, 'integer')}`;
   if (q.offset) sql += ` OFFSET ${params.add(q.offset, 'integer')}`;
-  return { sql, params: params.values, keyColumns };
+  return { scope: q.scope, sql, params: params.values, keyColumns };
 }
 
 /** The COUNT of the same scope and conditions (asked for with includeCount only). */
-export function compileCount(q: Pick<CompilableQuery, 'workspace' | 'collectionId' | 'where' | 'text'>): {
-  sql: string;
-  params: unknown[];
-} {
+export function compileCount(q: Pick<CompilableQuery, 'scope' | 'collectionId' | 'where' | 'text'>): ScopedStatement {
   const params = new Params();
   const conditions = [
-    `r.workspace_slug = ${params.add(q.workspace)} AND r.collection_id = ${params.add(q.collectionId, 'uuid')} AND r.deleted_at IS NULL`,
+    `r.workspace_slug = ${params.add(q.scope.workspace)} AND r.collection_id = ${params.add(q.collectionId, 'uuid')} AND r.deleted_at IS NULL`,
   ];
   if (q.where) conditions.push(compileWhere(q.where, params));
   if (q.text) conditions.push(textCondition(q.text, params));
   return {
+    scope: q.scope,
     sql: `SELECT count(*)::int AS n FROM data.records r JOIN data.collections c ON c.id = r.collection_id WHERE ${conditions.join(' AND ')}`,
     params: params.values,
   };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { issueWorkspaceScope } from '@strata/db';
 import fc from 'fast-check';
 import { compileCondition, compileWhere, type TypedCondition } from './compile-where.js';
 import { compileCount, compileSelect } from './compile-select.js';
@@ -143,7 +144,7 @@ describe('compileWhere', () => {
 });
 
 describe('compileSelect', () => {
-  const base = { workspace: 'acme', collectionId: '0b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11', limit: 20 };
+  const base = { scope: issueWorkspaceScope('acme'), collectionId: '0b5f8a4e-1d7e-4a36-9a53-5f0d0f0c1a11', limit: 20 };
 
   it('puts the workspace, the collection and live records first, whatever the conditions', () => {
     const { sql, params } = compileSelect({

@@ -7,3 +7,6 @@ export class Params {
     return `$${this.values.length}${cast ? `::${cast}` : ''}`;
   }
 }
+
+/** Binds a value as the next parameter of a statement and answers its placeholder (`$7`). */
+export type Bind = (value: unknown) => string;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { issueWorkspaceScope } from '@strata/db';
 import fc from 'fast-check';
 import type { Collection, FieldError } from '@strata/contracts';
 import { validateProperties } from '../schema/validate-properties.js';
@@ -99,7 +100,7 @@ describe('parseCanonical', () => {
         );
         if (problems.length) return;
         const { sql } = compileSelect({
-          workspace: 'acme',
+          scope: issueWorkspaceScope('acme'),
           collectionId: collection.id,
           ...(parts.where ? { where: parts.where } : {}),
           ...(parts.text ? { text: parts.text } : {}),

@@ -1,6 +1,7 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CallerGrants, RequirePermission, type Grants } from '@strata/platform';
+import { CallerGrants, RequirePermission, type Grants, CallerScope } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { QueryService, type QueryResult } from './query.service.js';
 
@@ -16,10 +17,10 @@ export class QueryController {
   @ApiOperation({ summary: 'Run a canonical query definition; answers {data, meta}' })
   @RequirePermission('records', 'list')
   run(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CallerGrants() grants: Grants,
     @Body() body: CanonicalQueryRequest,
   ): Promise<QueryResult> {
-    return this.queries.run(workspace, grants, body);
+    return this.queries.run(scope, grants, body);
   }
 }

@@ -1,25 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import type { FieldError } from '@strata/contracts';
-import { findCollection } from '../records/collection-lookup.js';
-import { RecordExpander } from '../records/record-expander.js';
+import type { Collection, FieldError } from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
+import { createValidationPipe, StrataException, type Grants } from '@strata/platform';
+import { CollectionsRepository } from '../collections/collections.repository.js';
+import { compileJoinSelect } from '../compiler/compile-join.js';
+import { DEFAULT_SORT, type CompilableQuery } from '../compiler/compile-select.js';
+import { decodeCursor } from '../compiler/cursor.js';
+import { DataConfig } from '../data.config.js';
+import { RecordPages } from '../records/record-pages.js';
 import { RecordPresenter } from '../records/record-presenter.js';
+import { RecordsRepository } from '../records/records.repository.js';
 import type { RecordResponse, RecordRow } from '../records/record.types.js';
 import { parseCanonical } from './canonical.js';
-import { compileCount, compileSelect, DEFAULT_SORT } from '../compiler/compile-select.js';
-import { decodeCursor, encodeCursor } from '../compiler/cursor.js';
-import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { checkComplexity } from './complexity.js';
-import { DataConfig } from '../data.config.js';
-import { createValidationPipe, StrataException, type Grants } from '@strata/platform';
+import { CanonicalQueryRequest } from './dto/canonical.request.js';
+import { resolveJoins, type JoinSettings, type ResolvedJoins } from './joins.js';
+import { project } from './project.js';
 
 const pipe = createValidationPipe();
-import { project } from './project.js';
-import { compileJoinSelect } from '../compiler/compile-join.js';
-import { resolveJoins, type JoinSettings, type ResolvedJoins } from './joins.js';
-import type { CompilableQuery } from '../compiler/compile-select.js';
-import type { Collection } from '@strata/contracts';
 
 /** A primary row that an outer join did not find: every record column null. */
 const NULL_RECORD: Record<string, null> = Object.fromEntries(
@@ -47,27 +45,28 @@ export interface QueryResult {
 @Injectable()
 export class QueryService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly collections: CollectionsRepository,
+    private readonly records: RecordsRepository,
+    private readonly pages: RecordPages,
     private readonly presenter: RecordPresenter,
-    private readonly expander: RecordExpander,
     private readonly config: DataConfig,
   ) {}
 
   /** Runs a definition that arrived some other way than a validated body (a saved query after substitution). */
-  async runDefinition(workspace: string, grants: Grants, definition: unknown): Promise<QueryResult> {
+  async runDefinition(scope: WorkspaceScope, grants: Grants, definition: unknown): Promise<QueryResult> {
     const body = (await pipe.transform(definition, {
       type: 'body',
       metatype: CanonicalQueryRequest,
     })) as CanonicalQueryRequest;
-    return this.run(workspace, grants, body);
+    return this.run(scope, grants, body);
   }
 
-  async run(workspace: string, grants: Grants, body: CanonicalQueryRequest): Promise<QueryResult> {
+  async run(scope: WorkspaceScope, grants: Grants, body: CanonicalQueryRequest): Promise<QueryResult> {
     checkComplexity(body.where, this.config.DATA_QUERY_MAX_CONDITIONS);
-    const c = await findCollection(this.db.manager, workspace, { slug: body.resource });
+    const c = await this.collections.find(scope, { slug: body.resource });
     const problems: FieldError[] = [];
     const parts = parseCanonical(c, body, problems);
-    const joins = await resolveJoins(this.db.manager, workspace, c, body, this.joinSettings(), problems);
+    const joins = await resolveJoins(scope, this.collections, c, body, this.joinSettings(), problems);
     const page = body.page ?? {};
     if (page.cursor !== undefined && page.offset)
       problems.push({ field: 'page.cursor', message: 'cannot be combined with page.offset' });
@@ -80,8 +79,8 @@ export class QueryService {
     // The cursor belongs to the sort it was made with.
     const sortSpec = JSON.stringify(body.sort ?? []);
     const limit = page.limit ?? 20;
-    const query = {
-      workspace,
+    const query: CompilableQuery = {
+      scope,
       collectionId: c.id,
       ...(parts.where ? { where: parts.where } : {}),
       ...(parts.text ? { text: parts.text } : {}),
@@ -90,41 +89,23 @@ export class QueryService {
       ...(page.offset ? { offset: page.offset } : {}),
       ...(page.cursor !== undefined ? { after: decodeCursor(page.cursor, sortSpec, sort.length) } : {}),
     };
-    if (joins) return this.runJoined(c, grants, query, joins, parts.select, page.offset);
-    const compiled = compileSelect({ ...query, limit: limit + 1 });
-    const rows = await this.db.query<(RecordRow & Record<string, string>)[]>(compiled.sql, compiled.params);
-    const pageRows = rows.slice(0, limit);
-    const records = await Promise.all(pageRows.map((row) => this.presenter.record(c, row, grants)));
-    if (parts.include.length) {
-      await this.expander.expand(
-        c,
-        records.map((r) => r.data),
-        parts.include,
-        grants,
-      );
-    }
-    let total: number | undefined;
-    if (page.includeCount) {
-      const count = compileCount(query);
-      total = (await this.db.query<[{ n: number }]>(count.sql, count.params))[0].n;
-    }
-    const last = pageRows.at(-1);
-    const hasMore = rows.length > limit;
+    if (joins) return this.runJoined(scope, c, grants, query, joins, parts.select, page.offset);
+    const result = await this.pages.page(scope, {
+      collection: c,
+      query,
+      sortSpec,
+      includeCount: page.includeCount,
+      expand: { paths: parts.include },
+      grants,
+    });
     return {
-      data: parts.select ? records.map((r) => project(r, parts.select!)) : records,
+      data: parts.select ? result.records.map((r) => project(r, parts.select!)) : result.records,
       meta: {
         limit,
         ...(page.offset !== undefined ? { offset: page.offset } : {}),
-        ...(total !== undefined ? { total } : {}),
-        hasMore,
-        nextCursor:
-          hasMore && last
-            ? encodeCursor(
-                sortSpec,
-                compiled.keyColumns.map((k) => last[k]!),
-                last.id,
-              )
-            : null,
+        ...(result.total !== undefined ? { total: result.total } : {}),
+        hasMore: result.hasMore,
+        nextCursor: result.nextCursor,
       },
     };
   }
@@ -142,16 +123,17 @@ export class QueryService {
    * `{id, data}`, or null when there was none.
    */
   private async runJoined(
+    scope: WorkspaceScope,
     c: Collection,
     grants: Grants,
-    query: Omit<CompilableQuery, 'after'> & { after?: unknown },
+    query: CompilableQuery,
     joins: ResolvedJoins,
     select: string[] | undefined,
     offset: number | undefined,
   ): Promise<QueryResult> {
     const { after: _after, ...rest } = query;
     const compiled = compileJoinSelect({ ...rest, limit: query.limit + 1 }, joins.specs);
-    const rows = await this.db.query<(RecordRow & Record<string, unknown>)[]>(compiled.sql, compiled.params);
+    const rows = await this.records.run<RecordRow & Record<string, unknown>>(scope, compiled);
     const data = await Promise.all(
       rows.slice(0, query.limit).map(async (row) => {
         const primary: Partial<RecordResponse> | Record<string, null> =

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Tx, WorkspaceScope } from '@strata/db';
 import { IdempotencyKeys } from '@strata/platform';
 import { canonicalJson } from '../schema/value-check.js';
 import { DataConfig } from '../data.config.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
 
 export interface StoredResponse<T> {
   readonly status: number;
@@ -17,11 +18,14 @@ export interface StoredResponse<T> {
  */
 @Injectable()
 export class Idempotency {
-  constructor(private readonly config: DataConfig) {}
+  constructor(
+    private readonly config: DataConfig,
+    private readonly repository: IdempotencyRepository,
+  ) {}
 
   async run<T>(
-    tx: EntityManager,
-    workspace: string,
+    scope: WorkspaceScope,
+    tx: Tx,
     key: string | undefined,
     request: unknown,
     work: () => Promise<StoredResponse<T>>,
@@ -29,12 +33,8 @@ export class Idempotency {
     if (key === undefined) return work();
     IdempotencyKeys.check(key);
     const hash = IdempotencyKeys.fingerprint(canonicalJson(request));
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`data-idempotency:${workspace}:${key}`]);
-    const [stored] = await tx.query<{ request_hash: string; status: number; response: T }[]>(
-      `SELECT request_hash, status, response FROM data.idempotency_keys
-        WHERE workspace_slug = $1 AND key = $2 AND created_at > now() - make_interval(hours => $3)`,
-      [workspace, key, this.config.DATA_IDEMPOTENCY_WINDOW_HOURS],
-    );
+    await this.repository.lock(scope, tx, key);
+    const stored = await this.repository.find<T>(scope, tx, key, this.config.DATA_IDEMPOTENCY_WINDOW_HOURS);
     if (stored) {
       if (stored.request_hash !== hash) {
         throw IdempotencyKeys.reused();
@@ -42,11 +42,7 @@ export class Idempotency {
       return { status: stored.status, body: stored.response };
     }
     const result = await work();
-    await tx.query(
-      `INSERT INTO data.idempotency_keys (workspace_slug, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (workspace_slug, key) DO UPDATE SET request_hash = $3, status = $4, response = $5, created_at = now()`,
-      [workspace, key, hash, result.status, JSON.stringify(result.body)],
-    );
+    await this.repository.store(scope, tx, key, hash, result.status, result.body);
     return result;
   }
 }

@@ -1,4 +1,3 @@
-import type { EntityManager } from 'typeorm';
 import { ErrorCode, type PropertyDefinition } from '@strata/contracts';
 import { isUniqueViolation } from '@strata/db';
 import { StrataException } from '@strata/platform';
@@ -18,7 +17,7 @@ export function uniqueFields(properties: readonly PropertyDefinition[]): string[
  * writers of the same value, the second waits for the first and then fails, so
  * there is never a second winner. Values compare type-strictly (42 ≠ "42");
  * absent and null values are not indexed. Rows of an existing record must be
- * cleared first ({@link clearUniqueValues}).
+ * cleared first (RecordsRepository.clearUniqueValues).
  */
 export function addUniqueValues(
   side: SideWrites,
@@ -37,10 +36,6 @@ export function addUniqueValues(
       record_id: recordId,
     });
   }
-}
-
-export async function clearUniqueValues(tx: EntityManager, recordId: string): Promise<void> {
-  await tx.query('DELETE FROM data.unique_values WHERE record_id = $1', [recordId]);
 }
 
 /** Turns a violation of the unique-values key into 409 DUPLICATE_KEY naming the field; rethrows anything else. */

@@ -1,6 +1,7 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CallerGrants, RequirePermission, type Grants } from '@strata/platform';
+import { CallerGrants, RequirePermission, type Grants, CallerScope } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import { LanguageQueryRequest } from './language.request.js';
 import { LanguageService, type LanguageResult } from './language.service.js';
 
@@ -16,10 +17,10 @@ export class LanguageController {
   @ApiOperation({ summary: 'Run a query in the string language (docs/queries.md)' })
   @RequirePermission('records', 'list')
   run(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CallerGrants() grants: Grants,
     @Body() body: LanguageQueryRequest,
   ): Promise<LanguageResult> {
-    return this.language.run(workspace, grants, body);
+    return this.language.run(scope, grants, body);
   }
 }

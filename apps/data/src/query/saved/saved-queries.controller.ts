@@ -10,7 +10,9 @@ import {
   UuidPipe,
   type Grants,
   type Principal,
+  CallerScope,
 } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import {
   CreateSavedQueryRequest,
   ExecuteSavedQueryRequest,
@@ -36,12 +38,12 @@ export class SavedQueriesController {
   @HttpCode(201)
   @RequirePermission('saved-queries', 'create')
   async create(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateSavedQueryRequest,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const saved = await this.saved.create(workspace, principal.id, body);
+    const saved = await this.saved.create(scope, principal.id, body);
     if (saved.deprecatedPlaceholders) {
       setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: '/docs/data.json#saved-query-variables' });
     }
@@ -53,7 +55,7 @@ export class SavedQueriesController {
   @ApiOperation({ summary: 'Legacy execution; answers {result: {rows, meta, fields}}', deprecated: true })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
   async executeLegacy(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordSlug') recordSlug: string,
     @Param('id', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
@@ -63,15 +65,15 @@ export class SavedQueriesController {
   ) {
     const base = req.path.slice(0, req.path.indexOf('/slug/')).replace('/smart-queries', '/saved-queries');
     setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: `${base}/${id}/execute` });
-    const { data, meta } = await this.saved.execute(workspace, grants, id, body.variables ?? {}, recordSlug);
+    const { data, meta } = await this.saved.execute(scope, grants, id, body.variables ?? {}, recordSlug);
     const fields = [...new Set(data.flatMap((row) => Object.keys((row as { data?: object }).data ?? {})))];
     return { result: { rows: data, meta, fields } };
   }
 
   @Get(':resource')
   @RequirePermission('saved-queries', 'list')
-  list(@Param('workspace') workspace: string, @Param('resource') resource: string) {
-    return this.saved.list(workspace, resource);
+  list(@CallerScope() scope: WorkspaceScope, @Param('resource') resource: string) {
+    return this.saved.list(scope, resource);
   }
 
   @Post(':resource/test')
@@ -79,24 +81,24 @@ export class SavedQueriesController {
   @ApiOperation({ summary: 'Check and run a definition without saving it' })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
   test(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('resource') resource: string,
     @CallerGrants() grants: Grants,
     @Body() body: TestSavedQueryRequest,
   ) {
-    return this.saved.test(workspace, grants, resource, body);
+    return this.saved.test(scope, grants, resource, body);
   }
 
   @Post(':id/execute')
   @HttpCode(200)
   @RequireAllPermissions('saved-queries:execute', 'records:list')
   execute(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('id', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
     @Body() body: ExecuteSavedQueryRequest,
   ) {
-    return this.saved.execute(workspace, grants, id, body.variables ?? {});
+    return this.saved.execute(scope, grants, id, body.variables ?? {});
   }
 
   @Post(':resource/:id/execute')
@@ -104,12 +106,12 @@ export class SavedQueriesController {
   @ApiOperation({ summary: 'Earlier canonical execution path' })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
   executeInResource(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('resource') resource: string,
     @Param('id', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
     @Body() body: ExecuteSavedQueryRequest,
   ) {
-    return this.saved.execute(workspace, grants, id, body.variables ?? {}, resource);
+    return this.saved.execute(scope, grants, id, body.variables ?? {}, resource);
   }
 }

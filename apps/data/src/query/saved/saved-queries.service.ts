@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { ErrorCode, type FieldError } from '@strata/contracts';
-import { newUuid } from '@strata/crypto';
-import { isUniqueViolation } from '@strata/db';
+import type { FieldError } from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
 import { StrataException, type Grants } from '@strata/platform';
-import { findCollection } from '../../records/collection-lookup.js';
+import { CollectionsRepository } from '../../collections/collections.repository.js';
 import { isPlainObject, show } from '../../schema/issues.js';
 import { DataConfig } from '../../data.config.js';
 import { QueryService, type QueryResult } from '../query.service.js';
@@ -13,6 +10,7 @@ import { checkComplexity } from '../complexity.js';
 import { parseCanonical } from '../canonical.js';
 import { resolveJoins } from '../joins.js';
 import type { CreateSavedQueryRequest, TestSavedQueryRequest } from './dto/saved-query.requests.js';
+import { SavedQueriesRepository, type SavedQuery } from './saved-queries.repository.js';
 import {
   fitsType,
   SAMPLE_VALUES,
@@ -21,51 +19,6 @@ import {
   VARIABLE_TYPES,
   type VariableDeclaration,
 } from './placeholders.js';
-
-interface SavedQueryRow {
-  id: string;
-  workspace_slug: string;
-  resource: string;
-  name: string;
-  description: string | null;
-  definition: Record<string, unknown>;
-  variables: Record<string, VariableDeclaration>;
-  legacy_placeholders: boolean;
-  created_by: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface SavedQuery {
-  id: string;
-  name: string;
-  description?: string;
-  resource: string;
-  query: Record<string, unknown>;
-  variables: Record<string, VariableDeclaration>;
-  /** True when the definition uses the deprecated `{{var}}` placeholders. */
-  deprecatedPlaceholders: boolean;
-  workspaceSlug: string;
-  createdBy: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-function toSavedQuery(row: SavedQueryRow): SavedQuery {
-  return {
-    id: row.id,
-    name: row.name,
-    ...(row.description !== null ? { description: row.description } : {}),
-    resource: row.resource,
-    query: row.definition,
-    variables: row.variables,
-    deprecatedPlaceholders: row.legacy_placeholders,
-    workspaceSlug: row.workspace_slug,
-    createdBy: row.created_by,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
 
 /**
  * Saved queries: named canonical definitions whose values may be `${var}`
@@ -77,70 +30,64 @@ function toSavedQuery(row: SavedQueryRow): SavedQuery {
 @Injectable()
 export class SavedQueriesService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly repository: SavedQueriesRepository,
+    private readonly collections: CollectionsRepository,
     private readonly queries: QueryService,
     private readonly config: DataConfig,
   ) {}
 
-  async create(workspace: string, actor: string, body: CreateSavedQueryRequest): Promise<SavedQuery> {
-    const { resource, variables, legacy } = await this.check(workspace, body.query, body.variables);
-    try {
-      const [row] = await this.db.query<SavedQueryRow[]>(
-        `INSERT INTO data.saved_queries (id, workspace_slug, resource, name, description, definition, variables, legacy_placeholders, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-        [newUuid(), workspace, resource, body.name, body.description ?? null, body.query, variables, legacy, actor],
-      );
-      return toSavedQuery(row!);
-    } catch (err) {
-      if (isUniqueViolation(err))
-        throw StrataException.conflict(`A saved query named '${body.name}' already exists for ${resource}`);
-      throw err;
-    }
+  async create(scope: WorkspaceScope, actor: string, body: CreateSavedQueryRequest): Promise<SavedQuery> {
+    const { resource, variables, legacy } = await this.check(scope, body.query, body.variables);
+    return this.repository.insert(scope, {
+      resource,
+      name: body.name,
+      description: body.description ?? null,
+      definition: body.query,
+      variables,
+      legacyPlaceholders: legacy,
+      actor,
+    });
   }
 
-  async list(workspace: string, resource: string): Promise<{ results: SavedQuery[] }> {
-    await findCollection(this.db.manager, workspace, { slug: resource });
-    const rows = await this.db.query<SavedQueryRow[]>(
-      'SELECT * FROM data.saved_queries WHERE workspace_slug = $1 AND resource = $2 ORDER BY name',
-      [workspace, resource],
-    );
-    return { results: rows.map(toSavedQuery) };
+  async list(scope: WorkspaceScope, resource: string): Promise<{ results: SavedQuery[] }> {
+    await this.collections.find(scope, { slug: resource });
+    return { results: await this.repository.list(scope, resource) };
   }
 
-  async get(workspace: string, id: string, resource?: string): Promise<SavedQuery> {
-    const rows = await this.db.query<SavedQueryRow[]>(
-      'SELECT * FROM data.saved_queries WHERE workspace_slug = $1 AND id = $2 AND ($3::text IS NULL OR resource = $3)',
-      [workspace, id, resource ?? null],
-    );
-    if (!rows[0]) throw StrataException.notFound(`Saved query ${id} not found`, ErrorCode.NOT_FOUND);
-    return toSavedQuery(rows[0]);
+  get(scope: WorkspaceScope, id: string, resource?: string): Promise<SavedQuery> {
+    return this.repository.get(scope, id, resource);
   }
 
   async execute(
-    workspace: string,
+    scope: WorkspaceScope,
     grants: Grants,
     id: string,
     values: Readonly<Record<string, unknown>>,
     resource?: string,
   ): Promise<QueryResult> {
-    const saved = await this.get(workspace, id, resource);
-    return this.run(workspace, grants, saved.query, saved.variables, values);
+    const saved = await this.get(scope, id, resource);
+    return this.run(scope, grants, saved.query, saved.variables, values);
   }
 
   /** Checks and runs a definition without saving it. */
-  async test(workspace: string, grants: Grants, resource: string, body: TestSavedQueryRequest): Promise<QueryResult> {
+  async test(
+    scope: WorkspaceScope,
+    grants: Grants,
+    resource: string,
+    body: TestSavedQueryRequest,
+  ): Promise<QueryResult> {
     const query = { ...body.query, resource: body.query['resource'] ?? resource };
     if (query.resource !== resource) {
       throw StrataException.validation([
         { field: 'query.resource', message: `must be ${resource}, the collection in the path` },
       ]);
     }
-    const { variables } = await this.check(workspace, query, body.variables);
-    return this.run(workspace, grants, query, variables, body.values ?? {});
+    const { variables } = await this.check(scope, query, body.variables);
+    return this.run(scope, grants, query, variables, body.values ?? {});
   }
 
   private async run(
-    workspace: string,
+    scope: WorkspaceScope,
     grants: Grants,
     definition: Record<string, unknown>,
     declared: Readonly<Record<string, VariableDeclaration>>,
@@ -170,12 +117,12 @@ export class SavedQueriesService {
       );
     }
     if (problems.length) throw StrataException.validation(problems, 'Variables do not fit their declared types');
-    return this.queries.runDefinition(workspace, grants, substitute(definition, values));
+    return this.queries.runDefinition(scope, grants, substitute(definition, values));
   }
 
   /** Validates a definition and its declarations against the collection, with a sample value per variable. */
   private async check(
-    workspace: string,
+    scope: WorkspaceScope,
     definition: Record<string, unknown>,
     rawVariables: Record<string, unknown> | undefined,
   ): Promise<{ resource: string; variables: Record<string, VariableDeclaration>; legacy: boolean }> {
@@ -193,7 +140,7 @@ export class SavedQueriesService {
     }
     if (problems.length) throw StrataException.validation(problems, 'The saved query is not valid');
     checkComplexity(definition['where'], this.config.DATA_QUERY_MAX_CONDITIONS);
-    const c = await findCollection(this.db.manager, workspace, { slug: resource });
+    const c = await this.collections.find(scope, { slug: resource });
     const sample = substitute(
       definition,
       new Map(Object.entries(variables).map(([n, d]) => [n, SAMPLE_VALUES[d.type]])),
@@ -201,7 +148,7 @@ export class SavedQueriesService {
     if (!isPlainObject(sample)) throw StrataException.validation([{ field: 'query', message: 'must be an object' }]);
     const parseProblems: FieldError[] = [];
     parseCanonical(c, sample, parseProblems);
-    await resolveJoins(this.db.manager, workspace, c, definition, this.queries.joinSettings(), parseProblems);
+    await resolveJoins(scope, this.collections, c, definition, this.queries.joinSettings(), parseProblems);
     if (parseProblems.length) {
       throw StrataException.validation(
         parseProblems.map((p) => ({ field: `query.${p.field}`, message: p.message })),

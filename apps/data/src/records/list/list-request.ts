@@ -1,4 +1,5 @@
 import type { Collection } from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import type { FieldError } from '@strata/contracts';
 import { typedCondition, fromText } from '../../compiler/check-condition.js';
@@ -48,7 +49,11 @@ export function splitLegacy(query: Readonly<Record<string, unknown>>): {
  * sort resolves to typed keys, a cursor to its keyset position. Every problem
  * is reported at once, with the parameter it is in.
  */
-export function buildListQuery(c: Collection, p: ListParams): CompilableQuery & { sortSpec: string } {
+export function buildListQuery(
+  scope: WorkspaceScope,
+  c: Collection,
+  p: ListParams,
+): CompilableQuery & { sortSpec: string } {
   const problems: FieldError[] = [];
   const conditions: TypedCondition[] = [];
   const add = (term: FilterTerm, param: string): void => {
@@ -108,7 +113,7 @@ export function buildListQuery(c: Collection, p: ListParams): CompilableQuery & 
     ? { and: conditions.map((condition) => ({ condition })) }
     : undefined;
   return {
-    workspace: c.workspaceSlug,
+    scope,
     collectionId: c.id,
     ...(where ? { where } : {}),
     sort,

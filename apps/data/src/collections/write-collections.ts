@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { ErrorCode, type Collection } from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
-import { findCollectionRevision } from './collection-lookup.js';
-import type { Bind } from './side-writes.js';
+import type { Bind } from '../compiler/params.js';
+import { CollectionsRepository } from './collections.repository.js';
 
 /** The collection a write was validated against, as a row version the write can insist on. */
 export interface CollectionGuard {
   readonly id: string;
-  readonly workspace: string;
+  readonly scope: WorkspaceScope;
   /** The collection row's `xmin`: every change to the row (schema, status, delete) gives it a new one. */
   readonly revision: string;
 }
@@ -29,7 +28,7 @@ export class CollectionChanged extends Error {
  * a new `xmin`, and the re-checked condition no longer holds.
  */
 export function guardSql(guard: CollectionGuard, bind: Bind): string {
-  return `SELECT id FROM data.collections WHERE id = ${bind(guard.id)} AND workspace_slug = ${bind(guard.workspace)}
+  return `SELECT id FROM data.collections WHERE id = ${bind(guard.id)} AND workspace_slug = ${bind(guard.scope.workspace)}
      AND deleted_at IS NULL AND xmin::text = ${bind(guard.revision)} FOR SHARE`;
 }
 
@@ -54,23 +53,23 @@ const MAX_ATTEMPTS = 3;
 export class WriteCollections {
   private readonly cache = new Map<string, Entry>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly collections: CollectionsRepository) {}
 
   async write<T>(
-    workspace: string,
+    scope: WorkspaceScope,
     id: string,
     work: (c: Collection, guard: CollectionGuard) => Promise<T>,
   ): Promise<T> {
-    const key = `${workspace}\u0000${id}`;
+    const key = `${scope.workspace}\u0000${id}`;
     for (let attempt = 1; ; attempt++) {
       const cached = this.cache.get(key);
-      const entry = cached ?? (await this.read(key, workspace, id));
+      const entry = cached ?? (await this.read(key, scope, id));
       try {
-        return await work(entry.collection, { id, workspace, revision: entry.revision });
+        return await work(entry.collection, { id, scope, revision: entry.revision });
       } catch (err) {
         const stale =
           err instanceof CollectionChanged ||
-          (cached !== undefined && (await this.revisionOf(workspace, id, entry.revision)) !== entry.revision);
+          (cached !== undefined && (await this.revisionOf(scope, id, entry.revision)) !== entry.revision);
         if (!stale) throw err;
         this.cache.delete(key);
         if (attempt === MAX_ATTEMPTS) {
@@ -80,17 +79,17 @@ export class WriteCollections {
     }
   }
 
-  private async read(key: string, workspace: string, id: string): Promise<Entry> {
-    const entry = await findCollectionRevision(this.db.manager, workspace, { id });
+  private async read(key: string, scope: WorkspaceScope, id: string): Promise<Entry> {
+    const entry = await this.collections.findRevision(scope, { id });
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, entry);
     return entry;
   }
 
   /** The collection's current revision, or undefined when it is gone; the cached one when it cannot be read. */
-  private async revisionOf(workspace: string, id: string, cached: string): Promise<string | undefined> {
+  private async revisionOf(scope: WorkspaceScope, id: string, cached: string): Promise<string | undefined> {
     try {
-      return (await findCollectionRevision(this.db.manager, workspace, { id })).revision;
+      return (await this.collections.findRevision(scope, { id })).revision;
     } catch (err) {
       if (err instanceof StrataException && err.code === ErrorCode.STRUCTURE_NOT_FOUND) return undefined;
       // Cannot tell (database unreachable, say): the original error stands.
