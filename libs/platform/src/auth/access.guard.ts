@@ -101,14 +101,15 @@ export class AccessGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean | undefined>(USER_ONLY, targets) && principal.type !== 'user') {
       throw StrataException.forbidden('This endpoint needs a user token from an interactive login');
     }
-    const { permissions } = await this.resolver.resolve(principal, workspace);
+    // The credential holds this workspace (the token's claim; a key's own workspace is what the
+    // resolver confirms): once resolved, the request acts within it and nothing wider.
+    const scope = workspace === undefined ? undefined : issueWorkspaceScope(workspace);
+    const { permissions } = await this.resolver.resolve(principal, scope);
     req[GRANTED] = permissions;
-    // The credential holds this workspace (the token's claim, or the key's own workspace as
-    // the resolver confirmed): from here on the request acts within it and nothing wider.
-    if (workspace !== undefined) req[SCOPE] = issueWorkspaceScope(workspace);
-    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
-    if (scope && !holdsScope(principal, scope, permissions)) {
-      throw StrataException.forbidden(`The token lacks the scope '${scope}'`);
+    if (scope) req[SCOPE] = scope;
+    const oauthScope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
+    if (oauthScope && !holdsScope(principal, oauthScope, permissions)) {
+      throw StrataException.forbidden(`The token lacks the scope '${oauthScope}'`);
     }
     if (rule.kind === 'permission') {
       const missing = rule.permissions.filter((p) => {

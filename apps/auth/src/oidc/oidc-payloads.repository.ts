@@ -1,4 +1,5 @@
-import type { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /** Looks up a service account as an OAuth client (client-credentials only). */
@@ -7,9 +8,20 @@ export type ClientLookup = (clientId: string) => Promise<AdapterPayload | undefi
 /**
  * oidc-provider's storage in `iam.oidc_payloads`: sessions, interactions,
  * grants, authorization codes, refresh tokens. JWT access tokens are not
- * stored. Clients come from the service-accounts table.
+ * stored. Clients come from the service-accounts table. The provider's own
+ * state, keyed by its identifiers: not data of a workspace.
  */
-export function postgresAdapter(db: DataSource, findClient: ClientLookup): new (model: string) => Adapter {
+@Injectable()
+export class OidcPayloadsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The adapter class oidc-provider instantiates per model. */
+  adapter(findClient: ClientLookup): new (model: string) => Adapter {
+    return postgresAdapter(this.db, findClient);
+  }
+}
+
+function postgresAdapter(db: DataSource, findClient: ClientLookup): new (model: string) => Adapter {
   return class PostgresAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
