@@ -169,7 +169,7 @@ export class GroupsRepository {
     scope: WorkspaceScope,
     tx: Tx,
     groupId: string,
-    type: PrincipalType | string,
+    type: string,
     principalId: string,
   ): Promise<boolean> {
     const rows = rowsOf(
