@@ -9,6 +9,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { workspaceScopePlugin } from './eslint/workspace-scope.js';
 
 const APPS = ['auth', 'gateway', 'cli', 'data'];
 
@@ -83,6 +84,13 @@ export default tseslint.config(
       ],
     },
   })),
+  // Tenant isolation in the structure: repositories alone reach the database, and only trusted
+  // code issues a WorkspaceScope (eslint/workspace-scope.js lists the exceptions and why).
+  {
+    files: ['**/*.ts'],
+    plugins: { strata: workspaceScopePlugin },
+    rules: { 'strata/data-access': 'error', 'strata/scope-issuers': 'error' },
+  },
   // Libraries never import apps.
   {
     files: ['libs/**/*.ts'],
