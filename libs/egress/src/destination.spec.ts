@@ -113,6 +113,7 @@ describe('checkUrl', () => {
     'http://ｌｏｃａｌｈｏｓｔ/',
   ])('refuses %s', (url) => {
     expect(checkUrl(url)).toMatchObject({
+      kind: 'non-public',
       reason: expect.stringMatching(/^(points to a non-public address: |names )/),
     });
     expect(checkUrl(new URL(url))).toBeDefined();
@@ -132,10 +133,19 @@ describe('checkUrl', () => {
 
   it('refuses what is not an absolute http(s) URL, whatever the policy', () => {
     for (const allowPrivate of [false, true]) {
-      expect(checkUrl('ftp://example.com/', { allowPrivate })).toEqual({ reason: 'must be an http or https URL' });
-      expect(checkUrl('file:///etc/passwd', { allowPrivate })).toEqual({ reason: 'must be an http or https URL' });
-      expect(checkUrl('/relative', { allowPrivate })).toEqual({ reason: 'is not an absolute URL' });
-      expect(checkUrl('http://[fe80::1%25eth0]/', { allowPrivate })).toEqual({ reason: 'is not an absolute URL' });
+      expect(checkUrl('ftp://example.com/', { allowPrivate })).toEqual({
+        kind: 'invalid',
+        reason: 'must be an http or https URL',
+      });
+      expect(checkUrl('file:///etc/passwd', { allowPrivate })).toEqual({
+        kind: 'invalid',
+        reason: 'must be an http or https URL',
+      });
+      expect(checkUrl('/relative', { allowPrivate })).toEqual({ kind: 'invalid', reason: 'is not an absolute URL' });
+      expect(checkUrl('http://[fe80::1%25eth0]/', { allowPrivate })).toEqual({
+        kind: 'invalid',
+        reason: 'is not an absolute URL',
+      });
     }
   });
 
@@ -163,8 +173,8 @@ describe('checkUrl', () => {
 
 describe('checkHost', () => {
   it('refuses what is not a host, and non-public literals and localhost names unless allowed', () => {
-    expect(checkHost('a/b')).toEqual({ reason: 'has an invalid host "a/b"' });
-    expect(checkHost('a/b', { allowPrivate: true })).toEqual({ reason: 'has an invalid host "a/b"' });
+    expect(checkHost('a/b')).toEqual({ kind: 'invalid', reason: 'has an invalid host "a/b"' });
+    expect(checkHost('a/b', { allowPrivate: true })).toEqual({ kind: 'invalid', reason: 'has an invalid host "a/b"' });
     expect(checkHost('0x7f.1')?.reason).toContain('127.0.0.0/8');
     expect(checkHost('[::1]')?.reason).toContain('::1/128');
     expect(checkHost('localhost')?.reason).toContain('RFC 6761');

@@ -17,7 +17,12 @@ export interface EgressOptions {
 
 /** Why a destination is refused. */
 export interface EgressRefusal {
-  /** A phrase that completes "The URL ...": `points to 127.0.0.1, ...`. */
+  /**
+   * `invalid`: not an http(s) URL or not a host, refused whatever the policy;
+   * `non-public`: a destination that only `allowPrivate` lets through.
+   */
+  readonly kind: 'invalid' | 'non-public';
+  /** A phrase that completes "The URL ...": `points to a non-public address: ...`. */
   readonly reason: string;
   /** The verdict on the address, when an address was refused. */
   readonly verdict?: AddressVerdict;
@@ -65,15 +70,15 @@ export function isLocalhostName(name: string): boolean {
  */
 export function checkHost(host: string, options: EgressOptions = {}): EgressRefusal | undefined {
   const parsed = parseHost(host);
-  if (!parsed) return { reason: `has an invalid host ${JSON.stringify(host)}` };
+  if (!parsed) return { kind: 'invalid', reason: `has an invalid host ${JSON.stringify(host)}` };
   if (options.allowPrivate) return undefined;
   if (parsed.kind === 'name')
     return isLocalhostName(parsed.name)
-      ? { reason: `names ${parsed.name}, a loopback name (RFC 6761), not a public address` }
+      ? { kind: 'non-public', reason: `names ${parsed.name}, a loopback name (RFC 6761), not a public address` }
       : undefined;
   const verdict = classifyAddress(parsed.address);
   if (verdict.global) return undefined;
-  return { reason: `points to a non-public address: ${describeVerdict(verdict)}`, verdict };
+  return { kind: 'non-public', reason: `points to a non-public address: ${describeVerdict(verdict)}`, verdict };
 }
 
 /**
@@ -87,8 +92,8 @@ export function checkUrl(url: string | URL, options: EgressOptions = {}): Egress
   try {
     parsed = typeof url === 'string' ? new URL(url) : url;
   } catch {
-    return { reason: 'is not an absolute URL' };
+    return { kind: 'invalid', reason: 'is not an absolute URL' };
   }
-  if (!SCHEMES.has(parsed.protocol)) return { reason: 'must be an http or https URL' };
+  if (!SCHEMES.has(parsed.protocol)) return { kind: 'invalid', reason: 'must be an http or https URL' };
   return checkHost(parsed.hostname, options);
 }

@@ -57,12 +57,12 @@ export function egressLookup(options: EgressLookupOptions = {}): LookupFunction 
       for (const { address } of addresses) {
         if (isIP(address) === 0) {
           const reason = `resolves to ${JSON.stringify(address)}, not an IP address`;
-          return callback(new EgressRefusedError(hostname, { reason }), '', 0);
+          return callback(new EgressRefusedError(hostname, { kind: 'invalid', reason }), '', 0);
         }
         const verdict = classifyAddress(address);
         if (!verdict.global) {
           const reason = `resolves to a non-public address: ${describeVerdict(verdict)}`;
-          return callback(new EgressRefusedError(hostname, { reason, verdict }), '', 0);
+          return callback(new EgressRefusedError(hostname, { kind: 'non-public', reason, verdict }), '', 0);
         }
       }
       pick(hostname, opts, callback)(null, addresses);
