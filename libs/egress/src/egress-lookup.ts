@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { classifyAddress, describeVerdict } from './address-verdict.js';
+import { classifyAddress, describeVerdict, type AddressVerdict } from './address-verdict.js';
 import { checkHost, type EgressOptions, type EgressRefusal } from './destination.js';
 
 /** Name resolution answering every address (dns.lookup with `all: true` has this shape). */
@@ -55,11 +55,11 @@ export function egressLookup(options: EgressLookupOptions = {}): LookupFunction 
     resolve(hostname, { ...opts, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       for (const { address } of addresses) {
-        if (isIP(address) === 0) {
+        const verdict = verdictOf(address);
+        if (!verdict) {
           const reason = `resolves to ${JSON.stringify(address)}, not an IP address`;
           return callback(new EgressRefusedError(hostname, { kind: 'invalid', reason }), '', 0);
         }
-        const verdict = classifyAddress(address);
         if (!verdict.global) {
           const reason = `resolves to a non-public address: ${describeVerdict(verdict)}`;
           return callback(new EgressRefusedError(hostname, { kind: 'non-public', reason, verdict }), '', 0);
@@ -68,6 +68,16 @@ export function egressLookup(options: EgressLookupOptions = {}): LookupFunction 
       pick(hostname, opts, callback)(null, addresses);
     });
   };
+}
+
+/** The verdict on a resolver's answer, or undefined when it is not an IP address (never a throw in a callback). */
+function verdictOf(address: string): AddressVerdict | undefined {
+  if (isIP(address) === 0) return undefined;
+  try {
+    return classifyAddress(address);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Answers all addresses or the first, as the caller asked. */
