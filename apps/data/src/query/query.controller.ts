@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CallerGrants, RequirePermission, type Grants } from '@strata/platform';
+import { CheckedBodyPipe, type CheckedBody } from '../schema/checked-body.js';
 import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { QueryService, type QueryResult } from './query.service.js';
 
@@ -14,12 +15,13 @@ export class QueryController {
   @Post('query')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run a canonical query definition; answers {data, meta}' })
+  @ApiBody({ type: CanonicalQueryRequest })
   @RequirePermission('records', 'list')
   run(
     @Param('workspace') workspace: string,
     @CallerGrants() grants: Grants,
-    @Body() body: CanonicalQueryRequest,
+    @Body(new CheckedBodyPipe(CanonicalQueryRequest)) checked: CheckedBody<CanonicalQueryRequest>,
   ): Promise<QueryResult> {
-    return this.queries.run(workspace, grants, body);
+    return this.queries.run(workspace, grants, checked.body, checked.problems);
   }
 }

@@ -12,9 +12,8 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { checkComplexity } from './complexity.js';
 import { DataConfig } from '../data.config.js';
-import { createValidationPipe, StrataException, type Grants } from '@strata/platform';
-
-const pipe = createValidationPipe();
+import { StrataException, type Grants } from '@strata/platform';
+import { checkBody } from '../schema/checked-body.js';
 import { project } from './project.js';
 import { compileJoinSelect } from './compile-join.js';
 import { resolveJoins, type JoinSettings, type ResolvedJoins } from './joins.js';
@@ -55,17 +54,21 @@ export class QueryService {
 
   /** Runs a definition that arrived some other way than a validated body (a saved query after substitution). */
   async runDefinition(workspace: string, grants: Grants, definition: unknown): Promise<QueryResult> {
-    const body = (await pipe.transform(definition, {
-      type: 'body',
-      metatype: CanonicalQueryRequest,
-    })) as CanonicalQueryRequest;
-    return this.run(workspace, grants, body);
+    const checked = await checkBody(CanonicalQueryRequest, definition);
+    return this.run(workspace, grants, checked.body, checked.problems);
   }
 
-  async run(workspace: string, grants: Grants, body: CanonicalQueryRequest): Promise<QueryResult> {
+  /** `earlier`: the body's own problems (checkBody), answered together with those found against the collection. */
+  async run(
+    workspace: string,
+    grants: Grants,
+    body: CanonicalQueryRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<QueryResult> {
     checkComplexity(body.where, this.config.DATA_QUERY_MAX_CONDITIONS);
+    if (typeof body.resource !== 'string') throw StrataException.validation([...earlier]);
     const c = await findCollection(this.db.manager, workspace, { slug: body.resource });
-    const problems: FieldError[] = [];
+    const problems: FieldError[] = [...earlier];
     const parts = parseCanonical(c, body, problems);
     const joins = await resolveJoins(this.db.manager, workspace, c, body, this.joinSettings(), problems);
     const page = body.page ?? {};

@@ -29,7 +29,14 @@ export class LanguageService {
     private readonly expander: RecordExpander,
   ) {}
 
-  async run(workspace: string, grants: Grants, body: LanguageQueryRequest): Promise<LanguageResult> {
+  /** `earlier`: the body's own problems (checkBody), answered together with the query's. */
+  async run(
+    workspace: string,
+    grants: Grants,
+    body: LanguageQueryRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<LanguageResult> {
+    if (typeof body.query !== 'string') throw StrataException.validation([...earlier]);
     let ast;
     try {
       ast = parseQuery(body.query);
@@ -37,6 +44,7 @@ export class LanguageService {
       if (!(err instanceof QuerySyntaxError)) throw err;
       throw StrataException.validation(
         [
+          ...earlier,
           {
             field: `query@${err.position}`,
             message: `${err.message}${err.expected.length ? ` Expected: ${err.expected.join(', ')}.` : ''}`,
@@ -51,7 +59,7 @@ export class LanguageService {
       if (!collections.has(inc.resource))
         collections.set(inc.resource, await findCollection(this.db.manager, workspace, { slug: inc.resource }));
     }
-    const problems: FieldError[] = [];
+    const problems: FieldError[] = [...earlier];
     const q = translate(ast, c, collections, body.parameters ?? {}, problems);
     if (problems.length) throw StrataException.validation(problems, 'The query does not fit its collection');
     const scope = { workspace, collectionId: c.id };
