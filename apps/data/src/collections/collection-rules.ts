@@ -37,7 +37,7 @@ export function discoveryMode(
   return body.schemaDiscoveryMode ?? fromFlag;
 }
 
-/** defaultSearchField must name a top-level string property. */
+/** defaultSearchField must name a top-level string property that is not secret (its values are encrypted). */
 export function checkDefaultSearchField(
   field: string | undefined,
   properties: readonly PropertyDefinition[],
@@ -48,6 +48,8 @@ export function checkDefaultSearchField(
   if (!property) issues.add('defaultSearchField', `names no property of this collection: "${field}"`);
   else if (property.type !== 'string')
     issues.add('defaultSearchField', `must name a string property ("${field}" is ${property.type})`);
+  else if (property.isSecret)
+    issues.add('defaultSearchField', `must not name a secret property: "${field}" is stored encrypted`);
 }
 
 /** Immutable properties cannot be removed or changed once the collection exists. */

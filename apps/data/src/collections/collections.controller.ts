@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Collection } from '@strata/contracts';
 import type { WorkspaceScope } from '@strata/db';
 import { CallerScope, CurrentPrincipal, RequirePermission, UuidPipe, type Principal } from '@strata/platform';
+import { CheckedBodyPipe, type CheckedBody } from '../schema/checked-body.js';
 import { CollectionsService, type CollectionPage } from './collections.service.js';
 import { CreateCollectionRequest, ListCollectionsQuery, UpdateCollectionRequest } from './dto/collection.requests.js';
 
@@ -21,13 +22,15 @@ export class CollectionsController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a collection (answers 200 with the collection, as the spec states)' })
+  @ApiBody({ type: CreateCollectionRequest })
   @RequirePermission('structures', 'create')
   create(
     @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateCollectionRequest,
+    @Body(new CheckedBodyPipe(CreateCollectionRequest)) checked: CheckedBody<CreateCollectionRequest>,
   ): Promise<Collection> {
-    return this.collections.create(scope, principal.id, body);
+    // The body's problems and the property definitions' are answered together.
+    return this.collections.create(scope, principal.id, checked.body, checked.problems);
   }
 
   @Get()
@@ -49,14 +52,15 @@ export class CollectionsController {
   }
 
   @Put(':id')
+  @ApiBody({ type: UpdateCollectionRequest })
   @RequirePermission('structures', 'update')
   update(
     @CallerScope() scope: WorkspaceScope,
     @Param('id', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
-    @Body() body: UpdateCollectionRequest,
+    @Body(new CheckedBodyPipe(UpdateCollectionRequest)) checked: CheckedBody<UpdateCollectionRequest>,
   ): Promise<Collection> {
-    return this.collections.update(scope, id, principal.id, body);
+    return this.collections.update(scope, id, principal.id, checked.body, undefined, checked.problems);
   }
 
   @Delete(':id')

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   type Collection,
   type CollectionMetadata,
+  type FieldError,
   type ReferenceProperty,
 } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
@@ -53,15 +54,22 @@ export class CollectionsService {
     private readonly indexes: PropertyIndexer,
   ) {}
 
-  async create(scope: WorkspaceScope, actor: string, body: CreateCollectionRequest): Promise<Collection> {
+  /** `earlier`: the body's own problems (checkBody); when there are any, `body` lacks the fields that failed. */
+  async create(
+    scope: WorkspaceScope,
+    actor: string,
+    body: CreateCollectionRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<Collection> {
     const created = await this.transactions.run(async (tx) => {
       const others = await this.repository.lockWorkspace(scope, tx);
       const taken = new Set(others.map((c) => c.record_slug));
       if (body.recordSlug !== undefined && taken.has(body.recordSlug)) {
         throw StrataException.conflict(`A collection with recordSlug '${body.recordSlug}' already exists`);
       }
-      const recordSlug = body.recordSlug ?? freeSlug(slugify(body.name), taken);
+      const recordSlug = body.recordSlug ?? freeSlug(slugify(body.name ?? ''), taken);
       const issues = new Issues();
+      earlier.forEach((e) => issues.add(e.field, e.message));
       const mode = discoveryMode(body, issues);
       const { properties, issues: propertyIssues } = validateProperties(body.properties ?? [], {
         collectionSlug: recordSlug,
@@ -119,6 +127,7 @@ export class CollectionsService {
     actor: string,
     body: UpdateCollectionRequest,
     within?: Tx,
+    earlier: readonly FieldError[] = [],
   ): Promise<Collection> {
     const run = <T>(work: (tx: Tx) => Promise<T>) => (within ? work(within) : this.transactions.run(work));
     // Inside a caller's transaction the change is not committed yet: the caller's changes
@@ -129,6 +138,7 @@ export class CollectionsService {
       if (!current) throw notFound(`Collection ${id} not found`);
       const others = all.filter((c) => c.id !== id);
       const issues = new Issues();
+      earlier.forEach((e) => issues.add(e.field, e.message));
       if (body.recordSlug !== undefined && body.recordSlug !== current.record_slug) {
         issues.add('recordSlug', `is fixed at creation and cannot be changed (it is '${current.record_slug}')`);
       }

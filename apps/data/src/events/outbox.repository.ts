@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { managerOf, queryPrepared, type Tx, type WorkspaceScope } from '@strata/db';
-import type { OutboxRow } from './outbox.js';
+import type { RecordEvent } from '@strata/contracts';
+
+/** An event as the outbox stores it: its id (the message id on the stream), subject and payload. */
+export type OutboxRow = {
+  readonly id: string;
+  readonly subject: string;
+  readonly payload: RecordEvent;
+};
 
 /** A pending event as the relay takes it: the payload as the JSON text it was stored as. */
 export interface PendingEvent {

@@ -3,14 +3,7 @@ import { recordEventSubject, type RecordEvent } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
 import type { Tx, WorkspaceScope } from '@strata/db';
 import { ServiceConfig } from '@strata/platform';
-import { OutboxRepository } from './outbox.repository.js';
-
-/** An event as the outbox stores it: its id (the message id on the stream), subject and payload. */
-export type OutboxRow = {
-  readonly id: string;
-  readonly subject: string;
-  readonly payload: RecordEvent;
-};
+import { OutboxRepository, type OutboxRow } from './outbox.repository.js';
 
 /**
  * Record events go into data.outbox inside the transaction of the change they

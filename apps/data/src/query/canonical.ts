@@ -181,7 +181,9 @@ function selection(c: Collection, raw: unknown, problems: FieldError[]): string[
   }
   const out: string[] = [];
   fields.forEach((name, i) => {
-    const field = typeof name === 'string' ? resolveField(name, c) : { problem: 'must be a field path' };
+    // Selecting a secret field is allowed: the presenter masks it unless the caller holds secrets:reveal.
+    const field =
+      typeof name === 'string' ? resolveField(name, c, false, 'select') : { problem: 'must be a field path' };
     if ('problem' in field) problems.push({ field: `select.fields[${i}]`, message: field.problem });
     else out.push(name as string);
   });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Collection, FieldError } from '@strata/contracts';
 import type { WorkspaceScope } from '@strata/db';
-import { createValidationPipe, StrataException, type Grants } from '@strata/platform';
+import { StrataException, type Grants } from '@strata/platform';
 import { CollectionsRepository } from '../collections/collections.repository.js';
 import { compileJoinSelect } from '../compiler/compile-join.js';
 import { DEFAULT_SORT, type CompilableQuery } from '../compiler/compile-select.js';
@@ -14,10 +14,9 @@ import type { RecordResponse, RecordRow } from '../records/record.types.js';
 import { parseCanonical } from './canonical.js';
 import { checkComplexity } from './complexity.js';
 import { CanonicalQueryRequest } from './dto/canonical.request.js';
+import { checkBody } from '../schema/checked-body.js';
 import { resolveJoins, type JoinSettings, type ResolvedJoins } from './joins.js';
 import { project } from './project.js';
-
-const pipe = createValidationPipe();
 
 /** A primary row that an outer join did not find: every record column null. */
 const NULL_RECORD: Record<string, null> = Object.fromEntries(
@@ -54,17 +53,21 @@ export class QueryService {
 
   /** Runs a definition that arrived some other way than a validated body (a saved query after substitution). */
   async runDefinition(scope: WorkspaceScope, grants: Grants, definition: unknown): Promise<QueryResult> {
-    const body = (await pipe.transform(definition, {
-      type: 'body',
-      metatype: CanonicalQueryRequest,
-    })) as CanonicalQueryRequest;
-    return this.run(scope, grants, body);
+    const checked = await checkBody(CanonicalQueryRequest, definition);
+    return this.run(scope, grants, checked.body, checked.problems);
   }
 
-  async run(scope: WorkspaceScope, grants: Grants, body: CanonicalQueryRequest): Promise<QueryResult> {
+  /** `earlier`: the body's own problems (checkBody), answered together with those found against the collection. */
+  async run(
+    scope: WorkspaceScope,
+    grants: Grants,
+    body: CanonicalQueryRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<QueryResult> {
     checkComplexity(body.where, this.config.DATA_QUERY_MAX_CONDITIONS);
+    if (typeof body.resource !== 'string') throw StrataException.validation([...earlier]);
     const c = await this.collections.find(scope, { slug: body.resource });
-    const problems: FieldError[] = [];
+    const problems: FieldError[] = [...earlier];
     const parts = parseCanonical(c, body, problems);
     const joins = await resolveJoins(scope, this.collections, c, body, this.joinSettings(), problems);
     const page = body.page ?? {};

@@ -27,7 +27,14 @@ export class LanguageService {
     private readonly pages: RecordPages,
   ) {}
 
-  async run(scope: WorkspaceScope, grants: Grants, body: LanguageQueryRequest): Promise<LanguageResult> {
+  /** `earlier`: the body's own problems (checkBody), answered together with the query's. */
+  async run(
+    scope: WorkspaceScope,
+    grants: Grants,
+    body: LanguageQueryRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<LanguageResult> {
+    if (typeof body.query !== 'string') throw StrataException.validation([...earlier]);
     let ast;
     try {
       ast = parseQuery(body.query);
@@ -35,6 +42,7 @@ export class LanguageService {
       if (!(err instanceof QuerySyntaxError)) throw err;
       throw StrataException.validation(
         [
+          ...earlier,
           {
             field: `query@${err.position}`,
             message: `${err.message}${err.expected.length ? ` Expected: ${err.expected.join(', ')}.` : ''}`,
@@ -49,7 +57,7 @@ export class LanguageService {
       if (!collections.has(inc.resource))
         collections.set(inc.resource, await this.collections.find(scope, { slug: inc.resource }));
     }
-    const problems: FieldError[] = [];
+    const problems: FieldError[] = [...earlier];
     const q = translate(ast, c, collections, body.parameters ?? {}, problems);
     if (problems.length) throw StrataException.validation(problems, 'The query does not fit its collection');
     const target = { scope, collectionId: c.id };

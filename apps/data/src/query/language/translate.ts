@@ -53,7 +53,7 @@ export function translate(
   const value = (v: AstValue, at: number): unknown => {
     if ('literal' in v) return v.literal;
     if ('list' in v) return v.list.map((item) => value(item, at));
-    if (!(v.parameter in parameters)) {
+    if (!Object.hasOwn(parameters, v.parameter)) {
       problem(v.at, `parameter :${v.parameter} is not given`);
       return undefined;
     }
@@ -134,7 +134,8 @@ export function translate(
   const select: string[] = [];
   for (const item of ast.select ?? []) {
     if (item.kind !== 'field') continue;
-    const field = resolveField(item.field, c, true);
+    // Selecting a secret field is allowed: the presenter masks it unless the caller holds secrets:reveal.
+    const field = resolveField(item.field, c, true, 'select');
     if ('problem' in field) problems.push({ field: 'query', message: `SELECT: ${field.problem}` });
     else select.push(field.ref.kind === 'system' ? field.ref.column : `data.${field.ref.path.join('.')}`);
   }

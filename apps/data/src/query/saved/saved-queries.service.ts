@@ -36,8 +36,14 @@ export class SavedQueriesService {
     private readonly config: DataConfig,
   ) {}
 
-  async create(scope: WorkspaceScope, actor: string, body: CreateSavedQueryRequest): Promise<SavedQuery> {
-    const { resource, variables, legacy } = await this.check(scope, body.query, body.variables);
+  /** `earlier`: the body's own problems (checkBody), answered together with those of the definition. */
+  async create(
+    scope: WorkspaceScope,
+    actor: string,
+    body: CreateSavedQueryRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<SavedQuery> {
+    const { resource, variables, legacy } = await this.check(scope, body.query, body.variables, earlier);
     return this.repository.insert(scope, {
       resource,
       name: body.name,
@@ -75,14 +81,16 @@ export class SavedQueriesService {
     grants: Grants,
     resource: string,
     body: TestSavedQueryRequest,
+    earlier: readonly FieldError[] = [],
   ): Promise<QueryResult> {
+    if (!isPlainObject(body.query)) throw StrataException.validation([...earlier]);
     const query = { ...body.query, resource: body.query['resource'] ?? resource };
     if (query.resource !== resource) {
       throw StrataException.validation([
         { field: 'query.resource', message: `must be ${resource}, the collection in the path` },
       ]);
     }
-    const { variables } = await this.check(scope, query, body.variables);
+    const { variables } = await this.check(scope, query, body.variables, earlier);
     return this.run(scope, grants, query, variables, body.values ?? {});
   }
 
@@ -97,7 +105,7 @@ export class SavedQueriesService {
     const missing: string[] = [];
     const problems: FieldError[] = [];
     for (const [name, decl] of Object.entries(declared)) {
-      const value = name in given ? given[name] : decl.default;
+      const value = Object.hasOwn(given, name) ? given[name] : decl.default;
       if (value === undefined) {
         if (decl.required !== false) missing.push(name);
         continue;
@@ -107,7 +115,7 @@ export class SavedQueriesService {
       else values.set(name, value);
     }
     for (const name of Object.keys(given)) {
-      if (!(name in declared))
+      if (!Object.hasOwn(declared, name))
         problems.push({ field: `variables.${name}`, message: 'is not a variable of this query' });
     }
     if (missing.length) {
@@ -120,25 +128,31 @@ export class SavedQueriesService {
     return this.queries.runDefinition(scope, grants, substitute(definition, values));
   }
 
-  /** Validates a definition and its declarations against the collection, with a sample value per variable. */
+  /**
+   * Validates a definition and its declarations against the collection, with a
+   * sample value per variable, and reports every problem at once: the body's own
+   * (`earlier`), the declarations, the placeholders, and the definition's fields.
+   */
   private async check(
     scope: WorkspaceScope,
-    definition: Record<string, unknown>,
+    definition: Record<string, unknown> | undefined,
     rawVariables: Record<string, unknown> | undefined,
+    earlier: readonly FieldError[] = [],
   ): Promise<{ resource: string; variables: Record<string, VariableDeclaration>; legacy: boolean }> {
-    const problems: FieldError[] = [];
-    const resource = definition['resource'];
-    if (typeof resource !== 'string') {
-      throw StrataException.validation([{ field: 'query.resource', message: 'is required: the collection slug' }]);
-    }
+    const problems: FieldError[] = [...earlier];
     const variables = declarations(rawVariables, problems);
     const scan = scanPlaceholders(definition);
     problems.push(...scan.problems);
     for (const name of scan.names) {
-      if (!variables[name])
+      if (!Object.hasOwn(variables, name))
         problems.push({ field: `variables.${name}`, message: 'is used in the query but not declared' });
     }
-    if (problems.length) throw StrataException.validation(problems, 'The saved query is not valid');
+    const resource = definition?.['resource'];
+    if (definition === undefined || typeof resource !== 'string') {
+      if (definition !== undefined)
+        problems.push({ field: 'query.resource', message: 'is required: the collection slug' });
+      throw StrataException.validation(problems, 'The saved query is not valid');
+    }
     checkComplexity(definition['where'], this.config.DATA_QUERY_MAX_CONDITIONS);
     const c = await this.collections.find(scope, { slug: resource });
     const sample = substitute(
@@ -149,10 +163,17 @@ export class SavedQueriesService {
     const parseProblems: FieldError[] = [];
     parseCanonical(c, sample, parseProblems);
     await resolveJoins(scope, this.collections, c, definition, this.queries.joinSettings(), parseProblems);
-    if (parseProblems.length) {
+    // A part already reported (a placeholder where a field name goes) is not reported twice.
+    const reported = problems.map((p) => p.field);
+    const ownProblems = problems.length;
+    for (const p of parseProblems) {
+      const field = `query.${p.field}`;
+      if (!reported.some((r) => field === r || field.startsWith(`${r}.`))) problems.push({ field, message: p.message });
+    }
+    if (problems.length) {
       throw StrataException.validation(
-        parseProblems.map((p) => ({ field: `query.${p.field}`, message: p.message })),
-        'The query does not fit its collection',
+        problems,
+        ownProblems === 0 ? 'The query does not fit its collection' : 'The saved query is not valid',
       );
     }
     return { resource, variables, legacy: scan.legacy };
@@ -163,7 +184,8 @@ function declarations(
   raw: Record<string, unknown> | undefined,
   problems: FieldError[],
 ): Record<string, VariableDeclaration> {
-  const out: Record<string, VariableDeclaration> = {};
+  // A Map, then own properties: a variable may be called toString or valueOf.
+  const out = new Map<string, VariableDeclaration>();
   for (const [name, value] of Object.entries(raw ?? {})) {
     const at = `variables.${name}`;
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
@@ -184,11 +206,11 @@ function declarations(
     if (value['default'] !== undefined && !fitsType(type, value['default'])) {
       problems.push({ field: `${at}.default`, message: `must be a ${type}` });
     }
-    out[name] = {
+    out.set(name, {
       type,
       ...(required !== undefined ? { required: required === true } : {}),
       ...(value['default'] !== undefined ? { default: value['default'] } : {}),
-    };
+    });
   }
-  return out;
+  return Object.fromEntries(out);
 }

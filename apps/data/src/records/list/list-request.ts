@@ -11,16 +11,17 @@ import { resolveField } from '../../compiler/resolve-field.js';
 import type { Operator } from '../../compiler/query.types.js';
 
 export const MAX_SORT_KEYS = 5;
-const LEGACY_OPS: Record<string, Operator> = {
-  gt: 'gt',
-  gte: 'gte',
-  lt: 'lt',
-  lte: 'lte',
-  ne: 'ne',
-  in: 'in',
-  contains: 'contains',
-  startswith: 'startsWith',
-};
+/** A Map, so that `data.x[constructor]` names no operator. */
+const LEGACY_OPS: ReadonlyMap<string, Operator> = new Map([
+  ['gt', 'gt'],
+  ['gte', 'gte'],
+  ['lt', 'lt'],
+  ['lte', 'lte'],
+  ['ne', 'ne'],
+  ['in', 'in'],
+  ['contains', 'contains'],
+  ['startswith', 'startsWith'],
+]);
 
 export interface ListParams {
   readonly filter?: string | undefined;
@@ -37,10 +38,12 @@ export function splitLegacy(query: Readonly<Record<string, unknown>>): {
   legacy: Record<string, unknown>;
   rest: Record<string, unknown>;
 } {
-  const legacy: Record<string, unknown> = {};
-  const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) (key.startsWith('data.') ? legacy : rest)[key] = value;
-  return { legacy, rest };
+  // fromEntries defines own properties: a parameter named __proto__ stays a parameter.
+  const entries = Object.entries(query);
+  return {
+    legacy: Object.fromEntries(entries.filter(([key]) => key.startsWith('data.'))),
+    rest: Object.fromEntries(entries.filter(([key]) => !key.startsWith('data.'))),
+  };
 }
 
 /**
@@ -82,11 +85,11 @@ export function buildListQuery(
   }
   for (const [key, raw] of Object.entries(p.legacy)) {
     const m = /^data\.([A-Za-z0-9_.]+?)(?:\[([a-z]+)\])?$/.exec(key);
-    const op = m ? (m[2] === undefined ? 'eq' : LEGACY_OPS[m[2]]) : undefined;
+    const op = m ? (m[2] === undefined ? 'eq' : LEGACY_OPS.get(m[2])) : undefined;
     if (!m || !op) {
       problems.push({
         field: key,
-        message: `is not a filter parameter (data.<field> or data.<field>[${Object.keys(LEGACY_OPS).join('|')}])`,
+        message: `is not a filter parameter (data.<field> or data.<field>[${[...LEGACY_OPS.keys()].join('|')}])`,
       });
       continue;
     }

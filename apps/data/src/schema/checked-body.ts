@@ -1,0 +1,148 @@
+import { Injectable, type PipeTransform } from '@nestjs/common';
+import { ErrorCode, type FieldError } from '@strata/contracts';
+import { createValidationPipe, StrataException } from '@strata/platform';
+import { isPlainObject } from './issues.js';
+
+export const BODY_LIMITS = {
+  /** Objects and arrays inside one another, the body itself included. */
+  maxDepth: 32,
+} as const;
+
+/**
+ * Keys that the platform's validation pipe deletes wherever they appear (Nest's
+ * `stripProtoKeys`). Deleted silently, `{"where": {"constructor": …}}` would
+ * become a query without that condition: they are refused by path instead.
+ */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export interface CheckedBody<T> {
+  /**
+   * The body as its DTO describes it. When `problems` is not empty, the fields
+   * that failed (and any the DTO does not know) are absent, required ones too:
+   * a caller may go on checking the rest, but must answer `problems` in the end.
+   */
+  readonly body: T;
+  readonly problems: readonly FieldError[];
+}
+
+/**
+ * Checks a request body with the platform's validation pipe without stopping
+ * there, so that a service can report the DTO's problems together with those
+ * that only it can find (property definitions, fields of a query), in one 400.
+ *
+ * Before the pipe, the body is copied without recursion: keys the pipe would
+ * delete are refused by path, and a field nesting deeper than
+ * {@link BODY_LIMITS.maxDepth} levels is refused (and dropped) before anything
+ * recursive sees it. After the pipe, free-form fields (plain objects and
+ * arrays: a query's `where`, a saved query's variables, property definitions)
+ * are taken from that copy, because class-transformer drops every key that
+ * names an inherited method (`toString`, `valueOf`, …), and those are ordinary
+ * field and variable names here.
+ */
+export async function checkBody<T extends object>(metatype: new () => T, raw: unknown): Promise<CheckedBody<T>> {
+  const problems: FieldError[] = [];
+  const clean = copyJson(raw, problems);
+  try {
+    const instance = (await createValidationPipe().transform(clean, { type: 'body', metatype })) as T;
+    if (isPlainObject(clean)) restoreFreeForm(instance as Record<string, unknown>, clean);
+    return { body: instance, problems };
+  } catch (err) {
+    if (!(err instanceof StrataException) || err.code !== ErrorCode.VALIDATION_ERROR || !Array.isArray(err.details))
+      throw err;
+    problems.push(...err.details);
+    const failed = new Set(problems.map((p) => topField(p.field)));
+    const partial = isPlainObject(clean)
+      ? Object.fromEntries(Object.entries(clean).filter(([key]) => !failed.has(key)))
+      : {};
+    return { body: partial as T, problems };
+  }
+}
+
+/** `@Body(new CheckedBodyPipe(Dto)) checked: CheckedBody<Dto>`: see {@link checkBody}. */
+@Injectable()
+export class CheckedBodyPipe<T extends object> implements PipeTransform<unknown, Promise<CheckedBody<T>>> {
+  constructor(private readonly metatype: new () => T) {}
+
+  transform(value: unknown): Promise<CheckedBody<T>> {
+    return checkBody(this.metatype, value);
+  }
+}
+
+/** Throws the problems of a checked body, if any, and returns the body. */
+export function bodyOrThrow<T>(checked: CheckedBody<T>): T {
+  if (checked.problems.length) throw StrataException.validation([...checked.problems]);
+  return checked.body;
+}
+
+/** `page.limit` → `page`; `properties[2].name` → `properties`. */
+function topField(path: string): string {
+  return /^[^.[]*/.exec(path)![0];
+}
+
+/**
+ * A copy of parsed JSON with own keys only, made with an explicit stack (so no
+ * depth exhausts the call stack). Reserved keys are left out and reported; a
+ * top-level field nesting deeper than the limit is reported once and left out.
+ */
+function copyJson(raw: unknown, problems: FieldError[]): unknown {
+  const holder: { value?: unknown } = {};
+  const tooDeep = new Set<string>();
+  const stack: { from: unknown; path: string; top: string; depth: number; put: (v: unknown) => void }[] = [
+    { from: raw, path: '', top: '', depth: 1, put: (v) => (holder.value = v) },
+  ];
+  while (stack.length) {
+    const { from, path, top, depth, put } = stack.pop()!;
+    if (typeof from !== 'object' || from === null) {
+      put(from);
+      continue;
+    }
+    if (depth > BODY_LIMITS.maxDepth) {
+      tooDeep.add(top);
+      continue;
+    }
+    const children: { key: string; value: unknown; path: string; put: (v: unknown) => void }[] = [];
+    if (Array.isArray(from)) {
+      const out: unknown[] = [];
+      put(out);
+      from.forEach((value, i) =>
+        children.push({ key: String(i), value, path: `${path}[${i}]`, put: (v) => (out[i] = v) }),
+      );
+    } else {
+      const out: Record<string, unknown> = {};
+      put(out);
+      for (const [key, value] of Object.entries(from as Record<string, unknown>)) {
+        const at = path ? `${path}.${key}` : key;
+        if (RESERVED_KEYS.has(key)) {
+          problems.push({ field: at, message: `"${key}" is not accepted as a field, operator or variable name` });
+          continue;
+        }
+        children.push({ key, value, path: at, put: (v) => (out[key] = v) });
+      }
+    }
+    for (const child of children.reverse()) {
+      stack.push({ from: child.value, path: child.path, top: top || child.key, depth: depth + 1, put: child.put });
+    }
+  }
+  // The copy stops at the limit; a field cut there is not checked any further.
+  const value = holder.value;
+  for (const top of tooDeep) {
+    problems.push({ field: top, message: `nests deeper than ${BODY_LIMITS.maxDepth} levels` });
+    if (isPlainObject(value)) delete value[top];
+  }
+  return value;
+}
+
+/** Puts back the copy's plain objects and arrays in place of what class-transformer made of them. */
+function restoreFreeForm(instance: Record<string, unknown>, clean: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(instance)) {
+    if (!Object.hasOwn(clean, key)) continue;
+    const plain = Array.isArray(value) ? value.every((v) => !isClassInstance(v)) : !isClassInstance(value);
+    if (plain && typeof value === 'object' && value !== null) instance[key] = clean[key];
+  }
+}
+
+function isClassInstance(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto !== Object.prototype && proto !== null;
+}
