@@ -7,6 +7,7 @@ export * from './auth/route-access.check.js';
 export * from './bootstrap.js';
 export * from './config/load-config.js';
 export * from './config/service-config.js';
+export * from './config/key-ring.config.js';
 export * from './config/not-default-in-production.js';
 export * from './errors/error-shape.decorator.js';
 export * from './errors/error.filter.js';
