@@ -60,7 +60,9 @@ export class SchemaDiscoveryService {
             ORDER BY updated_at DESC, id LIMIT $2 OFFSET $3`,
           [c.id, Math.min(page, limit - offset), offset],
         );
-        for (const row of rows) await this.store.observe(tx, c, this.secrets.open(c.id, c.properties, row.data));
+        // Discovery samples fields the collection does not define: secrets (and envelopes a removed
+        // secret field left behind) are masked, never decrypted into a suggestion's sampleValue.
+        for (const row of rows) await this.store.observe(tx, c, this.secrets.mask(c.properties, row.data));
         scanned += rows.length;
         if (rows.length < page) break;
       }

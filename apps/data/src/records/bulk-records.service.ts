@@ -113,7 +113,7 @@ export class BulkRecordsService {
         const done = await attempt(tx, index, item.id, errors, async () => {
           const row = await loadForUpdate(tx, workspace, item.id);
           const c = await this.collection(tx, collections, workspace, row.collection_id);
-          const previous = this.secrets.open(c.id, c.properties, row.data);
+          const previous = this.secrets.open(c, row.id, row.data);
           const data = await validateForWrite(tx, c, 'patch', item.data, previous, !body.options?.skipValidation);
           const after = await this.writer.update(tx, c, row, data, actor, {
             action: 'update',

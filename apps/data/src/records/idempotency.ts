@@ -14,6 +14,9 @@ export interface StoredResponse<T> {
  * transaction as the change it made, and a repeat inside the window returns it
  * without running again. Concurrent repeats wait on an advisory lock for the
  * first to finish. Reusing a key for a different request is a 422.
+ * `toStore` turns the response into what may be kept (a record's secrets masked:
+ * a stored response is neither a place for plaintext at rest nor a way around
+ * `secrets:reveal` for whoever repeats the key).
  */
 @Injectable()
 export class Idempotency {
@@ -25,6 +28,7 @@ export class Idempotency {
     key: string | undefined,
     request: unknown,
     work: () => Promise<StoredResponse<T>>,
+    toStore: (body: T) => T = (body) => body,
   ): Promise<StoredResponse<T>> {
     if (key === undefined) return work();
     IdempotencyKeys.check(key);
@@ -45,7 +49,7 @@ export class Idempotency {
     await tx.query(
       `INSERT INTO data.idempotency_keys (workspace_slug, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (workspace_slug, key) DO UPDATE SET request_hash = $3, status = $4, response = $5, created_at = now()`,
-      [workspace, key, hash, result.status, JSON.stringify(result.body)],
+      [workspace, key, hash, result.status, JSON.stringify(toStore(result.body))],
     );
     return result;
   }

@@ -117,7 +117,9 @@ export class RecordExpander {
       params.values,
     );
     const out = new Map<string, Expanded>();
-    for (const row of rows) out.set(row.key, { id: row.id, data: await this.presenter.data(target, row.data, grants) });
+    for (const row of rows) {
+      out.set(row.key, { id: row.id, data: await this.presenter.data(target, row.id, row.data, grants) });
+    }
     return out;
   }
 }

@@ -5,11 +5,13 @@ import { Issues } from '../schema/issues.js';
 import { computeFields, prepareRecordData, type WriteMode } from './record-data.js';
 import { normalizeDatetimes } from './normalize.js';
 import { checkReferenceTargets } from './reference-integrity.js';
+import { nonStringSecrets, secretFields } from './secret-paths.js';
 
 /**
  * Prepares, checks and computes the data of one write; every problem in one 400.
  * With `validate: false` (skipValidation) the schema checks are skipped, but
- * computed fields, reference targets and the rules of the write mode still apply.
+ * computed fields, reference targets, the rules of the write mode and the type of
+ * secret fields (strings, which are sealed) still apply.
  */
 export async function validateForWrite(
   tx: EntityManager,
@@ -21,6 +23,11 @@ export async function validateForWrite(
 ): Promise<Record<string, unknown>> {
   const prepared = prepareRecordData(c, mode, input, previous);
   const issues = validate ? prepared.issues : new Issues();
+  if (!validate) {
+    for (const path of nonStringSecrets(secretFields(c.properties), prepared.data)) {
+      issues.add(`data.${path}`, 'is a secret field: must be a string or null');
+    }
+  }
   if (!issues.count) await computeFields(c.properties, prepared.data, 'persisted', issues);
   if (!issues.count) await checkReferenceTargets(tx, c.workspaceSlug, c.properties, prepared.data, issues);
   if (issues.count) throw StrataException.validation([...issues.list], 'The record does not match its collection');

@@ -81,11 +81,11 @@ export class RecordWriter {
     },
   ): Promise<RecordRow> {
     await this.assignCounters(db, c, plain);
-    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(db, c, plain);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.observe(db, c, plain);
     const id = newUuid();
-    const sealed = this.secrets.seal(c.id, c.properties, plain);
+    const sealed = this.secrets.seal(c, id, plain);
     const side = new SideWrites();
-    const changes = this.maskChanges(c.properties, diff({}, plain));
+    const changes = this.secrets.maskChanges(c.properties, diff({}, plain));
     addUniqueValues(side, c.id, id, uniqueFields(c.properties), plain);
     if (c.enableVersioning) {
       side.add('data.record_versions', {
@@ -180,8 +180,8 @@ export class RecordWriter {
       expiresAt?: Date | null | undefined;
     },
   ): Promise<RecordRow> {
-    const before = this.secrets.open(c.id, c.properties, current.data);
-    const sealed = this.secrets.seal(c.id, c.properties, plain);
+    const before = this.secrets.open(c, current.id, current.data);
+    const sealed = this.secrets.seal(c, current.id, plain);
     const [updated] = await queryPrepared<RecordRow>(
       tx,
       `UPDATE data.records SET data = $2, metadata = COALESCE($3, metadata), version = version + 1, updated_by = $4,
@@ -201,7 +201,7 @@ export class RecordWriter {
     );
     const row: RecordRow = { ...updated!, record_slug: c.recordSlug };
     if (uniqueFields(c.properties).length) await clearUniqueValues(tx, current.id);
-    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(tx, c, plain);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.observe(tx, c, plain);
     const side = new SideWrites();
     addUniqueValues(side, c.id, current.id, uniqueFields(c.properties), plain);
     if (c.enableVersioning || options.createVersion) this.addVersion(side, row, before, plain, sealed, c.properties);
@@ -240,7 +240,6 @@ export class RecordWriter {
     options: { permanent: boolean; emit: boolean; event?: 'record_deleted' | 'record_expired' },
   ): Promise<void> {
     await this.applyOnDelete(tx, c, current, actor, options.permanent);
-    const plain = this.secrets.open(c.id, c.properties, current.data);
     const side = new SideWrites();
     if (options.permanent) {
       await tx.query('DELETE FROM data.records WHERE id = $1', [current.id]);
@@ -260,7 +259,8 @@ export class RecordWriter {
           workspaceSlug: c.workspaceSlug,
           recordSlug: c.recordSlug,
           recordId: current.id,
-          data: toEventRecord(current, this.secrets.mask(c.properties, plain)),
+          // Masked from the stored data: nothing to decrypt.
+          data: toEventRecord(current, this.secrets.mask(c.properties, current.data)),
           timestamp: new Date().toISOString(),
           deletedBy: actor,
         }),
@@ -276,9 +276,12 @@ export class RecordWriter {
     actor: string,
     permanent: boolean,
   ): Promise<void> {
-    const plain = this.secrets.open(c.id, c.properties, current.data);
+    let plain: Record<string, unknown> | undefined;
     for (const ref of await incomingReferences(tx, c.workspaceSlug, c.recordSlug)) {
-      const key = ref.property.targetField === 'id' ? current.id : plain[ref.property.targetField];
+      const key =
+        ref.property.targetField === 'id'
+          ? current.id
+          : (plain ??= this.secrets.open(c, current.id, current.data))[ref.property.targetField];
       if (key === undefined || key === null) continue;
       const ids = (await referencingRecordIds(tx, ref, key)).filter((id) => id !== current.id);
       if (ids.length === 0) continue;
@@ -309,13 +312,18 @@ export class RecordWriter {
         if (ref.property.onDelete === 'cascade') {
           await this.delete(tx, referencing, row, actor, { permanent, emit: true });
         } else {
-          const data = this.secrets.open(ref.collectionId, ref.properties, row.data);
+          const data = this.secrets.open(referencing, row.id, row.data);
           const value = data[ref.property.name];
           data[ref.property.name] = Array.isArray(value) ? value.filter((v) => v !== key) : null;
           await this.update(tx, referencing, row, data, actor, { action: 'update', emit: true });
         }
       }
     }
+  }
+
+  /** Discovery sees the write with secrets masked: a suggestion's sampleValue never holds one. */
+  private async observe(tx: EntityManager, c: WriteCollection, plain: Record<string, unknown>): Promise<void> {
+    await this.suggestions.observe(tx, c, this.secrets.mask(c.properties, plain));
   }
 
   private async assignCounters(tx: EntityManager, c: WriteCollection, plain: Record<string, unknown>): Promise<void> {
@@ -343,7 +351,7 @@ export class RecordWriter {
       record_id: row.id,
       version: row.version,
       data: sealed,
-      changes: this.maskChanges(properties, diff(before, after)),
+      changes: this.secrets.maskChanges(properties, diff(before, after)),
       updated_by: row.updated_by,
       updated_at: row.updated_at,
     });
@@ -357,7 +365,7 @@ export class RecordWriter {
     actor: string,
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
-    this.logMasked(side, recordId, action, actor, this.maskChanges(c.properties, changes));
+    this.logMasked(side, recordId, action, actor, this.secrets.maskChanges(c.properties, changes));
   }
 
   /** A changelog entry whose secret fields are already masked. */
@@ -369,18 +377,5 @@ export class RecordWriter {
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
     side.add('data.record_changelog', { id: newUuid(), record_id: recordId, action, user_id: actor, changes });
-  }
-
-  private maskChanges(
-    properties: readonly PropertyDefinition[],
-    changes: Record<string, { old: unknown; new: unknown }>,
-  ): Record<string, { old: unknown; new: unknown }> {
-    const secret = new Set(properties.filter((p) => p.type === 'string' && p.isSecret).map((p) => p.name));
-    return Object.fromEntries(
-      Object.entries(changes).map(([k, v]) => [
-        k,
-        secret.has(k) ? { old: v.old === null ? null : '********', new: v.new === null ? null : '********' } : v,
-      ]),
-    );
   }
 }

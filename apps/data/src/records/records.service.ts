@@ -86,7 +86,11 @@ export class RecordsService {
     let response = await this.presenter.record(c, row, grants);
     if (query.version !== undefined && query.version !== row.version) {
       const version = await this.version(row.id, query.version);
-      response = { ...response, version: version.version, data: await this.presenter.data(c, version.data, grants) };
+      response = {
+        ...response,
+        version: version.version,
+        data: await this.presenter.data(c, row.id, version.data, grants),
+      };
     }
     if (paths.length) await this.expander.expand(c, [response.data], paths, grants);
     return {
@@ -217,10 +221,10 @@ export class RecordsService {
       versions: await Promise.all(
         versions.map(async (v) => ({
           version: v.version,
-          data: await this.presenter.data(c, v.data, grants),
+          data: await this.presenter.data(c, row.id, v.data, grants),
           updatedAt: v.updated_at.toISOString(),
           updatedBy: v.updated_by,
-          changes: v.changes,
+          changes: this.presenter.changes(c, v.changes),
           ...(v.version === 1 ? { createdAt: row.created_at.toISOString() } : {}),
         })),
       ),
@@ -236,7 +240,7 @@ export class RecordsService {
       const row = await this.load(tx, workspace, id, true, true);
       const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
       const old = await this.version(id, body.version, tx);
-      const plain = this.secrets.open(c.id, c.properties, old.data);
+      const plain = this.secrets.open(c, id, old.data);
       const deleted = row.deleted_at !== null;
       const issues = new Issues();
       await checkReferenceTargets(tx, workspace, c.properties, plain, issues);
@@ -254,7 +258,8 @@ export class RecordsService {
   }
 
   async changelog(workspace: string, id: string, query: ChangelogQuery) {
-    await this.load(this.db.manager, workspace, id, false, true);
+    const record = await this.load(this.db.manager, workspace, id, false, true);
+    const c = await findCollection(this.db.manager, workspace, { id: record.collection_id });
     const rows = await this.db.query<
       {
         id: string;
@@ -281,7 +286,10 @@ export class RecordsService {
         userName: e.user_id,
         timestamp: e.at.toISOString(),
         changes: Object.fromEntries(
-          Object.entries(e.changes).map(([field, c]) => [field, { field, oldValue: c.old, newValue: c.new }]),
+          Object.entries(this.presenter.changes(c, e.changes)).map(([field, change]) => [
+            field,
+            { field, oldValue: change.old, newValue: change.new },
+          ]),
         ),
         metadata: e.metadata ?? {},
       })),
@@ -311,7 +319,7 @@ export class RecordsService {
           const c = await findCollection(tx, workspace, { id: row.collection_id }, true);
           reached(c);
           checkVersion(row, options.expectedVersion);
-          const previous = this.secrets.open(c.id, c.properties, row.data);
+          const previous = this.secrets.open(c, row.id, row.data);
           const data = await validateForWrite(tx, c, mode, input, previous, options.validate);
           const updated = await this.writer.update(tx, c, row, data, actor, {
             action: 'update',

@@ -47,44 +47,55 @@ export class UpsertService {
     return this.db.transaction(async (tx) => {
       const c = await findCollection(tx, workspace, { slug }, true);
       checkMatch(c, body.match);
-      return this.idempotency.run<UpsertResult>(tx, workspace, idempotencyKey, { slug, ...body }, async () => {
-        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-          `data-upsert:${c.id}:${canonicalJson(body.match)}`,
-        ]);
-        const rows = await tx.query<RecordRow[]>(
-          `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
+      const masked = (result: UpsertResult): UpsertResult => ({
+        ...result,
+        data: { ...result.data, data: this.secrets.mask(c.properties, result.data.data) },
+      });
+      return this.idempotency.run<UpsertResult>(
+        tx,
+        workspace,
+        idempotencyKey,
+        { slug, ...body },
+        async () => {
+          await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+            `data-upsert:${c.id}:${canonicalJson(body.match)}`,
+          ]);
+          const rows = await tx.query<RecordRow[]>(
+            `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
             WHERE r.collection_id = $1 AND r.deleted_at IS NULL AND r.data @> $2::jsonb
             ORDER BY r.created_at, r.id LIMIT 2 FOR UPDATE OF r`,
-          [c.id, JSON.stringify(body.match)],
-        );
-        if (rows.length > 1)
-          throw StrataException.conflict('match is ambiguous: more than one record holds these values');
-        const current = rows[0];
-        if (!current) {
-          const data = await validateForWrite(tx, c, 'create', { ...body.data, ...body.match }, undefined);
-          const row = await this.writer.create(tx, c, data, actor, { emit: true });
-          const shown = await this.presenter.data(c, row.data, grants);
+            [c.id, JSON.stringify(body.match)],
+          );
+          if (rows.length > 1)
+            throw StrataException.conflict('match is ambiguous: more than one record holds these values');
+          const current = rows[0];
+          if (!current) {
+            const data = await validateForWrite(tx, c, 'create', { ...body.data, ...body.match }, undefined);
+            const row = await this.writer.create(tx, c, data, actor, { emit: true });
+            const shown = await this.presenter.data(c, row.id, row.data, grants);
+            return {
+              status: 201,
+              body: {
+                data: { id: row.id, data: shown, version: row.version, createdAt: row.created_at.toISOString() },
+                operation: 'created' as const,
+              },
+            };
+          }
+          const changes = Object.fromEntries(Object.entries(body.data).filter(([k]) => !(k in body.match)));
+          const previous = this.secrets.open(c, current.id, current.data);
+          const data = await validateForWrite(tx, c, 'patch', changes, previous);
+          const row = await this.writer.update(tx, c, current, data, actor, { action: 'update', emit: true });
+          const shown = await this.presenter.data(c, row.id, row.data, grants);
           return {
-            status: 201,
+            status: 200,
             body: {
-              data: { id: row.id, data: shown, version: row.version, createdAt: row.created_at.toISOString() },
-              operation: 'created' as const,
+              data: { id: row.id, data: shown, version: row.version, updatedAt: row.updated_at.toISOString() },
+              operation: 'updated' as const,
             },
           };
-        }
-        const changes = Object.fromEntries(Object.entries(body.data).filter(([k]) => !(k in body.match)));
-        const previous = this.secrets.open(c.id, c.properties, current.data);
-        const data = await validateForWrite(tx, c, 'patch', changes, previous);
-        const row = await this.writer.update(tx, c, current, data, actor, { action: 'update', emit: true });
-        const shown = await this.presenter.data(c, row.data, grants);
-        return {
-          status: 200,
-          body: {
-            data: { id: row.id, data: shown, version: row.version, updatedAt: row.updated_at.toISOString() },
-            operation: 'updated' as const,
-          },
-        };
-      });
+        },
+        masked,
+      );
     });
   }
 }
