@@ -9,6 +9,7 @@ import { DataConfig } from './data.config.js';
 import { OutboxRelay } from './events/outbox-relay.js';
 import { Outbox } from './records/outbox.js';
 import { RecordSecrets } from './records/record-secrets.js';
+import { SecretFieldChanges } from './records/secret-field-changes.js';
 import { RecordWriter } from './records/record-writer.js';
 import { WriteCollections } from './records/write-collections.js';
 import { RecordPresenter } from './records/record-presenter.js';
@@ -76,6 +77,7 @@ export class DataAppModule {
         RecordWriter,
         WriteCollections,
         RecordSecrets,
+        SecretFieldChanges,
         Outbox,
         OutboxRelay,
         DatabaseReadiness,

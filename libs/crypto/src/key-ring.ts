@@ -4,6 +4,11 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 const ENVELOPE =
   /^sv1\.[1-9]\d{0,8}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/;
 
+/** An envelope that does not open: not an envelope, a key version the ring lacks, or one that fails authentication. */
+export class EnvelopeError extends Error {
+  override readonly name = 'EnvelopeError';
+}
+
 /** What {@link KeyRing.open} found: the plaintext and which of the candidate associated data it was sealed with. */
 export interface Opened {
   readonly plaintext: Buffer;
@@ -71,6 +76,10 @@ export class KeyRing {
     return [...this.keys.keys()].sort((a, b) => a - b);
   }
 
+  has(version: number): boolean {
+    return this.keys.has(version);
+  }
+
   encrypt(plaintext: string | Buffer, associatedData = ''): string {
     const dataKey = randomBytes(32);
     const wrapped = seal(this.key(this.activeVersion), dataKey, `wrap:${this.activeVersion}`);
@@ -93,10 +102,16 @@ export class KeyRing {
    */
   open(envelope: string, candidates: readonly string[]): Opened {
     const parts = envelope.split('.');
-    if (parts.length !== 8 || parts[0] !== 'sv1') throw new Error('not a Strata envelope');
+    if (parts.length !== 8 || parts[0] !== 'sv1') throw new EnvelopeError('not a Strata envelope');
     const keyVersion = Number(parts[1]);
     const [wiv, wtag, wct] = [parts[2]!, parts[3]!, parts[4]!];
-    const dataKey = open(this.key(keyVersion), { iv: wiv, tag: wtag, ciphertext: wct }, `wrap:${keyVersion}`);
+    let dataKey: Buffer;
+    try {
+      dataKey = open(this.key(keyVersion), { iv: wiv, tag: wtag, ciphertext: wct }, `wrap:${keyVersion}`);
+    } catch (err) {
+      if (err instanceof EnvelopeError) throw err;
+      throw new EnvelopeError(`the data key does not unwrap with key version ${keyVersion} (tampered)`);
+    }
     const body = { iv: parts[5]!, tag: parts[6]!, ciphertext: parts[7]! };
     for (const [binding, aad] of candidates.entries()) {
       try {
@@ -105,7 +120,9 @@ export class KeyRing {
         // Not this binding: try the next one.
       }
     }
-    throw new Error('the envelope does not authenticate with its associated data (tampered, or moved from elsewhere)');
+    throw new EnvelopeError(
+      'the envelope does not authenticate with its associated data (tampered, or moved from elsewhere)',
+    );
   }
 
   /**
@@ -133,7 +150,7 @@ export class KeyRing {
 
   private key(version: number): Buffer {
     const key = this.keys.get(version);
-    if (!key) throw new Error(`key version ${version} is not in the ring`);
+    if (!key) throw new EnvelopeError(`key version ${version} is not in the ring`);
     return key;
   }
 }

@@ -19,6 +19,7 @@ export * from './http/deprecated.decorator.js';
 export * from './http/idempotency-key.js';
 export * from './http/request-id.middleware.js';
 export * from './jobs/periodic-task.js';
+export * from './jobs/reencryption.js';
 export * from './nats/nats.provider.js';
 export * from './openapi/openapi.js';
 export * from './platform.module.js';

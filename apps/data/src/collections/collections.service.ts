@@ -16,6 +16,7 @@ import { isUniqueViolation, rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { Issues } from '../schema/issues.js';
 import { PropertyIndexer } from './indexes/property-indexer.js';
+import { SecretFieldChanges } from '../records/secret-field-changes.js';
 import { validateProperties } from '../schema/validate-properties.js';
 import type { ReferenceTarget } from '../schema/references.js';
 import {
@@ -76,6 +77,7 @@ export class CollectionsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly indexes: PropertyIndexer,
+    private readonly secretFields: SecretFieldChanges,
   ) {}
 
   async create(workspace: string, actor: string, body: CreateCollectionRequest): Promise<Collection> {
@@ -206,6 +208,7 @@ export class CollectionsService {
         body.defaultSearchField !== undefined ? body.defaultSearchField : (current.default_search_field ?? undefined);
       checkDefaultSearchField(defaultSearchField, properties, issues);
       if (issues.count) throw StrataException.validation([...issues.list]);
+      await this.secretFields.apply(tx, id, current.properties, properties);
       const rows = rowsOf<CollectionRow>(
         await tx.query(
           `UPDATE data.collections SET name = $3, description = $4, properties = $5, status = $6,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Collection, PropertyDefinition } from '@strata/contracts';
-import { KeyRing } from '@strata/crypto';
+import { EnvelopeError, KeyRing } from '@strata/crypto';
 import { keyRingOf } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
 import {
@@ -114,64 +114,99 @@ export class RecordSecrets {
   }
 
   /**
-   * Stored data with every secret under the active key and bound to its record,
-   * plain strings at secret locations sealed; `undefined` when it already is.
+   * Stored data with every envelope under the active key and bound to its record,
+   * and plain strings at secret locations sealed; `undefined` when it already is
+   * so. Envelopes outside the secret fields (a secret field since removed or
+   * renamed left them where they were sealed) are re-encrypted in place too, so
+   * that no value is lost when the old key goes. Throws when one does not open.
    */
   reseal(c: SecretSchema, recordId: string, stored: Record<string, unknown>): Record<string, unknown> | undefined {
     let changed = false;
+    const again = (envelope: string, path: string): string => {
+      const next = this.ring.reencrypt(
+        envelope,
+        this.candidates(c.id, recordId, path),
+        recordBinding(c.id, recordId, path),
+      );
+      if (next !== envelope) changed = true;
+      return next;
+    };
     const out = mapSecrets(secretFields(c.properties), stored, {
       secret: (value, path) => {
-        const binding = recordBinding(c.id, recordId, path);
         if (typeof value !== 'string') return value;
-        const next = KeyRing.isEnvelope(value)
-          ? this.ring.reencrypt(value, this.candidates(c.id, recordId, path), binding)
-          : this.ring.encrypt(value, binding);
-        if (next !== value) changed = true;
-        return next;
+        if (KeyRing.isEnvelope(value)) return again(value, path);
+        changed = true;
+        return this.ring.encrypt(value, recordBinding(c.id, recordId, path));
+      },
+      stray: again,
+    });
+    return changed ? out : undefined;
+  }
+
+  /** Counts what {@link reseal} looks at. Throws when an envelope of a version in the ring does not open. */
+  inspect(c: SecretSchema, recordId: string, stored: Record<string, unknown>): SecretsState {
+    const versions = new Map<number, number>();
+    let legacyBound = 0;
+    let unsealed = 0;
+    const count = (envelope: string, path: string): string => {
+      const version = KeyRing.versionOf(envelope);
+      versions.set(version, (versions.get(version) ?? 0) + 1);
+      if (this.ring.has(version) && this.ring.open(envelope, this.candidates(c.id, recordId, path)).binding > 0)
+        legacyBound++;
+      return envelope;
+    };
+    mapSecrets(secretFields(c.properties), stored, {
+      secret: (value, path) => {
+        if (KeyRing.isEnvelope(value)) return count(value, path);
+        if (typeof value === 'string') unsealed++;
+        return value;
+      },
+      stray: count,
+    });
+    return { versions, legacyBound, unsealed };
+  }
+
+  /**
+   * A schema change's rewrite of stored data: envelopes at `opened` paths (secret
+   * fields made plain) decrypted, plain strings at `sealed` paths (string fields
+   * made secret) encrypted; `undefined` when nothing changed.
+   */
+  convert(
+    collectionId: string,
+    recordId: string,
+    stored: Record<string, unknown>,
+    opened: SecretFields,
+    sealed: SecretFields,
+  ): Record<string, unknown> | undefined {
+    let changed = false;
+    const decrypted = mapSecrets(opened, stored, {
+      secret: (value, path) => {
+        if (!KeyRing.isEnvelope(value)) return value;
+        changed = true;
+        return this.openOne(collectionId, recordId, path, value);
+      },
+    });
+    const out = mapSecrets(sealed, decrypted, {
+      secret: (value, path) => {
+        if (typeof value !== 'string' || KeyRing.isEnvelope(value)) return value;
+        changed = true;
+        return this.ring.encrypt(value, recordBinding(collectionId, recordId, path));
       },
     });
     return changed ? out : undefined;
   }
 
-  /** Counts what {@link reseal} would change (without the active key's envelopes bound to their record). */
-  inspect(c: SecretSchema, recordId: string, stored: Record<string, unknown>): SecretsState {
-    const versions = new Map<number, number>();
-    let legacyBound = 0;
-    let unsealed = 0;
-    mapSecrets(secretFields(c.properties), stored, {
-      secret: (value, path) => {
-        if (typeof value !== 'string') return value;
-        if (!KeyRing.isEnvelope(value)) {
-          unsealed++;
-          return value;
-        }
-        const version = KeyRing.versionOf(value);
-        versions.set(version, (versions.get(version) ?? 0) + 1);
-        if (
-          this.ring.versions.includes(version) &&
-          this.ring.open(value, this.candidates(c.id, recordId, path)).binding > 0
-        )
-          legacyBound++;
-        return value;
-      },
-    });
-    return { versions, legacyBound, unsealed };
-  }
-
-  get activeVersion(): number {
-    return this.ring.activeVersion;
-  }
-
-  /** The secret tree of a schema (for callers that walk data themselves). */
-  fields(properties: readonly PropertyDefinition[]): SecretFields {
-    return secretFields(properties);
+  /** The ring itself, for `reencrypt`'s report. */
+  get keyRing(): KeyRing {
+    return this.ring;
   }
 
   private openOne(collectionId: string, recordId: string, path: string, envelope: string): string {
     try {
       return this.ring.open(envelope, this.candidates(collectionId, recordId, path)).plaintext.toString('utf8');
     } catch (err) {
-      throw new Error(`the secret ${path} of record ${recordId} cannot be opened: ${(err as Error).message}`);
+      if (!(err instanceof EnvelopeError)) throw err;
+      throw new EnvelopeError(`the secret ${path} of record ${recordId} cannot be opened: ${err.message}`);
     }
   }
 

@@ -112,6 +112,22 @@ describe('secret paths', () => {
     });
   });
 
+  it('names where a stray envelope sits, as secret paths are named', () => {
+    const seen: string[] = [];
+    mapSecrets(
+      secretFields(schema),
+      { old: envelope, o: { list: [{ pin: envelope }, envelope] } },
+      {
+        secret: (value) => value,
+        stray: (found, path) => {
+          seen.push(path);
+          return found;
+        },
+      },
+    );
+    expect(seen).toEqual(['old', 'o.list[].pin', 'o.list[]']);
+  });
+
   it('removes secrets (and envelopes) from what expressions see', () => {
     expect(withoutSecrets(secretFields(schema), { ...data, stray: envelope })).toEqual({
       title: 'hello',

@@ -84,7 +84,8 @@ export function secretFields(properties: readonly PropertyDefinition[]): SecretF
  */
 export interface SecretVisitor {
   secret(value: unknown, path: string): unknown;
-  stray?(envelope: string): unknown;
+  /** `path` is where the envelope sits, named as secret paths are (`old.token`, `list[].pin`). */
+  stray?(envelope: string, path: string): unknown;
 }
 
 /**
@@ -113,7 +114,7 @@ function visitObject(
     const next = node
       ? visitNode(node, value, visitor, `${prefix}${key}`)
       : visitor.stray
-        ? visitStray(value, visitor)
+        ? visitStray(value, visitor, `${prefix}${key}`)
         : value;
     if (next === value) continue;
     out ??= { ...data };
@@ -129,22 +130,26 @@ function visitNode(node: SecretNode, value: unknown, visitor: SecretVisitor, pat
     case 'secret':
       return visitor.secret(value, path);
     case 'object':
-      return isPlainObject(value) ? visitObject(node.fields, value, visitor, `${path}.`) : visitStray(value, visitor);
+      return isPlainObject(value)
+        ? visitObject(node.fields, value, visitor, `${path}.`)
+        : visitStray(value, visitor, path);
     case 'items':
       return Array.isArray(value)
         ? sameOrCopy(value, (item) =>
-            isPlainObject(item) ? visitObject(node.fields, item, visitor, `${path}[].`) : visitStray(item, visitor),
+            isPlainObject(item)
+              ? visitObject(node.fields, item, visitor, `${path}[].`)
+              : visitStray(item, visitor, `${path}[]`),
           )
-        : visitStray(value, visitor);
+        : visitStray(value, visitor, path);
   }
 }
 
 /** Envelopes outside the secret locations, at any depth. */
-function visitStray(value: unknown, visitor: SecretVisitor): unknown {
+function visitStray(value: unknown, visitor: SecretVisitor, path: string): unknown {
   if (!visitor.stray) return value;
-  if (typeof value === 'string') return KeyRing.isEnvelope(value) ? visitor.stray(value) : value;
-  if (Array.isArray(value)) return sameOrCopy(value, (item) => visitStray(item, visitor));
-  if (isPlainObject(value)) return visitObject(undefined, value, visitor, '');
+  if (typeof value === 'string') return KeyRing.isEnvelope(value) ? visitor.stray(value, path) : value;
+  if (Array.isArray(value)) return sameOrCopy(value, (item) => visitStray(item, visitor, `${path}[]`));
+  if (isPlainObject(value)) return visitObject(undefined, value, visitor, `${path}.`);
   return value;
 }
 

@@ -1,0 +1,47 @@
+import { DataSource } from 'typeorm';
+import { serviceDataSourceOptions } from '@strata/db';
+import {
+  envelopeColumns,
+  keyRingOf,
+  runReencryption,
+  type ReencryptionOptions,
+  type ReencryptionReport,
+} from '@strata/platform';
+import { MIGRATIONS, WEBHOOKS_SCHEMA } from '../migrations/index.js';
+import type { WebhooksConfig } from '../webhooks.config.js';
+import { subscriptionBinding } from './subscription-secrets.js';
+
+/**
+ * `node dist/main.js reencrypt [--check]`: moves the subscriptions' secrets (current
+ * and previous) to the active key and reports what is left per key version
+ * (docs/runbooks.md). Delivery bodies hold record events, whose secrets are masked:
+ * no envelope there.
+ */
+export async function reencryptWebhooks(
+  config: WebhooksConfig,
+  options: ReencryptionOptions = {},
+): Promise<ReencryptionReport[]> {
+  const db = new DataSource(
+    serviceDataSourceOptions({
+      url: config.DATABASE_URL,
+      schema: WEBHOOKS_SCHEMA,
+      entities: [],
+      migrations: MIGRATIONS,
+      poolSize: 2,
+    }),
+  );
+  await db.initialize();
+  try {
+    const ring = keyRingOf(config);
+    const subscriptions = envelopeColumns({
+      table: 'webhooks.subscriptions',
+      key: 'id',
+      columns: ['secret', 'previous_secret'],
+      binding: (row) => subscriptionBinding(String(row['id'])),
+      ring,
+    });
+    return await runReencryption(db, ring, [subscriptions], options);
+  } finally {
+    await db.destroy();
+  }
+}
