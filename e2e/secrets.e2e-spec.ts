@@ -341,6 +341,9 @@ describe('secrets at rest', () => {
       UNION ALL SELECT coalesce(sample, '') FROM data.schema_suggestions`);
     expect(rows.rows.length).toBeGreaterThan(0);
     for (const row of rows.rows) expect(row.t).not.toMatch(PLAIN);
+    // The fingerprint of a request that carried secrets is keyed: a plain hash of the pin is guessed offline.
+    const fingerprints = await db.query<{ request_hash: string }>('SELECT request_hash FROM data.idempotency_keys');
+    for (const row of fingerprints.rows) expect(row.request_hash).toMatch(/^m1\.[A-Za-z0-9_-]{43}$/);
     const [stored] = (await db.query('SELECT data FROM data.records WHERE id = $1', [id])).rows;
     expect(stored.data.creds.token).toMatch(/^sv1\.1\./);
     expect(stored.data.contacts[0].phone).toMatch(/^sv1\.1\./);

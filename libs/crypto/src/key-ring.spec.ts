@@ -81,6 +81,18 @@ describe('KeyRing bindings and re-encryption', () => {
     expect(KeyRing.isEnvelope(42)).toBe(false);
   });
 
+  it('makes keyed digests that need the key, and says when one cannot be checked', () => {
+    const [k1, k2] = [key(), key()];
+    const tag = KeyRing.parse(`1:${k1}`).mac('request with a 4-digit pin 1234');
+    expect(tag).toMatch(/^m1\.[A-Za-z0-9_-]{43}$/);
+    const ring = KeyRing.parse(`1:${k1},2:${k2}`);
+    expect(ring.verifyMac('request with a 4-digit pin 1234', tag)).toBe(true);
+    expect(ring.verifyMac('request with a 4-digit pin 1235', tag)).toBe(false);
+    expect(ring.mac('x')).toMatch(/^m2\./);
+    expect(KeyRing.parse(`2:${k2}`).verifyMac('request with a 4-digit pin 1234', tag)).toBeUndefined();
+    expect(ring.verifyMac('x', 'a1b2c3')).toBeUndefined();
+  });
+
   it('refuses a truncated authentication tag', () => {
     const ring = KeyRing.parse(`1:${key()}`);
     const parts = ring.encrypt('x', 'a').split('.');

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** `sv1.<key version>.` then six base64url parts: wrapped data key (iv, tag, ciphertext) and body (iv, tag, ciphertext). */
 const ENVELOPE =
@@ -140,7 +140,28 @@ export class KeyRing {
 
   /** Whether a value has the form of an envelope (says nothing of whether it opens). */
   static isEnvelope(value: unknown): value is string {
-    return typeof value === 'string' && ENVELOPE.test(value);
+    return typeof value === 'string' && value.startsWith('sv1.') && ENVELOPE.test(value);
+  }
+
+  /**
+   * A keyed digest of `data` (HMAC-SHA256 under a key derived from the active
+   * key), naming the key version: `m<version>.<base64url>`. For fingerprints of
+   * requests that may hold secrets: a plain hash of a short secret is guessed
+   * offline from a copy of the database; this needs the key too.
+   */
+  mac(data: string | Buffer): string {
+    return `m${this.activeVersion}.${macOf(this.key(this.activeVersion), data).toString('base64url')}`;
+  }
+
+  /**
+   * Whether `tag` is the {@link mac} of `data`: true or false, or undefined when
+   * it cannot be told (not a tag of ours, or its key version is no longer in the ring).
+   */
+  verifyMac(data: string | Buffer, tag: string): boolean | undefined {
+    const match = /^m([1-9]\d{0,8})\.([A-Za-z0-9_-]{43})$/.exec(tag);
+    const key = match ? this.keys.get(Number(match[1])) : undefined;
+    if (!match || !key) return undefined;
+    return timingSafeEqual(macOf(key, data), Buffer.from(match[2]!, 'base64url'));
   }
 
   /** The key version an envelope was written with (to find values to re-encrypt). */
@@ -175,6 +196,12 @@ function open(key: Buffer, sealed: Sealed, aad: string): Buffer {
   decipher.setAAD(Buffer.from(aad, 'utf8'));
   decipher.setAuthTag(Buffer.from(sealed.tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64url')), decipher.final()]);
+}
+
+/** HMAC-SHA256 under a subkey of `key` kept for digests (a key is never used both to encrypt and to authenticate). */
+function macOf(key: Buffer, data: string | Buffer): Buffer {
+  const subkey = createHmac('sha256', key).update('strata:mac:v1').digest();
+  return createHmac('sha256', subkey).update(data).digest();
 }
 
 function pack(s: Sealed): string {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { IdempotencyKeys } from '@strata/platform';
+import type { KeyRing } from '@strata/crypto';
+import { IdempotencyKeys, keyRingOf } from '@strata/platform';
 import { canonicalJson } from '../schema/value-check.js';
 import { DataConfig } from '../data.config.js';
 
@@ -20,7 +21,11 @@ export interface StoredResponse<T> {
  */
 @Injectable()
 export class Idempotency {
-  constructor(private readonly config: DataConfig) {}
+  private readonly ring: KeyRing;
+
+  constructor(private readonly config: DataConfig) {
+    this.ring = keyRingOf(config);
+  }
 
   async run<T>(
     tx: EntityManager,
@@ -32,7 +37,7 @@ export class Idempotency {
   ): Promise<StoredResponse<T>> {
     if (key === undefined) return work();
     IdempotencyKeys.check(key);
-    const hash = IdempotencyKeys.fingerprint(canonicalJson(request));
+    const canonical = canonicalJson(request);
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`data-idempotency:${workspace}:${key}`]);
     const [stored] = await tx.query<{ request_hash: string; status: number; response: T }[]>(
       `SELECT request_hash, status, response FROM data.idempotency_keys
@@ -40,17 +45,26 @@ export class Idempotency {
       [workspace, key, this.config.DATA_IDEMPOTENCY_WINDOW_HOURS],
     );
     if (stored) {
-      if (stored.request_hash !== hash) {
-        throw IdempotencyKeys.reused();
-      }
+      if (!this.sameRequest(canonical, stored.request_hash)) throw IdempotencyKeys.reused();
       return { status: stored.status, body: stored.response };
     }
     const result = await work();
     await tx.query(
       `INSERT INTO data.idempotency_keys (workspace_slug, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (workspace_slug, key) DO UPDATE SET request_hash = $3, status = $4, response = $5, created_at = now()`,
-      [workspace, key, hash, result.status, JSON.stringify(toStore(result.body))],
+      [workspace, key, this.ring.mac(canonical), result.status, JSON.stringify(toStore(result.body))],
     );
     return result;
+  }
+
+  /**
+   * The request's fingerprint is keyed (the request may carry secrets: a plain hash
+   * of a short one is guessed offline). A fingerprint of a key version since
+   * retired cannot be checked: the repeat is taken as the same request. Rows of
+   * the previous release hold a plain SHA-256.
+   */
+  private sameRequest(canonical: string, stored: string): boolean {
+    if (/^[0-9a-f]{64}$/.test(stored)) return stored === IdempotencyKeys.fingerprint(canonical);
+    return this.ring.verifyMac(canonical, stored) ?? true;
   }
 }
