@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { KeyRing } from '@strata/crypto';
+import { DataSource } from 'typeorm';
 import { migrateService } from '@strata/db';
 import { createTestDatabase, type TestDatabase } from '@strata/testing';
 import { DATA_SCHEMA, MIGRATIONS } from '../src/migrations/index.js';
@@ -16,7 +16,7 @@ import { DATA_SCHEMA, MIGRATIONS } from '../src/migrations/index.js';
  */
 describe('the secrets-at-rest migration', () => {
   let database: TestDatabase;
-  let db: pg.Client;
+  let db: DataSource;
   const envelope = KeyRing.parse(`1:${randomBytes(32).toString('base64')}`).encrypt('sealed-value', 'a');
   const [collection, record, gone] = [randomUUID(), randomUUID(), randomUUID()];
 
@@ -28,8 +28,8 @@ describe('the secrets-at-rest migration', () => {
     const previous = MIGRATIONS.filter((m) => m.name !== 'DataSecretsMaskedAtRest1763700000008');
     expect(previous).toHaveLength(MIGRATIONS.length - 1);
     await migrate(previous);
-    db = new pg.Client({ connectionString: database.url });
-    await db.connect();
+    db = new DataSource({ type: 'postgres', url: database.url, extra: { max: 1 } });
+    await db.initialize();
     const secretKey = { id: 'p1', name: 'apiKey', type: 'string', isSecret: true };
     await db.query(
       `INSERT INTO data.collections (id, workspace_slug, record_slug, name, properties, schema_discovery_config, metadata, created_by, last_updated_by)
@@ -67,34 +67,35 @@ describe('the secrets-at-rest migration', () => {
   });
 
   afterAll(async () => {
-    await db?.end();
+    await db?.destroy();
     await database?.drop();
   });
 
   it('masks secrets in changes, whether plain or sealed, and leaves everything else alone', async () => {
-    const changelog = await db.query<{ changes: unknown }>(
-      'SELECT changes FROM data.record_changelog ORDER BY changes::text',
-    );
-    expect(changelog.rows.map((r) => r.changes)).toEqual(
+    const changelog = await db.query<{ changes: unknown }[]>('SELECT changes FROM data.record_changelog');
+    expect(changelog.map((r) => r.changes)).toEqual(
       expect.arrayContaining([
         { apiKey: { old: '********', new: '********' }, note: { old: null, new: 'n' } },
         { removed: { old: '********', new: null } },
       ]),
     );
-    const [version] = (await db.query('SELECT data, changes FROM data.record_versions')).rows;
-    expect(version.changes).toEqual({ apiKey: { old: '********', new: '********' }, note: { old: null, new: 'n' } });
+    const [version] = await db.query<{ data: unknown; changes: unknown }[]>(
+      'SELECT data, changes FROM data.record_versions',
+    );
+    expect(version!.changes).toEqual({ apiKey: { old: '********', new: '********' }, note: { old: null, new: 'n' } });
     // Sealed record data is not the migration's: `reencrypt` moves it.
-    expect(version.data).toEqual({ apiKey: envelope });
-    expect((await db.query('SELECT data FROM data.records')).rows[0].data.apiKey).toBe(envelope);
+    expect(version!.data).toEqual({ apiKey: envelope });
+    const [stored] = await db.query<{ data: { apiKey: string } }[]>('SELECT data FROM data.records');
+    expect(stored!.data.apiKey).toBe(envelope);
   });
 
   it('masks stored upsert responses, drops those of records that are gone, and masks discovery samples', async () => {
-    const kept = await db.query<{ key: string; response: { data: { data: unknown } } }>(
+    const kept = await db.query<{ key: string; response: { data: { data: unknown } } }[]>(
       'SELECT key, response FROM data.idempotency_keys',
     );
-    expect(kept.rows.map((r) => r.key)).toEqual(['kept']);
-    expect(kept.rows[0]!.response.data.data).toEqual({ apiKey: '********', note: 'n' });
-    const [suggestion] = (await db.query('SELECT sample FROM data.schema_suggestions')).rows;
-    expect(suggestion.sample).toBe('"********"');
+    expect(kept.map((r) => r.key)).toEqual(['kept']);
+    expect(kept[0]!.response.data.data).toEqual({ apiKey: '********', note: 'n' });
+    const [suggestion] = await db.query<{ sample: string }[]>('SELECT sample FROM data.schema_suggestions');
+    expect(suggestion!.sample).toBe('"********"');
   });
 });

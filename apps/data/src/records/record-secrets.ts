@@ -143,15 +143,24 @@ export class RecordSecrets {
     return changed ? out : undefined;
   }
 
-  /** Counts what {@link reseal} looks at. Throws when an envelope of a version in the ring does not open. */
-  inspect(c: SecretSchema, recordId: string, stored: Record<string, unknown>): SecretsState {
+  /**
+   * Counts what {@link reseal} looks at: envelopes by version (from their headers)
+   * and plain values in secret fields; with `verify`, also opens every envelope
+   * of a version in the ring (throwing when one does not open) and counts those
+   * bound the legacy way.
+   */
+  inspect(c: SecretSchema, recordId: string, stored: Record<string, unknown>, verify: boolean): SecretsState {
     const versions = new Map<number, number>();
     let legacyBound = 0;
     let unsealed = 0;
     const count = (envelope: string, path: string): string => {
       const version = KeyRing.versionOf(envelope);
       versions.set(version, (versions.get(version) ?? 0) + 1);
-      if (this.ring.has(version) && this.ring.open(envelope, this.candidates(c.id, recordId, path)).binding > 0)
+      if (
+        verify &&
+        this.ring.has(version) &&
+        this.ring.open(envelope, this.candidates(c.id, recordId, path)).binding > 0
+      )
         legacyBound++;
       return envelope;
     };

@@ -37,10 +37,15 @@ export function recordTargets(
 ): ReencryptionTarget<never>[] {
   const withSecrets = [...collections.values()].filter((c) => secretPaths(c.properties).length).map((c) => c.id);
   const schemaOf = (id: string): SecretSchema => collections.get(id) ?? { id, properties: [] };
-  const census = (row: RecordEnvelopes) => {
-    const state = secrets.inspect(schemaOf(row.collection_id), row.id, row.data);
+  const census = (row: RecordEnvelopes, verify: boolean) => {
+    const state = secrets.inspect(schemaOf(row.collection_id), row.id, row.data, verify);
     return { versions: state.versions, stale: state.legacyBound + state.unsealed };
   };
+  const reseal = <Row extends RecordEnvelopes>(row: Row): Row | undefined => {
+    const data = secrets.reseal(schemaOf(row.collection_id), row.id, row.data);
+    return data ? { ...row, data } : undefined;
+  };
+  const json = (rows: readonly RecordEnvelopes[]) => rows.map((r) => JSON.stringify(r.data));
   const records: ReencryptionTarget<RecordEnvelopes> = {
     name: 'data.records',
     batch: (db: EntityManager, after, limit, lock) =>
@@ -50,11 +55,12 @@ export function recordTargets(
           ORDER BY r.id LIMIT $3${lock ? ' FOR UPDATE SKIP LOCKED' : ''}`,
         [withSecrets, after?.id ?? null, limit],
       ),
-    rewrite: async (tx, row) => {
-      const data = secrets.reseal(schemaOf(row.collection_id), row.id, row.data);
-      if (!data) return false;
-      await tx.query('UPDATE data.records SET data = $2 WHERE id = $1', [row.id, data]);
-      return true;
+    reseal,
+    save: async (tx, rows) => {
+      await tx.query(
+        `UPDATE data.records r SET data = v.data FROM unnest($1::uuid[], $2::jsonb[]) AS v(id, data) WHERE r.id = v.id`,
+        [rows.map((r) => r.id), json(rows)],
+      );
     },
     census,
     describe: (row) => `record ${row.id}`,
@@ -70,15 +76,14 @@ export function recordTargets(
           ORDER BY v.record_id, v.version LIMIT $4${lock ? ' FOR UPDATE OF v SKIP LOCKED' : ''}`,
         [withSecrets, after?.id ?? null, after?.version ?? 0, limit],
       ),
-    rewrite: async (tx, row) => {
-      const data = secrets.reseal(schemaOf(row.collection_id), row.id, row.data);
-      if (!data) return false;
-      await tx.query('UPDATE data.record_versions SET data = $3 WHERE record_id = $1 AND version = $2', [
-        row.id,
-        row.version,
-        data,
-      ]);
-      return true;
+    reseal,
+    save: async (tx, rows) => {
+      await tx.query(
+        `UPDATE data.record_versions t SET data = v.data
+           FROM unnest($1::uuid[], $2::int[], $3::jsonb[]) AS v(record_id, version, data)
+          WHERE t.record_id = v.record_id AND t.version = v.version`,
+        [rows.map((r) => r.id), rows.map((r) => r.version), json(rows)],
+      );
     },
     census,
     describe: (row) => `record ${row.id} version ${row.version}`,

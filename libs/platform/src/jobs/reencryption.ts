@@ -19,14 +19,24 @@ export interface ReencryptionTarget<Row> {
   /**
    * The rows after `after` (from the start when undefined) in a fixed key order,
    * at most `limit`. With `lock`, locked FOR UPDATE SKIP LOCKED: a row that a
-   * writer or another run holds is passed over (the census after the pass finds
-   * it if it still needs work, and a later run takes it).
+   * writer or another run holds is passed over (a write seals the row anew under
+   * the active key; the census after the pass counts what is left).
    */
   batch(db: EntityManager, after: Row | undefined, limit: number, lock: boolean): Promise<Row[]>;
-  /** Rewrites one locked row under the active key and current binding; false when it had nothing to do. Throws an EnvelopeError when a value does not open. */
-  rewrite(tx: EntityManager, row: Row): Promise<boolean>;
-  /** Throws an EnvelopeError when a value of a version in the ring does not open. */
-  census(row: Row): EnvelopeCensus;
+  /**
+   * The row with its values under the active key and current binding, or
+   * undefined when it has nothing to move. Throws an EnvelopeError when a value
+   * does not open.
+   */
+  reseal(row: Row): Row | undefined;
+  /** Writes a batch's resealed rows (one statement). */
+  save(tx: EntityManager, rows: readonly Row[]): Promise<void>;
+  /**
+   * Counts the row's envelopes by key version (from their headers). With
+   * `verify`, also opens each one (an EnvelopeError when one does not) and counts
+   * what is bound the old way.
+   */
+  census(row: Row, verify: boolean): EnvelopeCensus;
   /** Names a row in the report (ids only, never a value). */
   describe(row: Row): string;
 }
@@ -44,7 +54,11 @@ export interface ReencryptionReport {
 }
 
 export interface ReencryptionOptions {
-  /** Only count (the census); rewrite nothing. */
+  /**
+   * Only count, rewriting nothing, and open every envelope on the way: a value
+   * that does not open, or is bound the old way, shows. What to run before
+   * removing a key version.
+   */
   readonly check?: boolean;
   readonly batchSize?: number;
 }
@@ -52,10 +66,10 @@ export interface ReencryptionOptions {
 /**
  * Moves every envelope of `targets` to the ring's active key (and current
  * binding), then counts what is left. Each batch is its own transaction with its
- * rows locked FOR UPDATE SKIP LOCKED, so the services keep writing meanwhile,
- * any number of runs (or replicas) may go at once without waiting on each other,
- * a crash loses at most the batch in flight, and running again only does what
- * is still to do.
+ * rows locked FOR UPDATE SKIP LOCKED and written back in one statement, so the
+ * services keep writing meanwhile, any number of runs (or replicas) may go at
+ * once without waiting on each other or rewriting a row twice, a crash rolls
+ * back only the batch in flight, and running again only does what is still to do.
  */
 export async function runReencryption(
   db: DataSource,
@@ -67,20 +81,24 @@ export async function runReencryption(
   const reports: ReencryptionReport[] = [];
   for (const target of targets as readonly ReencryptionTarget<unknown>[]) {
     const unreadable = new Set<string>();
+    const opened = <T>(row: unknown, work: () => T): T | undefined => {
+      try {
+        return work();
+      } catch (err) {
+        if (!(err instanceof EnvelopeError)) throw err;
+        unreadable.add(target.describe(row));
+        return undefined;
+      }
+    };
     let rewritten = 0;
     if (!options.check) {
       let after: unknown;
       for (;;) {
         const rows = await db.transaction(async (tx) => {
           const batch = await target.batch(tx, after, size, true);
-          for (const row of batch) {
-            try {
-              if (await target.rewrite(tx, row)) rewritten++;
-            } catch (err) {
-              if (!(err instanceof EnvelopeError)) throw err;
-              unreadable.add(target.describe(row));
-            }
-          }
+          const changed = batch.flatMap((row) => opened(row, () => target.reseal(row)) ?? []);
+          if (changed.length) await target.save(tx, changed);
+          rewritten += changed.length;
           return batch;
         });
         if (rows.length === 0) break;
@@ -94,14 +112,10 @@ export async function runReencryption(
       const rows = await target.batch(db.manager, after, size, false);
       if (rows.length === 0) break;
       for (const row of rows) {
-        try {
-          const census = target.census(row);
-          for (const [version, n] of census.versions) envelopes.set(version, (envelopes.get(version) ?? 0) + n);
-          stale += census.stale;
-        } catch (err) {
-          if (!(err instanceof EnvelopeError)) throw err;
-          unreadable.add(target.describe(row));
-        }
+        const census = opened(row, () => target.census(row, options.check ?? false));
+        if (!census) continue;
+        for (const [version, n] of census.versions) envelopes.set(version, (envelopes.get(version) ?? 0) + n);
+        stale += census.stale;
       }
       after = rows.at(-1);
     }
@@ -146,24 +160,30 @@ export function envelopeColumns(spec: {
           ORDER BY ${spec.key}::text LIMIT $2${lock ? ' FOR UPDATE SKIP LOCKED' : ''}`,
         [after?._key ?? null, limit],
       ),
-    rewrite: async (tx, row) => {
-      const changed = envelopes(row)
-        .map(([column, envelope]) => [column, spec.ring.reencrypt(envelope, spec.binding(row, column)), envelope])
-        .filter(([, next, envelope]) => next !== envelope);
-      if (changed.length === 0) return false;
-      const sets = changed.map(([column], i) => `${column} = $${i + 2}`).join(', ');
-      await tx.query(`UPDATE ${spec.table} SET ${sets} WHERE ${spec.key}::text = $1`, [
-        row._key,
-        ...changed.map(([, next]) => next),
-      ]);
-      return true;
+    reseal: (row) => {
+      let changed = false;
+      const out: Row = { ...row };
+      for (const [column, envelope] of envelopes(row)) {
+        out[column] = spec.ring.reencrypt(envelope, spec.binding(row, column));
+        if (out[column] !== envelope) changed = true;
+      }
+      return changed ? out : undefined;
     },
-    census: (row) => {
+    save: async (tx, rows) => {
+      const sets = spec.columns.map((column) => `${column} = v.${column}`).join(', ');
+      const arrays = spec.columns.map((_, i) => `$${i + 2}::text[]`).join(', ');
+      await tx.query(
+        `UPDATE ${spec.table} t SET ${sets} FROM unnest($1::text[], ${arrays}) AS v(_key, ${spec.columns.join(', ')})
+          WHERE t.${spec.key}::text = v._key`,
+        [rows.map((r) => r._key), ...spec.columns.map((column) => rows.map((r) => r[column] ?? null))],
+      );
+    },
+    census: (row, verify) => {
       const versions = new Map<number, number>();
       for (const [column, envelope] of envelopes(row)) {
         const version = KeyRing.versionOf(envelope);
         versions.set(version, (versions.get(version) ?? 0) + 1);
-        if (spec.ring.has(version)) spec.ring.open(envelope, [spec.binding(row, column)]);
+        if (verify && spec.ring.has(version)) spec.ring.open(envelope, [spec.binding(row, column)]);
       }
       return { versions, stale: 0 };
     },
