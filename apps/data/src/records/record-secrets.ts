@@ -9,12 +9,9 @@ import {
   maskSecrets,
   secretFields,
   SECRET_MASK,
-  withoutSecrets,
   type Changes,
   type SecretFields,
 } from './secret-paths.js';
-
-export { SECRET_MASK } from './secret-paths.js';
 
 /** The parts of a collection that say where its secrets are and what they are bound to. */
 export type SecretSchema = Pick<Collection, 'id' | 'properties'>;
@@ -106,11 +103,6 @@ export class RecordSecrets {
   /** Per-field changes with secrets masked: what the changelog and versions store, and show. */
   maskChanges(properties: readonly PropertyDefinition[], changes: Changes): Changes {
     return maskChanges(secretFields(properties), changes);
-  }
-
-  /** Data without its secret fields: what computed expressions see. */
-  hide(properties: readonly PropertyDefinition[], data: Record<string, unknown>): Record<string, unknown> {
-    return withoutSecrets(secretFields(properties), data);
   }
 
   /**
