@@ -1,5 +1,4 @@
-import { DataSource } from 'typeorm';
-import { serviceDataSourceOptions } from '@strata/db';
+import { withServiceDataSource } from '@strata/db';
 import {
   envelopeColumns,
   keyRingOf,
@@ -21,17 +20,8 @@ export async function reencryptAuth(
   config: AuthConfig,
   options: ReencryptionOptions = {},
 ): Promise<ReencryptionReport[]> {
-  const db = new DataSource(
-    serviceDataSourceOptions({
-      url: config.DATABASE_URL,
-      schema: IAM_SCHEMA,
-      entities: [],
-      migrations: MIGRATIONS,
-      poolSize: 2,
-    }),
-  );
-  await db.initialize();
-  try {
+  const source = { url: config.DATABASE_URL, schema: IAM_SCHEMA, entities: [], migrations: MIGRATIONS };
+  return withServiceDataSource(source, (db) => {
     const ring = keyRingOf(config);
     const targets = [
       envelopeColumns({
@@ -49,8 +39,6 @@ export async function reencryptAuth(
         ring,
       }),
     ];
-    return await runReencryption(db, ring, targets, options);
-  } finally {
-    await db.destroy();
-  }
+    return runReencryption(db, ring, targets, options);
+  });
 }

@@ -1,6 +1,6 @@
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { PropertyDefinition } from '@strata/contracts';
-import { serviceDataSourceOptions } from '@strata/db';
+import { withServiceDataSource } from '@strata/db';
 import {
   runReencryption,
   type ReencryptionOptions,
@@ -100,25 +100,14 @@ export async function reencryptData(
   config: DataConfig,
   options: ReencryptionOptions = {},
 ): Promise<ReencryptionReport[]> {
-  const db = new DataSource(
-    serviceDataSourceOptions({
-      url: config.DATABASE_URL,
-      schema: DATA_SCHEMA,
-      entities: [],
-      migrations: MIGRATIONS,
-      poolSize: 2,
-    }),
-  );
-  await db.initialize();
-  try {
+  const source = { url: config.DATABASE_URL, schema: DATA_SCHEMA, entities: [], migrations: MIGRATIONS };
+  return withServiceDataSource(source, async (db) => {
     const secrets = new RecordSecrets(config);
     // Deleted collections too: their records keep their envelopes.
     const rows = await db.query<{ id: string; properties: PropertyDefinition[] }[]>(
       'SELECT id, properties FROM data.collections',
     );
     const collections = new Map(rows.map((c) => [c.id, c]));
-    return await runReencryption(db, secrets.keyRing, recordTargets(secrets, collections), options);
-  } finally {
-    await db.destroy();
-  }
+    return runReencryption(db, secrets.keyRing, recordTargets(secrets, collections), options);
+  });
 }

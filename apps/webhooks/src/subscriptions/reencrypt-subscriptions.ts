@@ -1,5 +1,4 @@
-import { DataSource } from 'typeorm';
-import { serviceDataSourceOptions } from '@strata/db';
+import { withServiceDataSource } from '@strata/db';
 import {
   envelopeColumns,
   keyRingOf,
@@ -21,17 +20,8 @@ export async function reencryptWebhooks(
   config: WebhooksConfig,
   options: ReencryptionOptions = {},
 ): Promise<ReencryptionReport[]> {
-  const db = new DataSource(
-    serviceDataSourceOptions({
-      url: config.DATABASE_URL,
-      schema: WEBHOOKS_SCHEMA,
-      entities: [],
-      migrations: MIGRATIONS,
-      poolSize: 2,
-    }),
-  );
-  await db.initialize();
-  try {
+  const source = { url: config.DATABASE_URL, schema: WEBHOOKS_SCHEMA, entities: [], migrations: MIGRATIONS };
+  return withServiceDataSource(source, (db) => {
     const ring = keyRingOf(config);
     const subscriptions = envelopeColumns({
       table: 'webhooks.subscriptions',
@@ -40,8 +30,6 @@ export async function reencryptWebhooks(
       binding: (row) => subscriptionBinding(String(row['id'])),
       ring,
     });
-    return await runReencryption(db, ring, [subscriptions], options);
-  } finally {
-    await db.destroy();
-  }
+    return runReencryption(db, ring, [subscriptions], options);
+  });
 }
