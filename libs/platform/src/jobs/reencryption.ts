@@ -221,11 +221,10 @@ export function printReencryption(
   const remaining = reports.reduce((n, r) => n + r.remaining, 0);
   const unreadable = reports.reduce((n, r) => n + r.unreadable.length, 0);
   const done = remaining === 0 && unreadable === 0;
-  write(
-    `${service}: ${checkOnly ? 'checked' : 're-encrypted'} under key version ${ring.activeVersion}: ` +
-      (done
-        ? `nothing left on other versions; versions ${ring.versions.filter((v) => v !== ring.activeVersion).join(', ') || '(none)'} hold nothing here`
-        : `${remaining} value(s) still to move, ${unreadable} unreadable`),
-  );
+  const others = ring.versions.filter((v) => v !== ring.activeVersion);
+  const verdict = done
+    ? `nothing left on other key versions${others.length ? ` (version ${others.join(', ')} holds nothing here)` : ''}`
+    : `${remaining} value(s) still to move, ${unreadable} unreadable: run again, see docs/runbooks.md`;
+  write(`${service}: ${checkOnly ? 'checked' : 're-encrypted'} under key version ${ring.activeVersion}: ${verdict}`);
   return done ? 0 : 1;
 }
