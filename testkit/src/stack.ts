@@ -22,8 +22,10 @@ export interface Stack {
   readonly natsPrefix: string;
   /** Starts one more data-service replica on the same database and NATS prefix (not behind the gateway). */
   startDataReplica(overrides?: Record<string, string>): Promise<INestApplication>;
-  /** Stops the auth service and starts a fresh one on the same port and database. */
-  restartAuth(): Promise<void>;
+  /** Stops the auth service and starts a fresh one on the same port and database, with `overrides` on top. */
+  restartAuth(overrides?: Record<string, string>): Promise<void>;
+  /** Stops the data service and starts a fresh one on the same port (behind the gateway), with `overrides` on top. */
+  restartData(overrides?: Record<string, string>): Promise<void>;
   /** Stops the webhooks service (gracefully) and starts a fresh one on the same port, with `overrides` on top. */
   restartWebhooks(overrides?: Record<string, string>): Promise<void>;
   /** Stops the webhooks service; `restartWebhooks` brings it back. */
@@ -62,7 +64,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   await auth.listen(authPort, '127.0.0.1');
   const dataConfig = loadConfig(DataConfig, { ...env, DATA_PORT: String(dataPort) });
   await migrateData(dataConfig);
-  const data: INestApplication = await createDataApp(dataConfig);
+  let data: INestApplication = await createDataApp(dataConfig);
   await data.listen(dataPort, '127.0.0.1');
   const webhooksConfig = loadConfig(WebhooksConfig, { ...env, WEBHOOKS_PORT: String(webhooksPort) });
   await migrateWebhooks(webhooksConfig);
@@ -110,10 +112,15 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
       await replica.listen(replicaPort, '127.0.0.1');
       return replica;
     },
-    async restartAuth() {
+    async restartAuth(extra = {}) {
       await auth.close();
-      auth = await createAuthApp(authConfig);
+      auth = await createAuthApp(Object.keys(extra).length ? loadConfig(AuthConfig, { ...env, ...extra }) : authConfig);
       await auth.listen(authPort, '127.0.0.1');
+    },
+    async restartData(extra = {}) {
+      await data.close();
+      data = await createDataApp(loadConfig(DataConfig, { ...env, ...extra, DATA_PORT: String(dataPort) }));
+      await data.listen(dataPort, '127.0.0.1');
     },
     async stop() {
       await new Promise<void>((resolve) => {
@@ -179,13 +186,20 @@ export async function adminWorkspaceToken(stack: Stack, workspace: string): Prom
 
 /**
  * A token of a new service account whose only permissions are those of one new
- * group with one policy (`resource` × `actions`), created with an admin token.
+ * group with one policy (`resource` × `actions`, and any `morePolicies`), created
+ * with an admin token.
  */
 export async function serviceAccountToken(
   stack: Stack,
   workspace: string,
   adminToken: string,
-  grant: { name: string; resource: string; actions: string[]; scope?: string },
+  grant: {
+    name: string;
+    resource: string;
+    actions: string[];
+    scope?: string;
+    morePolicies?: { resource: string; actions: string[] }[];
+  },
 ): Promise<string> {
   const iam = `${stack.authUrl}/workspace/${workspace}/api/v1`;
   const expect201 = async (what: string, res: Promise<{ status: number; body: any }>) => {
@@ -197,13 +211,9 @@ export async function serviceAccountToken(
     'group',
     call('POST', `${iam}/groups`, { token: adminToken, body: { name: grant.name } }),
   );
-  await expect201(
-    'policy',
-    call('POST', `${iam}/groups/${group.id}/policies`, {
-      token: adminToken,
-      body: { resource: grant.resource, actions: grant.actions },
-    }),
-  );
+  for (const policy of [{ resource: grant.resource, actions: grant.actions }, ...(grant.morePolicies ?? [])]) {
+    await expect201('policy', call('POST', `${iam}/groups/${group.id}/policies`, { token: adminToken, body: policy }));
+  }
   const account = await expect201(
     'service account',
     call('POST', `${iam}/service-accounts`, {

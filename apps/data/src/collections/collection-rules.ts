@@ -75,18 +75,24 @@ export interface Dependent {
   readonly field: string;
 }
 
-/** Fields that other collections' references name (targetField, displayField) must stay. */
+/** Fields that other collections' references name (targetField, displayField) must stay, and stay plain. */
 export function checkDependents(
   after: readonly PropertyDefinition[],
   dependents: readonly Dependent[],
   issues: Issues,
 ): void {
-  const names = new Set(['id', ...after.map((p) => p.name)]);
+  const byName = new Map(after.map((p) => [p.name, p]));
   for (const d of dependents) {
-    if (!names.has(d.field)) {
+    const property = byName.get(d.field);
+    if (d.field !== 'id' && !property) {
       issues.add(
         'properties',
         `"${d.field}" is used by the reference ${d.collection}.${d.property} and cannot be removed`,
+      );
+    } else if (property?.type === 'string' && property.isSecret) {
+      issues.add(
+        'properties',
+        `"${d.field}" is used by the reference ${d.collection}.${d.property} and cannot become secret`,
       );
     }
   }

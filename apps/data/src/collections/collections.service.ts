@@ -13,6 +13,7 @@ import { StrataException } from '@strata/platform';
 import { CollectionsRepository, type CollectionRow } from './collections.repository.js';
 import { Issues } from '../schema/issues.js';
 import { PropertyIndexer } from './indexes/property-indexer.js';
+import { SecretFieldsRepository } from './secret-fields.repository.js';
 import { validateProperties } from '../schema/validate-properties.js';
 import type { ReferenceTarget } from '../schema/references.js';
 import {
@@ -52,6 +53,7 @@ export class CollectionsService {
     private readonly transactions: Transactions,
     private readonly repository: CollectionsRepository,
     private readonly indexes: PropertyIndexer,
+    private readonly secretFields: SecretFieldsRepository,
   ) {}
 
   /** `earlier`: the body's own problems (checkBody); when there are any, `body` lacks the fields that failed. */
@@ -159,6 +161,7 @@ export class CollectionsService {
         body.defaultSearchField !== undefined ? body.defaultSearchField : (current.default_search_field ?? undefined);
       checkDefaultSearchField(defaultSearchField, properties, issues);
       if (issues.count) throw StrataException.validation([...issues.list]);
+      await this.secretFields.apply(scope, tx, id, current.properties, properties);
       return this.repository.update(scope, tx, id, {
         name: body.name ?? current.name,
         description: body.description !== undefined ? body.description : current.description,

@@ -9,7 +9,7 @@ import {
   type Suggestion,
   type SuggestionStatus,
 } from '../collections/suggestions/suggestions.repository.js';
-import { RecordSecrets } from '../records/record-secrets.js';
+import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordsRepository } from '../records/records.repository.js';
 import type { UpdateDiscoverySettingsRequest } from './dto/discovery.requests.js';
 
@@ -55,8 +55,10 @@ export class SchemaDiscoveryService {
       let scanned = 0;
       for (let offset = 0; offset < limit; offset += page) {
         const datas = await this.records.recentData(scope, tx, c.id, Math.min(page, limit - offset), offset);
+        // Discovery samples fields the collection does not define: secrets (and envelopes a removed
+        // secret field left behind) are masked, never decrypted into a suggestion's sampleValue.
         for (const data of datas) {
-          await this.suggestionsOfScope.observe(scope, tx, c, this.secrets.open(c.id, c.properties, data));
+          await this.suggestionsOfScope.observe(scope, tx, c, this.secrets.mask(c.properties, data));
         }
         scanned += datas.length;
         if (datas.length < page) break;

@@ -149,7 +149,10 @@ export class QueryService {
           joined[spec.alias] =
             id === null
               ? null
-              : { id, data: await this.presenter.data(foreign, row[`j${i}_data`] as Record<string, unknown>, grants) };
+              : {
+                  id,
+                  data: await this.presenter.data(foreign, id, row[`j${i}_data`] as Record<string, unknown>, grants),
+                };
         }
         return { ...shown, _joined: joined };
       }),

@@ -13,7 +13,7 @@ import { Outbox } from '../events/outbox.js';
 import type { BulkCreateRequest, BulkDeleteRequest, BulkUpdateRequest } from './dto/bulk.requests.js';
 import { FailureEvents } from './failure-events.js';
 import { RecordPresenter } from './record-presenter.js';
-import { RecordSecrets } from './record-secrets.js';
+import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { RecordsRepository } from './records.repository.js';
@@ -123,7 +123,7 @@ export class BulkRecordsService {
         const done = await this.attempt(tx, index, item.id, errors, async () => {
           const row = await this.records.load(scope, item.id, { tx, forUpdate: true });
           const c = await this.collection(scope, tx, collections, row.collection_id);
-          const previous = this.secrets.open(c.id, c.properties, row.data);
+          const previous = this.secrets.open(c, row.id, row.data);
           const skip = body.options?.skipValidation;
           const data = await this.validator.forWrite(scope, tx, c, 'patch', item.data, previous, !skip);
           const after = await this.writer.update(scope, tx, c, row, data, actor, {

@@ -3,6 +3,7 @@ import { parseIsoDatetime } from '../schema/datetime.js';
 import { evaluateExpression } from '../schema/expressions.js';
 import { at, isPlainObject, Issues, show } from '../schema/issues.js';
 import { canonicalJson, checkObject } from '../schema/value-check.js';
+import { secretFields, withoutSecrets } from '../secrets/secret-paths.js';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
@@ -110,6 +111,9 @@ function applyDefaults(properties: readonly PropertyDefinition[], data: Record<s
  * Evaluates computed fields of the given mode into `data` (persisted ones before
  * storing, virtual ones when reading). A result of the wrong type is a problem
  * of the write; an expression over absent fields leaves the field absent.
+ * Expressions never see secret fields: to them a secret is absent, so neither a
+ * computed value nor an error message can carry one to a caller without
+ * `secrets:reveal`.
  */
 export async function computeFields(
   properties: readonly PropertyDefinition[],
@@ -117,27 +121,42 @@ export async function computeFields(
   mode: 'persisted' | 'virtual',
   issues: Issues,
 ): Promise<void> {
+  let view: Record<string, unknown> | undefined;
   for (const p of properties) {
     if ((p.type !== 'number' && p.type !== 'datetime') || p.expression === undefined || p.computedMode !== mode)
       continue;
+    // A copy: results go into both, and later expressions may read earlier results.
+    view ??= { ...withoutSecrets(secretFields(properties), data) };
     let result: unknown;
     try {
-      result = await evaluateExpression(p.expression, data);
+      result = await evaluateExpression(p.expression, view);
     } catch (err) {
       issues.add(at('data', p.name), `expression failed: ${(err as Error).message}`);
       continue;
     }
+    let value: unknown;
     if (result === undefined || result === null) {
-      delete data[p.name];
+      value = undefined;
     } else if (p.type === 'number') {
-      if (typeof result === 'number' && Number.isFinite(result)) data[p.name] = result;
-      else issues.add(at('data', p.name), `expression produced ${show(result)}, not a number`);
+      if (typeof result === 'number' && Number.isFinite(result)) value = result;
+      else {
+        issues.add(at('data', p.name), `expression produced ${show(result)}, not a number`);
+        continue;
+      }
     } else if (typeof result === 'number' && Number.isFinite(result)) {
-      data[p.name] = new Date(result).toISOString();
+      value = new Date(result).toISOString();
     } else if (typeof result === 'string' && parseIsoDatetime(result) !== undefined) {
-      data[p.name] = result;
+      value = result;
     } else {
       issues.add(at('data', p.name), `expression produced ${show(result)}, not a date-time`);
+      continue;
+    }
+    if (value === undefined) {
+      delete data[p.name];
+      delete view[p.name];
+    } else {
+      data[p.name] = value;
+      view[p.name] = value;
     }
   }
 }

@@ -106,7 +106,9 @@ export class RecordExpander {
     if (keys.length === 0) return new Map();
     const rows = await this.records.byKeys(scope, target, property.targetField, keys, filter);
     const out = new Map<string, Expanded>();
-    for (const row of rows) out.set(row.key, { id: row.id, data: await this.presenter.data(target, row.data, grants) });
+    for (const row of rows) {
+      out.set(row.key, { id: row.id, data: await this.presenter.data(target, row.id, row.data, grants) });
+    }
     return out;
   }
 }

@@ -3,6 +3,7 @@ import type { Collection } from '@strata/contracts';
 import type { Tx, WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { Issues } from '../schema/issues.js';
+import { nonStringSecrets, secretFields } from '../secrets/secret-paths.js';
 import { computeFields, prepareRecordData, type WriteMode } from './record-data.js';
 import { normalizeDatetimes } from './normalize.js';
 import { checkReferenceTargets } from './reference-integrity.js';
@@ -16,7 +17,8 @@ export class RecordValidator {
   /**
    * Prepares, checks and computes the data of one write; every problem in one 400.
    * With `validate: false` (skipValidation) the schema checks are skipped, but
-   * computed fields, reference targets and the rules of the write mode still apply.
+   * computed fields, reference targets, the rules of the write mode and the type of
+   * secret fields (strings, which are sealed) still apply.
    */
   async forWrite(
     scope: WorkspaceScope,
@@ -29,6 +31,11 @@ export class RecordValidator {
   ): Promise<Record<string, unknown>> {
     const prepared = prepareRecordData(c, mode, input, previous);
     const issues = validate ? prepared.issues : new Issues();
+    if (!validate) {
+      for (const path of nonStringSecrets(secretFields(c.properties), prepared.data)) {
+        issues.add(`data.${path}`, 'is a secret field: must be a string or null');
+      }
+    }
     if (!issues.count) await computeFields(c.properties, prepared.data, 'persisted', issues);
     if (!issues.count) await checkReferenceTargets(this.records, scope, tx, c.properties, prepared.data, issues);
     if (issues.count) throw StrataException.validation([...issues.list], 'The record does not match its collection');

@@ -12,7 +12,7 @@ import { CollectionsRepository } from '../collections/collections.repository.js'
 import { SuggestionsRepository } from '../collections/suggestions/suggestions.repository.js';
 import { CollectionChanged, type CollectionGuard } from '../collections/write-collections.js';
 import { Outbox } from '../events/outbox.js';
-import { RecordSecrets } from './record-secrets.js';
+import { RecordSecrets } from '../secrets/record-secrets.js';
 import { diff, toEventRecord, type RecordRow } from './record.types.js';
 import { RecordsRepository } from './records.repository.js';
 import { FromHead, SideWrites, isoJson } from './side-writes.js';
@@ -84,11 +84,11 @@ export class RecordWriter {
     },
   ): Promise<RecordRow> {
     await this.assignCounters(scope, tx, c, plain);
-    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(scope, tx, c, plain);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.observe(scope, tx, c, plain);
     const id = newUuid();
-    const sealed = this.secrets.seal(c.id, c.properties, plain);
+    const sealed = this.secrets.seal(c, id, plain);
     const side = new SideWrites();
-    const changes = this.maskChanges(c.properties, diff({}, plain));
+    const changes = this.secrets.maskChanges(c.properties, diff({}, plain));
     addUniqueValues(side, c.id, id, uniqueFields(c.properties), plain);
     if (c.enableVersioning) {
       side.add('data.record_versions', {
@@ -179,8 +179,8 @@ export class RecordWriter {
       expiresAt?: Date | null | undefined;
     },
   ): Promise<RecordRow> {
-    const before = this.secrets.open(c.id, c.properties, current.data);
-    const sealed = this.secrets.seal(c.id, c.properties, plain);
+    const before = this.secrets.open(c, current.id, current.data);
+    const sealed = this.secrets.seal(c, current.id, plain);
     const updated = await this.records.update(scope, tx, current.id, {
       data: sealed,
       metadata: options.metadata ?? null,
@@ -190,7 +190,7 @@ export class RecordWriter {
     });
     const row: RecordRow = { ...updated, record_slug: c.recordSlug };
     if (uniqueFields(c.properties).length) await this.records.clearUniqueValues(scope, tx, current.id);
-    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(scope, tx, c, plain);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.observe(scope, tx, c, plain);
     const side = new SideWrites();
     addUniqueValues(side, c.id, current.id, uniqueFields(c.properties), plain);
     if (c.enableVersioning || options.createVersion) this.addVersion(side, row, before, plain, sealed, c.properties);
@@ -230,7 +230,6 @@ export class RecordWriter {
     options: { permanent: boolean; emit: boolean; event?: 'record_deleted' | 'record_expired' },
   ): Promise<void> {
     await this.applyOnDelete(scope, tx, c, current, actor, options.permanent);
-    const plain = this.secrets.open(c.id, c.properties, current.data);
     const side = new SideWrites();
     if (!options.permanent) {
       await this.records.clearUniqueValues(scope, tx, current.id);
@@ -244,7 +243,8 @@ export class RecordWriter {
           workspaceSlug: c.workspaceSlug,
           recordSlug: c.recordSlug,
           recordId: current.id,
-          data: toEventRecord(current, this.secrets.mask(c.properties, plain)),
+          // Masked from the stored data: nothing to decrypt.
+          data: toEventRecord(current, this.secrets.mask(c.properties, current.data)),
           timestamp: new Date().toISOString(),
           deletedBy: actor,
         }),
@@ -262,9 +262,12 @@ export class RecordWriter {
     actor: string,
     permanent: boolean,
   ): Promise<void> {
-    const plain = this.secrets.open(c.id, c.properties, current.data);
+    let plain: Record<string, unknown> | undefined;
     for (const ref of await this.collections.incomingReferences(scope, tx, c.recordSlug)) {
-      const key = ref.property.targetField === 'id' ? current.id : plain[ref.property.targetField];
+      const key =
+        ref.property.targetField === 'id'
+          ? current.id
+          : (plain ??= this.secrets.open(c, current.id, current.data))[ref.property.targetField];
       if (key === undefined || key === null) continue;
       const probe =
         ref.property.relationship === 'many-to-many' ? { [ref.property.name]: [key] } : { [ref.property.name]: key };
@@ -295,13 +298,23 @@ export class RecordWriter {
         if (ref.property.onDelete === 'cascade') {
           await this.delete(scope, tx, referencing, row, actor, { permanent, emit: true });
         } else {
-          const data = this.secrets.open(ref.collectionId, ref.properties, row.data);
+          const data = this.secrets.open(referencing, row.id, row.data);
           const value = data[ref.property.name];
           data[ref.property.name] = Array.isArray(value) ? value.filter((v) => v !== key) : null;
           await this.update(scope, tx, referencing, row, data, actor, { action: 'update', emit: true });
         }
       }
     }
+  }
+
+  /** Discovery sees the write with secrets masked: a suggestion's sampleValue never holds one. */
+  private async observe(
+    scope: WorkspaceScope,
+    tx: Tx | undefined,
+    c: WriteCollection,
+    plain: Record<string, unknown>,
+  ): Promise<void> {
+    await this.suggestions.observe(scope, tx, c, this.secrets.mask(c.properties, plain));
   }
 
   private async assignCounters(
@@ -329,7 +342,7 @@ export class RecordWriter {
       record_id: row.id,
       version: row.version,
       data: sealed,
-      changes: this.maskChanges(properties, diff(before, after)),
+      changes: this.secrets.maskChanges(properties, diff(before, after)),
       updated_by: row.updated_by,
       updated_at: row.updated_at,
     });
@@ -343,7 +356,7 @@ export class RecordWriter {
     actor: string,
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
-    this.logMasked(side, recordId, action, actor, this.maskChanges(c.properties, changes));
+    this.logMasked(side, recordId, action, actor, this.secrets.maskChanges(c.properties, changes));
   }
 
   /** A changelog entry whose secret fields are already masked. */
@@ -355,18 +368,5 @@ export class RecordWriter {
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
     side.add('data.record_changelog', { id: newUuid(), record_id: recordId, action, user_id: actor, changes });
-  }
-
-  private maskChanges(
-    properties: readonly PropertyDefinition[],
-    changes: Record<string, { old: unknown; new: unknown }>,
-  ): Record<string, { old: unknown; new: unknown }> {
-    const secret = new Set(properties.filter((p) => p.type === 'string' && p.isSecret).map((p) => p.name));
-    return Object.fromEntries(
-      Object.entries(changes).map(([k, v]) => [
-        k,
-        secret.has(k) ? { old: v.old === null ? null : '********', new: v.new === null ? null : '********' } : v,
-      ]),
-    );
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CollectionsModule } from '../collections/collections.module.js';
 import { EventsModule } from '../events/events.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { BulkRecordsController } from './bulk-records.controller.js';
 import { BulkRecordsService } from './bulk-records.service.js';
 import { FailureEvents } from './failure-events.js';
@@ -10,7 +11,6 @@ import { RecordExpander } from './record-expander.js';
 import { RecordHistoryRepository } from './record-history.repository.js';
 import { RecordPages } from './record-pages.js';
 import { RecordPresenter } from './record-presenter.js';
-import { RecordSecrets } from './record-secrets.js';
 import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { RecordsController } from './records.controller.js';
@@ -21,7 +21,7 @@ import { UpsertService } from './upsert.service.js';
 
 /** Records: writes with their versions, changelog and events; reads, pages and expansion; TTL expiry. */
 @Module({
-  imports: [CollectionsModule, EventsModule],
+  imports: [CollectionsModule, EventsModule, SecretsModule],
   // The bulk routes first: `PATCH /records/bulk` must not be taken for `PATCH /records/{recordId}`.
   controllers: [BulkRecordsController, RecordsController],
   providers: [
@@ -29,7 +29,6 @@ import { UpsertService } from './upsert.service.js';
     RecordHistoryRepository,
     IdempotencyRepository,
     Idempotency,
-    RecordSecrets,
     RecordPresenter,
     RecordExpander,
     RecordPages,
@@ -41,6 +40,6 @@ import { UpsertService } from './upsert.service.js';
     UpsertService,
     TtlSweeper,
   ],
-  exports: [RecordsRepository, RecordSecrets, RecordPresenter, RecordPages],
+  exports: [RecordsRepository, RecordPresenter, RecordPages],
 })
 export class RecordsModule {}

@@ -22,7 +22,7 @@ import type { WriteMode } from './record-data.js';
 import { parseExpand, RecordExpander } from './record-expander.js';
 import { RecordPages } from './record-pages.js';
 import { RecordPresenter } from './record-presenter.js';
-import { RecordSecrets } from './record-secrets.js';
+import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { checkReferenceTargets, hasReferences } from './reference-integrity.js';
@@ -86,7 +86,11 @@ export class RecordsService {
     let response = await this.presenter.record(c, row, grants);
     if (query.version !== undefined && query.version !== row.version) {
       const version = await this.history.version(scope, row.id, query.version);
-      response = { ...response, version: version.version, data: await this.presenter.data(c, version.data, grants) };
+      response = {
+        ...response,
+        version: version.version,
+        data: await this.presenter.data(c, row.id, version.data, grants),
+      };
     }
     if (paths.length) await this.expander.expand(scope, c, [response.data], paths, grants);
     return {
@@ -197,10 +201,10 @@ export class RecordsService {
       versions: await Promise.all(
         versions.map(async (v) => ({
           version: v.version,
-          data: await this.presenter.data(c, v.data, grants),
+          data: await this.presenter.data(c, row.id, v.data, grants),
           updatedAt: v.updated_at.toISOString(),
           updatedBy: v.updated_by,
-          changes: v.changes,
+          changes: this.presenter.changes(c, v.changes),
           ...(v.version === 1 ? { createdAt: row.created_at.toISOString() } : {}),
         })),
       ),
@@ -216,7 +220,7 @@ export class RecordsService {
       const row = await this.records.load(scope, id, { tx, forUpdate: true, includeDeleted: true });
       const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
       const old = await this.history.version(scope, id, body.version, tx);
-      const plain = this.secrets.open(c.id, c.properties, old.data);
+      const plain = this.secrets.open(c, id, old.data);
       const deleted = row.deleted_at !== null;
       const issues = new Issues();
       await checkReferenceTargets(this.records, scope, tx, c.properties, plain, issues);
@@ -234,7 +238,8 @@ export class RecordsService {
   }
 
   async changelog(scope: WorkspaceScope, id: string, query: ChangelogQuery) {
-    await this.records.load(scope, id, { includeDeleted: true });
+    const record = await this.records.load(scope, id, { includeDeleted: true });
+    const c = await this.collections.find(scope, { id: record.collection_id });
     const rows = await this.history.changelog(scope, id, {
       startDate: query.startDate,
       endDate: query.endDate,
@@ -250,7 +255,10 @@ export class RecordsService {
         userName: e.user_id,
         timestamp: e.at.toISOString(),
         changes: Object.fromEntries(
-          Object.entries(e.changes).map(([field, c]) => [field, { field, oldValue: c.old, newValue: c.new }]),
+          Object.entries(this.presenter.changes(c, e.changes)).map(([field, change]) => [
+            field,
+            { field, oldValue: change.old, newValue: change.new },
+          ]),
         ),
         metadata: e.metadata ?? {},
       })),
@@ -281,7 +289,7 @@ export class RecordsService {
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
           reached(c);
           checkVersion(row, options.expectedVersion);
-          const previous = this.secrets.open(c.id, c.properties, row.data);
+          const previous = this.secrets.open(c, row.id, row.data);
           const data = await this.validator.forWrite(scope, tx, c, mode, input, previous, options.validate);
           const updated = await this.writer.update(scope, tx, c, row, data, actor, {
             action: 'update',

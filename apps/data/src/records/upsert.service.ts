@@ -8,7 +8,7 @@ import { canonicalJson } from '../schema/value-check.js';
 import type { UpsertRecordRequest } from './dto/upsert.requests.js';
 import { Idempotency, type StoredResponse } from './idempotency.js';
 import { RecordPresenter } from './record-presenter.js';
-import { RecordSecrets } from './record-secrets.js';
+import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { RecordsRepository } from './records.repository.js';
@@ -49,38 +49,49 @@ export class UpsertService {
     return this.transactions.run(async (tx) => {
       const c = await this.collections.find(scope, { slug }, { tx, lock: true });
       checkMatch(c, body.match);
-      return this.idempotency.run<UpsertResult>(scope, tx, idempotencyKey, { slug, ...body }, async () => {
-        await this.records.lock(scope, tx, `upsert:${c.id}:${canonicalJson(body.match)}`);
-        const rows = await this.records.findByMatch(scope, tx, c.id, body.match);
-        if (rows.length > 1)
-          throw StrataException.conflict('match is ambiguous: more than one record holds these values');
-        const current = rows[0];
-        if (!current) {
-          const input = { ...body.data, ...body.match };
-          const data = await this.validator.forWrite(scope, tx, c, 'create', input, undefined);
-          const row = await this.writer.create(scope, tx, c, data, actor, { emit: true });
-          const shown = await this.presenter.data(c, row.data, grants);
+      const masked = (result: UpsertResult): UpsertResult => ({
+        ...result,
+        data: { ...result.data, data: this.secrets.mask(c.properties, result.data.data) },
+      });
+      return this.idempotency.run<UpsertResult>(
+        scope,
+        tx,
+        idempotencyKey,
+        { slug, ...body },
+        async () => {
+          await this.records.lock(scope, tx, `upsert:${c.id}:${canonicalJson(body.match)}`);
+          const rows = await this.records.findByMatch(scope, tx, c.id, body.match);
+          if (rows.length > 1)
+            throw StrataException.conflict('match is ambiguous: more than one record holds these values');
+          const current = rows[0];
+          if (!current) {
+            const input = { ...body.data, ...body.match };
+            const data = await this.validator.forWrite(scope, tx, c, 'create', input, undefined);
+            const row = await this.writer.create(scope, tx, c, data, actor, { emit: true });
+            const shown = await this.presenter.data(c, row.id, row.data, grants);
+            return {
+              status: 201,
+              body: {
+                data: { id: row.id, data: shown, version: row.version, createdAt: row.created_at.toISOString() },
+                operation: 'created' as const,
+              },
+            };
+          }
+          const changes = Object.fromEntries(Object.entries(body.data).filter(([k]) => !Object.hasOwn(body.match, k)));
+          const previous = this.secrets.open(c, current.id, current.data);
+          const data = await this.validator.forWrite(scope, tx, c, 'patch', changes, previous);
+          const row = await this.writer.update(scope, tx, c, current, data, actor, { action: 'update', emit: true });
+          const shown = await this.presenter.data(c, row.id, row.data, grants);
           return {
-            status: 201,
+            status: 200,
             body: {
-              data: { id: row.id, data: shown, version: row.version, createdAt: row.created_at.toISOString() },
-              operation: 'created' as const,
+              data: { id: row.id, data: shown, version: row.version, updatedAt: row.updated_at.toISOString() },
+              operation: 'updated' as const,
             },
           };
-        }
-        const changes = Object.fromEntries(Object.entries(body.data).filter(([k]) => !(k in body.match)));
-        const previous = this.secrets.open(c.id, c.properties, current.data);
-        const data = await this.validator.forWrite(scope, tx, c, 'patch', changes, previous);
-        const row = await this.writer.update(scope, tx, c, current, data, actor, { action: 'update', emit: true });
-        const shown = await this.presenter.data(c, row.data, grants);
-        return {
-          status: 200,
-          body: {
-            data: { id: row.id, data: shown, version: row.version, updatedAt: row.updated_at.toISOString() },
-            operation: 'updated' as const,
-          },
-        };
-      });
+        },
+        masked,
+      );
     });
   }
 }

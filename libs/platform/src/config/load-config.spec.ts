@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from './load-config.js';
+import { keyRingOf } from './key-ring.config.js';
 import { DEVELOPMENT_ENCRYPTION_KEYS, ServiceConfig } from './service-config.js';
 
 const OTHER_KEY = `2:${Buffer.alloc(32, 7).toString('base64')}`;
@@ -43,5 +44,23 @@ describe('loadConfig', () => {
     expect(problemsOf({ STRATA_ENV: 'production', STRATA_ENCRYPTION_KEYS: OTHER_KEY })).toEqual([]);
     expect(problemsOf({ STRATA_ENCRYPTION_KEYS: DEVELOPMENT_ENCRYPTION_KEYS })).toEqual([]);
     expect(problemsOf({ STRATA_ENV: 'staging' })[0]).toMatch(/^STRATA_ENV="staging"/);
+  });
+
+  it('checks the key ring as a whole, and the active version against it', () => {
+    const k = (n: number) => `${n}:${Buffer.alloc(32, n).toString('base64')}`;
+    expect(problemsOf({ STRATA_ENCRYPTION_KEYS: `${k(1)},${k(1)}` })).toEqual([
+      'STRATA_ENCRYPTION_KEYS=[secret]: is not a usable key ring: key version 1 appears twice',
+    ]);
+    expect(problemsOf({ STRATA_ENCRYPTION_KEYS: `${k(1)},${k(2)}`, STRATA_ENCRYPTION_ACTIVE_KEY: '1' })).toEqual([]);
+    expect(problemsOf({ STRATA_ENCRYPTION_KEYS: k(1), STRATA_ENCRYPTION_ACTIVE_KEY: '2' })).toEqual([
+      'STRATA_ENCRYPTION_ACTIVE_KEY=2: must be 0 (the highest version) or a version that STRATA_ENCRYPTION_KEYS holds',
+    ]);
+    const ring = keyRingOf(loadConfig(ServiceConfig, { STRATA_ENCRYPTION_KEYS: `${k(1)},${k(2)}` }));
+    expect(ring.activeVersion).toBe(2);
+    const pinned = loadConfig(ServiceConfig, {
+      STRATA_ENCRYPTION_KEYS: `${k(1)},${k(2)}`,
+      STRATA_ENCRYPTION_ACTIVE_KEY: '1',
+    });
+    expect(keyRingOf(pinned).activeVersion).toBe(1);
   });
 });

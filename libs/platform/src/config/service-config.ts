@@ -1,4 +1,5 @@
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { ActiveKeyInRing, ValidKeyRing } from './key-ring.config.js';
 import { Secret } from './load-config.js';
 import { NotDefaultInProduction } from './not-default-in-production.js';
 
@@ -69,14 +70,29 @@ export class ServiceConfig {
   @Max(5000)
   TOKEN_CACHE_TTL_MS = 3000;
 
-  /** `<version>:<base64 32 bytes>,…`: AES-256-GCM key-encryption keys; the highest version encrypts. */
+  /**
+   * `<version>:<base64 32 bytes>,…`: AES-256-GCM key-encryption keys; the highest version
+   * encrypts unless STRATA_ENCRYPTION_ACTIVE_KEY names another. Every version that
+   * encrypted a stored value must stay until `reencrypt` has moved it (docs/runbooks.md).
+   */
   @Secret()
   @IsString()
   @Matches(/^\s*\d+:[A-Za-z0-9+/=]{43,44}(\s*,\s*\d+:[A-Za-z0-9+/=]{43,44})*\s*$/, {
     message: 'must be <version>:<base64 of 32 bytes>[,…]',
   })
+  @ValidKeyRing()
   @NotDefaultInProduction(DEVELOPMENT_ENCRYPTION_KEYS)
   STRATA_ENCRYPTION_KEYS = DEVELOPMENT_ENCRYPTION_KEYS;
+
+  /**
+   * The key version that encrypts; 0 means the highest in STRATA_ENCRYPTION_KEYS. A new
+   * key is first added with this pinned to the current version, so that every replica
+   * can read the new version before any replica writes it.
+   */
+  @IsInt()
+  @Min(0)
+  @ActiveKeyInRing()
+  STRATA_ENCRYPTION_ACTIVE_KEY = 0;
 
   @IsInt()
   @Min(1)
