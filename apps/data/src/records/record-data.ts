@@ -1,7 +1,7 @@
 import type { Collection, PropertyDefinition } from '@strata/contracts';
 import { parseIsoDatetime } from '../schema/datetime.js';
 import { evaluateExpression } from '../schema/expressions.js';
-import { at, isPlainObject, Issues, show } from '../schema/issues.js';
+import { at, isPlainObject, Issues, own, show } from '../schema/issues.js';
 import { canonicalJson, checkObject } from '../schema/value-check.js';
 import { secretFields, withoutSecrets } from '../secrets/secret-paths.js';
 
@@ -53,7 +53,7 @@ export function prepareRecordData(
     if (value === undefined) continue;
     const property = byName.get(key);
     if (property && (isComputed(property) || isAutoIncrement(property))) {
-      if (mode === 'create' || canonicalJson(value) !== canonicalJson(previous?.[key])) {
+      if (mode === 'create' || canonicalJson(value) !== canonicalJson(own(previous, key))) {
         issues.add(
           at('data', key),
           isComputed(property) ? 'is computed and cannot be set' : 'is assigned automatically and cannot be set',
@@ -67,15 +67,15 @@ export function prepareRecordData(
   if (mode !== 'patch' && previous) {
     // PUT keeps what the caller cannot send: auto-assigned and persisted computed values.
     for (const p of schema.properties)
-      if (isAutoIncrement(p) && previous[p.name] !== undefined) data[p.name] = previous[p.name];
+      if (isAutoIncrement(p) && own(previous, p.name) !== undefined) data[p.name] = own(previous, p.name);
   }
   if (mode !== 'patch') applyDefaults(schema.properties, data);
   if (previous) {
     for (const p of schema.properties) {
       if (
         p.immutable &&
-        previous[p.name] !== undefined &&
-        canonicalJson(previous[p.name]) !== canonicalJson(data[p.name])
+        own(previous, p.name) !== undefined &&
+        canonicalJson(own(previous, p.name)) !== canonicalJson(own(data, p.name))
       ) {
         issues.add(at('data', p.name), 'is immutable and cannot change');
       }
@@ -101,8 +101,8 @@ function setField(data: Record<string, unknown>, key: string, value: unknown): v
 
 function applyDefaults(properties: readonly PropertyDefinition[], data: Record<string, unknown>): void {
   for (const p of properties) {
-    if (data[p.name] === undefined && p.default !== undefined) data[p.name] = structuredClone(p.default);
-    const value = data[p.name];
+    if (own(data, p.name) === undefined && p.default !== undefined) data[p.name] = structuredClone(p.default);
+    const value = own(data, p.name);
     if (p.type === 'object' && isPlainObject(value)) applyDefaults(p.properties, value);
   }
 }

@@ -4,6 +4,7 @@ import type { WorkspaceScope } from '@strata/db';
 import { StrataException, type Grants } from '@strata/platform';
 import { CollectionsRepository } from '../collections/collections.repository.js';
 import type { TypedWhere } from '../compiler/compile-where.js';
+import { own } from '../schema/issues.js';
 import { RecordPresenter } from './record-presenter.js';
 import { RecordsRepository } from './records.repository.js';
 
@@ -70,7 +71,7 @@ export class RecordExpander {
         ]);
       }
       const target = await this.collections.find(scope, { slug: property.target });
-      const keys = [...new Set(datas.flatMap((d) => toKeys(d[field])))];
+      const keys = [...new Set(datas.flatMap((d) => toKeys(own(d, field))))];
       const found = await this.load(scope, target, property, keys, grants, filters.get(field));
       if (nested.length) {
         await this.expand(
@@ -82,7 +83,7 @@ export class RecordExpander {
         );
       }
       for (const data of datas) {
-        const value = data[field];
+        const value = own(data, field);
         if (value === undefined || value === null) continue;
         const keys = toKeys(value);
         const expanded = Array.isArray(value) ? keys.map((k) => found.get(k) ?? null) : (found.get(keys[0]!) ?? null);

@@ -12,6 +12,7 @@ import { CollectionsRepository } from '../collections/collections.repository.js'
 import { SuggestionsRepository } from '../collections/suggestions/suggestions.repository.js';
 import { CollectionChanged, type CollectionGuard } from '../collections/write-collections.js';
 import { Outbox } from '../events/outbox.js';
+import { own } from '../schema/issues.js';
 import { RecordSecrets } from '../secrets/record-secrets.js';
 import { diff, toEventRecord, type RecordRow } from './record.types.js';
 import { RecordsRepository } from './records.repository.js';
@@ -267,7 +268,7 @@ export class RecordWriter {
       const key =
         ref.property.targetField === 'id'
           ? current.id
-          : (plain ??= this.secrets.open(c, current.id, current.data))[ref.property.targetField];
+          : own((plain ??= this.secrets.open(c, current.id, current.data)), ref.property.targetField);
       if (key === undefined || key === null) continue;
       const probe =
         ref.property.relationship === 'many-to-many' ? { [ref.property.name]: [key] } : { [ref.property.name]: key };
@@ -299,7 +300,7 @@ export class RecordWriter {
           await this.delete(scope, tx, referencing, row, actor, { permanent, emit: true });
         } else {
           const data = this.secrets.open(referencing, row.id, row.data);
-          const value = data[ref.property.name];
+          const value = own(data, ref.property.name);
           data[ref.property.name] = Array.isArray(value) ? value.filter((v) => v !== key) : null;
           await this.update(scope, tx, referencing, row, data, actor, { action: 'update', emit: true });
         }

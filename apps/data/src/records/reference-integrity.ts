@@ -1,6 +1,6 @@
 import type { PropertyDefinition, ReferenceProperty } from '@strata/contracts';
 import type { Tx, WorkspaceScope } from '@strata/db';
-import { at, show, type Issues } from '../schema/issues.js';
+import { at, own, show, type Issues } from '../schema/issues.js';
 import type { RecordsRepository } from './records.repository.js';
 
 const referencesOf = (properties: readonly PropertyDefinition[]) =>
@@ -23,7 +23,7 @@ export async function checkReferenceTargets(
   issues: Issues,
 ): Promise<void> {
   for (const p of referencesOf(properties)) {
-    const value = data[p.name];
+    const value = own(data, p.name);
     if (value === undefined || value === null) continue;
     const wanted = (Array.isArray(value) ? value : [value]).map(String);
     if (wanted.length === 0) continue;

@@ -1,6 +1,7 @@
 import { ErrorCode, type PropertyDefinition } from '@strata/contracts';
 import { isUniqueViolation } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { own } from '../schema/issues.js';
 import { canonicalJson } from '../schema/value-check.js';
 import type { SideWrites } from './side-writes.js';
 
@@ -27,7 +28,7 @@ export function addUniqueValues(
   data: Record<string, unknown>,
 ): void {
   for (const field of fields) {
-    const value = data[field];
+    const value = own(data, field);
     if (value === undefined || value === null) continue;
     side.add('data.unique_values', {
       collection_id: collectionId,
