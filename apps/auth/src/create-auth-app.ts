@@ -20,6 +20,8 @@ export async function createAuthApp(config: AuthConfig): Promise<NestExpressAppl
     config,
     description: 'Identity: OIDC tokens, workspaces, service accounts, groups and policies, publishable keys',
     skipBodyParsing: /^\/oidc(\/|$)/,
+    // The login page's form; every other body is JSON.
+    formPaths: /^\/interaction\/[^/]+\/login$/,
     beforeInit: async (nest) => {
       const oidc = nest.get(OidcService);
       await oidc.start();
