@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { isStorableId } from './oauth-input.js';
 
 /** Looks up a service account as an OAuth client (client-credentials only). */
 export type ClientLookup = (clientId: string) => Promise<AdapterPayload | undefined>;
@@ -25,6 +26,8 @@ export function postgresAdapter(db: DataSource, findClient: ClientLookup): new (
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
+      // A client id from a Basic header or a form can hold NUL: nothing stored has it.
+      if (!isStorableId(id)) return undefined;
       if (this.model === 'Client') return findClient(id);
       return this.one('id = $2', id);
     }
@@ -50,6 +53,7 @@ export function postgresAdapter(db: DataSource, findClient: ClientLookup): new (
     }
 
     private async one(where: string, value: string): Promise<AdapterPayload | undefined> {
+      if (!isStorableId(value)) return undefined;
       const rows: { payload: AdapterPayload; consumed_at: Date | null }[] = await db.query(
         `SELECT payload, consumed_at FROM iam.oidc_payloads
           WHERE kind = $1 AND ${where} AND (expires_at IS NULL OR expires_at > now())`,
