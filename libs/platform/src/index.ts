@@ -27,6 +27,8 @@ export * from './rate-limit/rate-limit.guard.js';
 export * from './validation/validation.pipe.js';
 export * from './validation/id.pipes.js';
 export * from './validation/page.query.js';
+export * from './validation/optional.js';
+export * from './validation/ranges.js';
 export * from './http/body-parsing.js';
 export * from './http/text-checks.js';
 export * from './http/url-check.middleware.js';

@@ -1,4 +1,5 @@
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsOptional } from '../validation/optional.js';
 import { Secret } from './load-config.js';
 import { NotDefaultInProduction } from './not-default-in-production.js';
 
