@@ -75,7 +75,12 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     WEBHOOKS_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
   });
-  const gateway: Server = await listen(createGateway(gatewayConfig), gatewayPort, '127.0.0.1');
+  const gateway: Server = await listen(
+    createGateway(gatewayConfig),
+    gatewayPort,
+    '127.0.0.1',
+    gatewayConfig.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  );
   return {
     authUrl,
     baseUrl: `http://127.0.0.1:${gatewayPort}`,

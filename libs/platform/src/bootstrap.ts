@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { ErrorShape } from '@strata/contracts';
 import { JsonLogger } from '@strata/telemetry';
@@ -41,6 +42,7 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   // revalidates with If-None-Match (record versions use If-Match on the version).
   app.set('etag', false);
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  keepConnectionsAlive(app.getHttpServer(), options.config.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   app.use(requestIdMiddleware);
   const skip = options.skipBodyParsing;
   app.use(unless(skip, urlCheckMiddleware));
@@ -53,6 +55,16 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   serveOpenApi(app, `Strata ${options.name}`, options.description);
   await app.init();
   return app;
+}
+
+/**
+ * How long an idle client connection stays open. Longer than the gateway's
+ * idle upstream sockets (it drops its own first, so it never sends a request
+ * on a socket this server is closing); the headers timeout must outlast it.
+ */
+export function keepConnectionsAlive(server: Server, keepAliveTimeoutMs: number): void {
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.headersTimeout = Math.max(server.headersTimeout, keepAliveTimeoutMs + 1000);
 }
 
 function unless(skip: RegExp | undefined, handler: RequestHandler): RequestHandler {

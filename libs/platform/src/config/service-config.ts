@@ -96,6 +96,17 @@ export class ServiceConfig {
   @Min(1000)
   RATE_LIMIT_WINDOW_MS = 60_000;
 
+  /**
+   * How long an idle HTTP connection stays open (Node's default is 5 s). The
+   * gateway drops its idle upstream sockets before this (it honours the
+   * `Keep-Alive: timeout` the service announces), so it never reuses a socket
+   * the service is closing.
+   */
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
   @IsOptional()
   @IsUrl(URL_OPTIONS)
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
