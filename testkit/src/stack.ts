@@ -54,6 +54,8 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     STRATA_ADMIN_PASSWORD: 'correct horse battery',
     LOG_LEVEL: 'warn',
     PERMISSION_CACHE_TTL_MS: '1000',
+    // The published development encryption key is accepted only when this is explicit.
+    STRATA_ENV: 'development',
     ...overrides,
   };
   const authConfig = loadConfig(AuthConfig, env);

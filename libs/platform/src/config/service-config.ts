@@ -3,7 +3,7 @@ import { IsOptional } from '../validation/optional.js';
 import { Secret } from './load-config.js';
 import { NotDefaultInProduction } from './not-default-in-production.js';
 
-/** Published in the source: refused when STRATA_ENV=production. */
+/** Published in the source: accepted only when STRATA_ENV=development. */
 export const DEVELOPMENT_ENCRYPTION_KEYS = '1:c3RyYXRhLWRldmVsb3BtZW50LWtleS0wMDAwMDAwMDA=';
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true } as const;
@@ -13,9 +13,13 @@ const URL_OPTIONS = { require_tld: false, require_protocol: true } as const;
  * are the environment variables; the initialisers are the documented defaults.
  */
 export class ServiceConfig {
-  /** `production` refuses development defaults of secrets (encryption keys, admin password). */
+  /**
+   * `development` accepts the published development defaults of secrets
+   * (encryption keys, admin password); anything else refuses them. Unset means
+   * production: a deployment that forgets it fails safe.
+   */
   @IsIn(['development', 'production'])
-  STRATA_ENV: 'development' | 'production' = 'development';
+  STRATA_ENV: 'development' | 'production' = 'production';
 
   @IsUrl({ ...URL_OPTIONS, protocols: ['postgres', 'postgresql'] }, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/strata';
