@@ -13,6 +13,17 @@ import { workspaceScopePlugin } from './eslint/workspace-scope.js';
 
 const APPS = ['auth', 'gateway', 'cli', 'data'];
 
+// class-validator's IsOptional skips null as well as undefined, so `{"field": null}` slips past
+// validation into a NOT NULL column: DTOs use @strata/platform's IsOptional (or IsNullable).
+const RESTRICTED_PATHS = [
+  {
+    name: 'class-validator',
+    importNames: ['IsOptional'],
+    message:
+      "Use IsOptional (or IsNullable where null has a meaning) from @strata/platform: class-validator's lets null through.",
+  },
+];
+
 export default tseslint.config(
   {
     ignores: ['**/dist/**', '**/node_modules/**', '.toolchain/**', 'reports/**', 'coverage/**', '**/*.d.ts'],
@@ -53,6 +64,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: RESTRICTED_PATHS,
           patterns: [
             {
               group: ['@strata/*/*'],
@@ -70,6 +82,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: RESTRICTED_PATHS,
           patterns: [
             {
               group: ['@strata/*/*'],
@@ -98,6 +111,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: RESTRICTED_PATHS,
           patterns: [
             {
               group: ['@strata/*/*'],

@@ -14,7 +14,8 @@ const DATA_ACCESS = {
   'apps/auth/src/app.module.ts': 'module wiring: the data source',
   'apps/data/src/records/side-writes.ts': 'builds the statement a repository sends (flush takes the manager)',
   'apps/data/src/collections/indexes/property-indexer.ts': 'system: index DDL for every collection, run at boot',
-  'apps/data/src/secrets/reencrypt-records.ts': 'system: the reencrypt command, over every workspace (docs/runbooks.md)',
+  'apps/data/src/secrets/reencrypt-records.ts':
+    'system: the reencrypt command, over every workspace (docs/runbooks.md)',
   'apps/auth/src/oidc/signing-keys.service.ts': 'system: the token signing keys (global, not per workspace)',
   'apps/auth/src/oidc/rotate-signing-key.ts': 'system: the key rotation command',
 };

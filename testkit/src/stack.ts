@@ -56,6 +56,8 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     STRATA_ADMIN_PASSWORD: 'correct horse battery',
     LOG_LEVEL: 'warn',
     PERMISSION_CACHE_TTL_MS: '1000',
+    // The published development encryption key is accepted only when this is explicit.
+    STRATA_ENV: 'development',
     ...overrides,
   };
   const authConfig = loadConfig(AuthConfig, env);
@@ -77,7 +79,12 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     WEBHOOKS_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
   });
-  const gateway: Server = await listen(createGateway(gatewayConfig), gatewayPort, '127.0.0.1');
+  const gateway: Server = await listen(
+    createGateway(gatewayConfig),
+    gatewayPort,
+    '127.0.0.1',
+    gatewayConfig.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  );
   return {
     authUrl,
     baseUrl: `http://127.0.0.1:${gatewayPort}`,

@@ -7,7 +7,11 @@ import { NatsConnectionHolder } from '../src/nats/nats.provider.js';
 import { NatsKvRateLimitStore } from '../src/rate-limit/rate-limit.store.js';
 
 describe('NatsKvRateLimitStore against a real NATS server', () => {
-  const config = loadConfig(ServiceConfig, { ...process.env, NATS_PREFIX: testNatsPrefix() });
+  const config = loadConfig(ServiceConfig, {
+    ...process.env,
+    STRATA_ENV: 'development',
+    NATS_PREFIX: testNatsPrefix(),
+  });
   // Three replicas: each has its own connection and its own store.
   const replicas = [0, 1, 2].map(() => new NatsConnectionHolder(config));
   const stores = replicas.map((nats) => new NatsKvRateLimitStore(nats, config));

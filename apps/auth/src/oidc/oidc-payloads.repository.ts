@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { isStorableId } from './oauth-input.js';
 
 /** Looks up a service account as an OAuth client (client-credentials only). */
 export type ClientLookup = (clientId: string) => Promise<AdapterPayload | undefined>;
@@ -37,6 +38,8 @@ function postgresAdapter(db: DataSource, findClient: ClientLookup): new (model: 
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
+      // A client id from a Basic header or a form can hold NUL: nothing stored has it.
+      if (!isStorableId(id)) return undefined;
       if (this.model === 'Client') return findClient(id);
       return this.one('id = $2', id);
     }
@@ -62,6 +65,7 @@ function postgresAdapter(db: DataSource, findClient: ClientLookup): new (model: 
     }
 
     private async one(where: string, value: string): Promise<AdapterPayload | undefined> {
+      if (!isStorableId(value)) return undefined;
       const rows: { payload: AdapterPayload; consumed_at: Date | null }[] = await db.query(
         `SELECT payload, consumed_at FROM iam.oidc_payloads
           WHERE kind = $1 AND ${where} AND (expires_at IS NULL OR expires_at > now())`,

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, ValidateNested } from 'class-validator';
+import { IsInt, IsNotEmpty, IsObject, IsString, Max, ValidateNested } from 'class-validator';
+import { IsOptional } from '@strata/platform';
 import { BODY_LIMITS, checkBody } from './checked-body.js';
 
 class Page {

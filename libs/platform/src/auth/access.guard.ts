@@ -1,10 +1,9 @@
 import { ExecutionContext, Injectable, type CanActivate } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH, permits, type ErrorShape } from '@strata/contracts';
+import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH, permits } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
-import { ERROR_SHAPE } from '../errors/error-shape.decorator.js';
-import { SHAPE_ON_REQUEST } from '../errors/error.filter.js';
+import { rememberErrorShape } from '../errors/error-shape.decorator.js';
 import { StrataException } from '../errors/strata.exception.js';
 import {
   ACCESS,
@@ -71,9 +70,8 @@ export class AccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    const req = context.switchToHttp().getRequest<AuthenticatedRequest & { [SHAPE_ON_REQUEST]?: ErrorShape }>();
-    const shape = this.reflector.getAllAndOverride<ErrorShape | undefined>(ERROR_SHAPE, targets);
-    if (shape) req[SHAPE_ON_REQUEST] = shape;
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    rememberErrorShape(this.reflector, context);
 
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS, targets);
     if (!rule) throw new StrataException(ErrorCode.INTERNAL, 'Route declares no access rule');
