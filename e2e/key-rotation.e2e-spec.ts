@@ -31,7 +31,12 @@ const ws = `rotation-${Date.now().toString(36)}`;
 
 /** The settings of one service's command, as its process would read them. */
 function settings(keys: string): Record<string, string> {
-  return { DATABASE_URL: stack.databaseUrl, NATS_PREFIX: stack.natsPrefix, STRATA_ENCRYPTION_KEYS: keys };
+  return {
+    STRATA_ENV: 'development',
+    DATABASE_URL: stack.databaseUrl,
+    NATS_PREFIX: stack.natsPrefix,
+    STRATA_ENCRYPTION_KEYS: keys,
+  };
 }
 
 async function reencryptAll(keys: string, check = false) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Collection, FieldError } from '@strata/contracts';
+import { ErrorCode, type Collection, type FieldError } from '@strata/contracts';
 import type { WorkspaceScope } from '@strata/db';
 import { StrataException, type Grants } from '@strata/platform';
 import { CollectionsRepository } from '../collections/collections.repository.js';
@@ -66,7 +66,7 @@ export class QueryService {
   ): Promise<QueryResult> {
     checkComplexity(body.where, this.config.DATA_QUERY_MAX_CONDITIONS);
     if (typeof body.resource !== 'string') throw StrataException.validation([...earlier]);
-    const c = await this.collections.find(scope, { slug: body.resource });
+    const c = await this.resourceOf(scope, body.resource, earlier);
     const problems: FieldError[] = [...earlier];
     const parts = parseCanonical(c, body, problems);
     const joins = await resolveJoins(scope, this.collections, c, body, this.joinSettings(), problems);
@@ -111,6 +111,22 @@ export class QueryService {
         nextCursor: result.nextCursor,
       },
     };
+  }
+
+  /**
+   * The collection a query names. When the body already has problems, an unknown
+   * collection is one more of them (a 400 listing all), not a 404 on its own.
+   */
+  private async resourceOf(scope: WorkspaceScope, slug: string, earlier: readonly FieldError[]): Promise<Collection> {
+    try {
+      return await this.collections.find(scope, { slug });
+    } catch (err) {
+      if (!earlier.length || !(err instanceof StrataException) || err.code !== ErrorCode.STRUCTURE_NOT_FOUND) throw err;
+      throw StrataException.validation([
+        ...earlier,
+        { field: 'resource', message: `names no collection of this workspace: '${slug}'` },
+      ]);
+    }
   }
 
   joinSettings(): JoinSettings {

@@ -3,11 +3,6 @@ import { ErrorCode, type FieldError } from '@strata/contracts';
 import { createValidationPipe, StrataException } from '@strata/platform';
 import { isPlainObject } from './issues.js';
 
-export const BODY_LIMITS = {
-  /** Objects and arrays inside one another, the body itself included. */
-  maxDepth: 32,
-} as const;
-
 /**
  * Keys that the platform's validation pipe deletes wherever they appear (Nest's
  * `stripProtoKeys`). Deleted silently, `{"where": {"constructor": …}}` would
@@ -31,9 +26,8 @@ export interface CheckedBody<T> {
  * that only it can find (property definitions, fields of a query), in one 400.
  *
  * Before the pipe, the body is copied without recursion: keys the pipe would
- * delete are refused by path, and a field nesting deeper than
- * {@link BODY_LIMITS.maxDepth} levels is refused (and dropped) before anything
- * recursive sees it. After the pipe, free-form fields (plain objects and
+ * delete are refused by path. (How deep a body nests is bounded once, at the
+ * edge, before any parser or transformer: docs/requests.md.) After the pipe, free-form fields (plain objects and
  * arrays: a query's `where`, a saved query's variables, property definitions)
  * are taken from that copy, because class-transformer drops every key that
  * names an inherited method (`toString`, `valueOf`, …), and those are ordinary
@@ -81,23 +75,17 @@ function topField(path: string): string {
 
 /**
  * A copy of parsed JSON with own keys only, made with an explicit stack (so no
- * depth exhausts the call stack). Reserved keys are left out and reported; a
- * top-level field nesting deeper than the limit is reported once and left out.
+ * depth exhausts the call stack). Reserved keys are left out and reported.
  */
 function copyJson(raw: unknown, problems: FieldError[]): unknown {
   const holder: { value?: unknown } = {};
-  const tooDeep = new Set<string>();
-  const stack: { from: unknown; path: string; top: string; depth: number; put: (v: unknown) => void }[] = [
-    { from: raw, path: '', top: '', depth: 1, put: (v) => (holder.value = v) },
+  const stack: { from: unknown; path: string; put: (v: unknown) => void }[] = [
+    { from: raw, path: '', put: (v) => (holder.value = v) },
   ];
   while (stack.length) {
-    const { from, path, top, depth, put } = stack.pop()!;
+    const { from, path, put } = stack.pop()!;
     if (typeof from !== 'object' || from === null) {
       put(from);
-      continue;
-    }
-    if (depth > BODY_LIMITS.maxDepth) {
-      tooDeep.add(top);
       continue;
     }
     const children: { key: string; value: unknown; path: string; put: (v: unknown) => void }[] = [];
@@ -119,17 +107,9 @@ function copyJson(raw: unknown, problems: FieldError[]): unknown {
         children.push({ key, value, path: at, put: (v) => (out[key] = v) });
       }
     }
-    for (const child of children.reverse()) {
-      stack.push({ from: child.value, path: child.path, top: top || child.key, depth: depth + 1, put: child.put });
-    }
+    for (const child of children.reverse()) stack.push({ from: child.value, path: child.path, put: child.put });
   }
-  // The copy stops at the limit; a field cut there is not checked any further.
-  const value = holder.value;
-  for (const top of tooDeep) {
-    problems.push({ field: top, message: `nests deeper than ${BODY_LIMITS.maxDepth} levels` });
-    if (isPlainObject(value)) delete value[top];
-  }
-  return value;
+  return holder.value;
 }
 
 /** Puts back the copy's plain objects and arrays in place of what class-transformer made of them. */
