@@ -27,18 +27,15 @@ export interface CheckedBody<T> {
  *
  * Before the pipe, the body is copied without recursion: keys the pipe would
  * delete are refused by path. (How deep a body nests is bounded once, at the
- * edge, before any parser or transformer: docs/requests.md.) After the pipe, free-form fields (plain objects and
- * arrays: a query's `where`, a saved query's variables, property definitions)
- * are taken from that copy, because class-transformer drops every key that
- * names an inherited method (`toString`, `valueOf`, …), and those are ordinary
- * field and variable names here.
+ * edge, before any parser or transformer: docs/requests.md.) The pipe keeps
+ * every key of free-form fields (`toString`, `valueOf` are ordinary field and
+ * variable names here): libs/platform's validation/free-form.ts.
  */
 export async function checkBody<T extends object>(metatype: new () => T, raw: unknown): Promise<CheckedBody<T>> {
   const problems: FieldError[] = [];
   const clean = copyJson(raw, problems);
   try {
     const instance = (await createValidationPipe().transform(clean, { type: 'body', metatype })) as T;
-    if (isPlainObject(clean)) restoreFreeForm(instance as Record<string, unknown>, clean);
     return { body: instance, problems };
   } catch (err) {
     if (!(err instanceof StrataException) || err.code !== ErrorCode.VALIDATION_ERROR || !Array.isArray(err.details))
@@ -110,19 +107,4 @@ function copyJson(raw: unknown, problems: FieldError[]): unknown {
     for (const child of children.reverse()) stack.push({ from: child.value, path: child.path, put: child.put });
   }
   return holder.value;
-}
-
-/** Puts back the copy's plain objects and arrays in place of what class-transformer made of them. */
-function restoreFreeForm(instance: Record<string, unknown>, clean: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(instance)) {
-    if (!Object.hasOwn(clean, key)) continue;
-    const plain = Array.isArray(value) ? value.every((v) => !isClassInstance(v)) : !isClassInstance(value);
-    if (plain && typeof value === 'object' && value !== null) instance[key] = clean[key];
-  }
-}
-
-function isClassInstance(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto !== Object.prototype && proto !== null;
 }
