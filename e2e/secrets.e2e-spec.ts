@@ -313,6 +313,20 @@ describe('secret fields in the record read paths', () => {
     revealed(asRevealerBulk.body.records[0].data, 'j');
   });
 
+  it('are kept when a caller without secrets:reveal writes back the mask it read', async () => {
+    const made = await create(revealer, 'r');
+    const id = made.id as string;
+    const read = (await reader('GET', `/records/${id}`)).body.data as Record<string, unknown>;
+    expect(read['apiKey']).toBe(MASK);
+    // A read-modify-write round trip: the whole record back (PUT), then a PATCH naming the secret.
+    const { pinNumber: _virtual, ...writable } = read;
+    const put = await reader('PUT', `/records/${id}`, { data: { ...writable, name: 'vault r2' } });
+    expect(put.status).toBe(200);
+    const patch = await reader('PATCH', `/records/${id}`, { data: { apiKey: MASK, name: 'vault r' } });
+    expect(patch.status).toBe(200);
+    revealed((await revealer('GET', `/records/${id}`)).body.data, 'r');
+  });
+
   it('never reach computed fields, which see a secret as absent', async () => {
     const { id } = await create(revealer, 'k');
     const shown = (await revealer('GET', `/records/${id}`)).body.data;

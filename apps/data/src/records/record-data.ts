@@ -3,7 +3,7 @@ import { parseIsoDatetime } from '../schema/datetime.js';
 import { evaluateExpression } from '../schema/expressions.js';
 import { at, isPlainObject, Issues, own, show } from '../schema/issues.js';
 import { canonicalJson, checkObject } from '../schema/value-check.js';
-import { secretFields, withoutSecrets } from '../secrets/secret-paths.js';
+import { keepMaskedSecrets, secretFields, withoutSecrets } from '../secrets/secret-paths.js';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
@@ -63,6 +63,12 @@ export function prepareRecordData(
     }
     if (mode === 'patch' && value === null) delete data[key];
     else setField(data, key, value);
+  }
+  if (previous) {
+    // A caller without secrets:reveal writes back the mask it read: the stored secret stays.
+    const secrets = secretFields(schema.properties);
+    const kept = keepMaskedSecrets(secrets, data, previous);
+    for (const key of secrets.keys()) if (kept !== data && Object.hasOwn(kept, key)) data[key] = kept[key];
   }
   if (mode !== 'patch' && previous) {
     // PUT keeps what the caller cannot send: auto-assigned and persisted computed values.

@@ -153,10 +153,10 @@ function visitStray(value: unknown, visitor: SecretVisitor, path: string): unkno
   return value;
 }
 
-function sameOrCopy(list: unknown[], map: (item: unknown) => unknown): unknown[] {
+function sameOrCopy(list: unknown[], map: (item: unknown, index: number) => unknown): unknown[] {
   let out: unknown[] | undefined;
   list.forEach((item, i) => {
-    const next = map(item);
+    const next = map(item, i);
     if (next === item) return;
     out ??= [...list];
     out[i] = next;
@@ -211,4 +211,38 @@ export function nonStringSecrets(fields: SecretFields, data: Record<string, unkn
     },
   });
   return bad;
+}
+
+/**
+ * `next` with every secret that holds exactly the mask taken from `previous` at
+ * the same place (the same field; the same position of an array of objects),
+ * when a string is stored there: a caller without `secrets:reveal` reads the
+ * mask, and writing back what it read must not replace the secret with it.
+ */
+export function keepMaskedSecrets(
+  fields: SecretFields,
+  next: Record<string, unknown>,
+  previous: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  if (fields.size === 0 || previous === undefined) return next;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, node] of fields) {
+    if (!Object.hasOwn(next, key) || !Object.hasOwn(previous, key)) continue;
+    const value = next[key];
+    const before = previous[key];
+    let kept: unknown = value;
+    if (node.kind === 'secret') {
+      if (value === SECRET_MASK && typeof before === 'string') kept = before;
+    } else if (node.kind === 'object') {
+      if (isPlainObject(value) && isPlainObject(before)) kept = keepMaskedSecrets(node.fields, value, before);
+    } else if (Array.isArray(value) && Array.isArray(before)) {
+      kept = sameOrCopy(value, (item, i) =>
+        isPlainObject(item) && isPlainObject(before[i]) ? keepMaskedSecrets(node.fields, item, before[i]) : item,
+      );
+    }
+    if (kept === value) continue;
+    out ??= { ...next };
+    out[key] = kept;
+  }
+  return out ?? next;
 }
