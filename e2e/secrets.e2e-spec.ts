@@ -315,7 +315,7 @@ describe('secret fields in the record read paths', () => {
 
   it('are kept when a caller without secrets:reveal writes back the mask it read', async () => {
     const made = await create(revealer, 'r');
-    const id = made.id as string;
+    const id = made.id;
     const read = (await reader('GET', `/records/${id}`)).body.data as Record<string, unknown>;
     expect(read['apiKey']).toBe(MASK);
     // A read-modify-write round trip: the whole record back (PUT), then a PATCH naming the secret.
