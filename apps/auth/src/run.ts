@@ -1,4 +1,4 @@
-import { keyRingOf, loadConfigOrExit, printReencryption } from '@strata/platform';
+import { loadConfigOrExit, reencryptCommand } from '@strata/platform';
 import { AuthConfig } from './auth.config.js';
 import { createAuthApp, migrateAuth } from './create-auth-app.js';
 
@@ -16,13 +16,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
   }
   if (argv[0] === 'reencrypt') {
     const { reencryptAuth } = await import('./oidc/reencrypt-keys.js');
-    const check = argv.includes('--check');
-    process.exitCode = printReencryption(
-      'strata-auth',
-      await reencryptAuth(config, { check }),
-      keyRingOf(config),
-      check,
-    );
+    await reencryptCommand('strata-auth', config, argv, (options) => reencryptAuth(config, options));
     return;
   }
   if (argv[0] === 'rotate-signing-key') {

@@ -1,4 +1,4 @@
-import { keyRingOf, loadConfigOrExit, printReencryption } from '@strata/platform';
+import { loadConfigOrExit, reencryptCommand } from '@strata/platform';
 import { createDataApp, migrateData } from './create-data-app.js';
 import { DataConfig } from './data.config.js';
 
@@ -15,13 +15,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
   }
   if (argv[0] === 'reencrypt') {
     const { reencryptData } = await import('./secrets/reencrypt-records.js');
-    const check = argv.includes('--check');
-    process.exitCode = printReencryption(
-      'strata-data',
-      await reencryptData(config, { check }),
-      keyRingOf(config),
-      check,
-    );
+    await reencryptCommand('strata-data', config, argv, (options) => reencryptData(config, options));
     return;
   }
   const app = await createDataApp(config);

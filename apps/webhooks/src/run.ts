@@ -1,4 +1,4 @@
-import { keyRingOf, loadConfigOrExit, printReencryption } from '@strata/platform';
+import { loadConfigOrExit, reencryptCommand } from '@strata/platform';
 import { createWebhooksApp, migrateWebhooks } from './create-webhooks-app.js';
 import { WebhooksConfig } from './webhooks.config.js';
 
@@ -17,13 +17,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
   }
   if (argv[0] === 'reencrypt') {
     const { reencryptWebhooks } = await import('./subscriptions/reencrypt-subscriptions.js');
-    const check = argv.includes('--check');
-    process.exitCode = printReencryption(
-      'strata-webhooks',
-      await reencryptWebhooks(config, { check }),
-      keyRingOf(config),
-      check,
-    );
+    await reencryptCommand('strata-webhooks', config, argv, (options) => reencryptWebhooks(config, options));
     return;
   }
   const app = await createWebhooksApp(config);

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { EnvelopeError, KeyRing } from '@strata/crypto';
+import { keyRingOf, type KeyRingSettings } from '../config/key-ring.config.js';
 
 /** What one stored row holds, against the ring. */
 export interface EnvelopeCensus {
@@ -227,4 +228,18 @@ export function printReencryption(
     : `${remaining} value(s) still to move, ${unreadable} unreadable: run again, see docs/runbooks.md`;
   write(`${service}: ${checkOnly ? 'checked' : 're-encrypted'} under key version ${ring.activeVersion}: ${verdict}`);
   return done ? 0 : 1;
+}
+
+/**
+ * The `reencrypt [--check]` command of a service: runs its job over every table
+ * that holds envelopes, prints the reports and sets the process's exit code.
+ */
+export async function reencryptCommand(
+  service: string,
+  config: KeyRingSettings,
+  argv: readonly string[],
+  run: (options: ReencryptionOptions) => Promise<ReencryptionReport[]>,
+): Promise<void> {
+  const check = argv.includes('--check');
+  process.exitCode = printReencryption(service, await run({ check }), keyRingOf(config), check);
 }
