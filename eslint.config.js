@@ -12,10 +12,22 @@ import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { workspaceApps } from './scripts/workspace-apps.js';
+import { workspaceScopePlugin } from './eslint/workspace-scope.js';
 
 const APPS = workspaceApps();
 /** Type-aware linting of JavaScript: these files join TypeScript's default project (globs cannot use `**`). */
-const JAVASCRIPT = ['*.js', '*.mjs', '*.cjs', 'scripts/*.js', 'scripts/*.mjs'];
+const JAVASCRIPT = ['*.js', '*.mjs', '*.cjs', 'scripts/*.js', 'scripts/*.mjs', 'eslint/*.js'];
+
+// class-validator's IsOptional skips null as well as undefined, so `{"field": null}` slips past
+// validation into a NOT NULL column: DTOs use @strata/platform's IsOptional (or IsNullable).
+const RESTRICTED_PATHS = [
+  {
+    name: 'class-validator',
+    importNames: ['IsOptional'],
+    message:
+      "Use IsOptional (or IsNullable where null has a meaning) from @strata/platform: class-validator's lets null through.",
+  },
+];
 
 export default tseslint.config(
   {
@@ -61,6 +73,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: RESTRICTED_PATHS,
           patterns: [
             {
               group: ['@strata/*/*'],
@@ -78,6 +91,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: RESTRICTED_PATHS,
           patterns: [
             {
               group: ['@strata/*/*'],
@@ -92,6 +106,13 @@ export default tseslint.config(
       ],
     },
   })),
+  // Tenant isolation in the structure: repositories alone reach the database, and only trusted
+  // code issues a WorkspaceScope (eslint/workspace-scope.js lists the exceptions and why).
+  {
+    files: ['**/*.ts'],
+    plugins: { strata: workspaceScopePlugin },
+    rules: { 'strata/data-access': 'error', 'strata/scope-issuers': 'error' },
+  },
   // Libraries never import apps.
   {
     files: ['libs/**/*.ts'],
@@ -99,6 +120,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: RESTRICTED_PATHS,
           patterns: [
             {
               group: ['@strata/*/*'],

@@ -484,12 +484,14 @@ describe('saved queries', () => {
       variables: { low: { type: 'string' } },
     });
     expect(bad.status).toBe(400);
+    // Every problem at once: the placeholders, then the definition checked with sample values.
     expect(bad.body.error.details).toEqual([
       { field: 'query.where.data.name.eq', message: 'a placeholder must be the whole value (${name})' },
       {
         field: 'query.where.${f}',
         message: 'field names and operators are literals: placeholders are not allowed here',
       },
+      { field: 'query.where.data.price.gt', message: 'gt on data.price expects a number, got "sample"' },
     ]);
     const misfit = await saved('', {
       name: 'misfit',

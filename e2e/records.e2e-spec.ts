@@ -737,6 +737,49 @@ describe('isolation and permissions', () => {
     expect(second.body.error).toMatchObject({ code: 'DUPLICATE_KEY', details: [{ field: 'data.account' }] });
   });
 
+  it('stores fields named like inherited members (toString, valueOf, constructor) on every write path', async () => {
+    const c = await collection({
+      name: 'Inherited Names',
+      enableVersioning: true,
+      properties: [
+        { name: 'toString', type: 'string', default: 'fallback' },
+        { name: 'valueOf', type: 'number', isUnique: true },
+        { name: 'constructor', type: 'string', immutable: true },
+        { name: 'hasOwnProperty', type: 'boolean' },
+      ],
+    });
+    const created = await api('POST', '/records', {
+      structureId: c.id,
+      data: { toString: 'mine', valueOf: 1, constructor: 'k', hasOwnProperty: true },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({ toString: 'mine', valueOf: 1, constructor: 'k', hasOwnProperty: true });
+    const defaulted = await api('POST', '/records', { structureId: c.id, data: { valueOf: 2 } });
+    expect(defaulted.body.data).toEqual({ toString: 'fallback', valueOf: 2 });
+    const duplicate = await api('POST', '/records', { structureId: c.id, data: { valueOf: 1 } });
+    expect(duplicate.status).toBe(409);
+    const immutable = await api('PATCH', `/records/${created.body.id}`, { data: { constructor: 'other' } });
+    expect(immutable.status).toBe(400);
+    expect(immutable.body.error.details).toEqual([expect.objectContaining({ field: 'data.constructor' })]);
+    const patched = await api('PATCH', `/records/${created.body.id}`, { data: { toString: 'changed', valueOf: 3 } });
+    expect(patched.body.data).toEqual({ toString: 'changed', valueOf: 3, constructor: 'k', hasOwnProperty: true });
+    const history = await api('GET', `/records/${created.body.id}/history`);
+    expect(history.body.versions.at(-1).changes).toEqual({
+      toString: { old: 'mine', new: 'changed' },
+      valueOf: { old: 1, new: 3 },
+    });
+    const bulk = await api('POST', '/records/bulk', {
+      structureId: c.id,
+      records: [{ data: { toString: 'bulk', valueOf: 4 } }],
+    });
+    expect(bulk.body.records[0].data).toEqual({ toString: 'bulk', valueOf: 4 });
+    const upserted = await api('POST', `/records/slug/${c.recordSlug}/upsert`, {
+      match: { valueOf: 4 },
+      data: { hasOwnProperty: false },
+    });
+    expect(upserted.body.data.data).toEqual({ toString: 'bulk', valueOf: 4, hasOwnProperty: false });
+  });
+
   it('never shows a record to another workspace, and upsert needs both create and update', async () => {
     const c = await collection({ name: 'Private Notes', properties: [{ name: 'text', type: 'string' }] });
     const note = (await api('POST', '/records', { structureId: c.id, data: { text: 'mine' } })).body.id;

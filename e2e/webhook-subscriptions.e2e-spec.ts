@@ -101,6 +101,67 @@ describe('webhook subscriptions', () => {
     }
   });
 
+  it('refuses receivers that are not global unicast, however the address is written (SSRF guard)', async () => {
+    const refusedAs = async (method: 'POST' | 'PATCH', path: string, url: string) => {
+      const res = await call(method, path, { token, body: method === 'POST' ? { ...valid, url } : { url } });
+      const detail = res.body.details?.find((d: { field: string }) => d.field === 'url');
+      return { url, status: res.status, message: detail?.message as string | undefined };
+    };
+    // Literal addresses the URL parser and validator accept: refused by the egress check, naming the block.
+    for (const [url, block] of [
+      ['http://[::7f00:1]/', '::/96'],
+      ['http://[::127.0.0.1]:8080/in', '::/96'],
+      ['http://[::ffff:127.0.0.1]/', '127.0.0.0/8'],
+      ['http://[64:ff9b::7f00:1]/', '127.0.0.0/8'],
+      ['http://[64:ff9b::a9fe:a9fe]/latest', '169.254.0.0/16'],
+      ['http://[64:ff9b:1::808:808]/', '64:ff9b:1::/48'],
+      ['http://[2002:7f00:1::]/', '2002::/16'],
+      ['http://[2002:a00:1::1]/', '2002::/16'],
+      ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', '2001::/32'],
+      ['http://[2001:db8::1]/', '2001:db8::/32'],
+      ['https://[3fff::1]/', '3fff::/20'],
+      ['http://[2001:2::1]/', '2001:2::/48'],
+      ['http://192.0.2.10/', '192.0.2.0/24'],
+      ['http://198.51.100.10/', '198.51.100.0/24'],
+      ['https://203.0.113.10:8443/in', '203.0.113.0/24'],
+      ['http://100.64.0.1/', '100.64.0.0/10'],
+      ['http://[fe80::1]/', 'fe80::/10'],
+      ['http://[fd00::1]/', 'fc00::/7'],
+      ['http://[::]/', '::/128'],
+    ] as const) {
+      const refused = await refusedAs('POST', base(), url);
+      expect(refused).toEqual({ url, status: 400, message: expect.stringContaining(`is in ${block}`) });
+      expect(refused.message).toContain('WEBHOOKS_ALLOW_PRIVATE_RECEIVERS');
+    }
+    // IPv4 in the other notations WHATWG URL normalises to 127.0.0.1: refused too (the URL validator is first).
+    for (const url of [
+      'http://0x7f.1/',
+      'http://2130706433/',
+      'http://017700000001/',
+      'http://127.1/',
+      'http://0/',
+      'http://localhost./',
+    ])
+      expect(await refusedAs('POST', base(), url)).toEqual({ url, status: 400, message: expect.any(String) });
+    // PATCH gets the same check, and the subscription keeps its receiver.
+    const created = await call('POST', base(), { token, body: valid });
+    const patched = await refusedAs('PATCH', `${base()}/${created.body.id}`, 'http://[64:ff9b::7f00:1]/');
+    expect(patched).toEqual({
+      url: 'http://[64:ff9b::7f00:1]/',
+      status: 400,
+      message: expect.stringContaining('NAT64'),
+    });
+    const listed = await call('GET', base(), { token });
+    expect(listed.body.data.find((s: { id: string }) => s.id === created.body.id).url).toBe(valid.url);
+    expect(listed.body.data.map((s: { url: string }) => s.url)).not.toContain('http://[::7f00:1]/');
+    // Global unicast addresses, IPv4 reached through NAT64 included, are receivers like any other.
+    for (const url of ['https://[2001:4860:4860::8888]/in', 'https://[64:ff9b::808:808]/in', 'https://8.8.8.8/in'])
+      expect({ url, status: (await call('POST', base(), { token, body: { ...valid, url } })).status }).toEqual({
+        url,
+        status: 201,
+      });
+  });
+
   it('updates url, active, name and events; [] clears recordSlugs; the secret cannot be set', async () => {
     const created = await call('POST', base(), { token, body: { ...valid, recordSlugs: ['a', 'b'] } });
     const id = created.body.id as string;

@@ -7,6 +7,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 # shellcheck source=prepare.sh
 . scripts/prepare.sh
+# The published development encryption key and admin password are accepted only
+# with STRATA_ENV=development set explicitly; unset means production.
+export STRATA_ENV="${STRATA_ENV:-development}"
 
 echo "[start] migrating (creates the database when missing)"
 node apps/auth/dist/main.js migrate

@@ -58,6 +58,8 @@ export async function startServices(
     STRATA_ADMIN_PASSWORD: 'bench password',
     LOG_LEVEL: 'error',
     HOST: '127.0.0.1',
+    // The published development key and password are accepted only when this is explicit.
+    STRATA_ENV: 'development',
     ...overrides,
   };
   await migrateAuth(loadConfig(AuthConfig, env));

@@ -34,8 +34,10 @@ export interface Stack {
   readonly natsPrefix: string;
   /** Starts one more data-service replica on the same database and NATS prefix (not behind the gateway). */
   startDataReplica(overrides?: Record<string, string>): Promise<INestApplication>;
-  /** Stops the auth service and starts a fresh one on the same port and database. */
-  restartAuth(): Promise<void>;
+  /** Stops the auth service and starts a fresh one on the same port and database, with `overrides` on top. */
+  restartAuth(overrides?: Record<string, string>): Promise<void>;
+  /** Stops the data service and starts a fresh one on the same port (behind the gateway), with `overrides` on top. */
+  restartData(overrides?: Record<string, string>): Promise<void>;
   /** Stops the webhooks service (gracefully) and starts a fresh one on the same port, with `overrides` on top. */
   restartWebhooks(overrides?: Record<string, string>): Promise<void>;
   /** Stops the webhooks service; `restartWebhooks` brings it back. */
@@ -67,6 +69,8 @@ export async function startStack(overrides: Record<string, string> = {}, options
     STRATA_ADMIN_PASSWORD: 'correct horse battery',
     LOG_LEVEL: 'warn',
     PERMISSION_CACHE_TTL_MS: '1000',
+    // The published development encryption key is accepted only when this is explicit.
+    STRATA_ENV: 'development',
     ...overrides,
   };
   const authConfig = loadConfig(AuthConfig, env);
@@ -75,7 +79,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   await auth.listen(authPort, '127.0.0.1');
   const dataConfig = loadConfig(DataConfig, { ...env, DATA_PORT: String(dataPort) });
   await migrateData(dataConfig);
-  const data: INestApplication = await createDataApp(dataConfig, { clock: clocks.data });
+  let data: INestApplication = await createDataApp(dataConfig, { clock: clocks.data });
   await data.listen(dataPort, '127.0.0.1');
   const webhooksConfig = loadConfig(WebhooksConfig, { ...env, WEBHOOKS_PORT: String(webhooksPort) });
   await migrateWebhooks(webhooksConfig);
@@ -88,7 +92,12 @@ export async function startStack(overrides: Record<string, string> = {}, options
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     WEBHOOKS_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
   });
-  const gateway: Server = await listen(createGateway(gatewayConfig), gatewayPort, '127.0.0.1');
+  const gateway: Server = await listen(
+    createGateway(gatewayConfig),
+    gatewayPort,
+    '127.0.0.1',
+    gatewayConfig.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  );
   return {
     authUrl,
     baseUrl: `http://127.0.0.1:${gatewayPort}`,
@@ -126,10 +135,20 @@ export async function startStack(overrides: Record<string, string> = {}, options
       await replica.listen(replicaPort, '127.0.0.1');
       return replica;
     },
-    async restartAuth() {
+    async restartAuth(extra = {}) {
       await auth.close();
-      auth = await createAuthApp(authConfig, { clock: clocks.auth });
+      auth = await createAuthApp(
+        Object.keys(extra).length ? loadConfig(AuthConfig, { ...env, ...extra }) : authConfig,
+        { clock: clocks.auth },
+      );
       await auth.listen(authPort, '127.0.0.1');
+    },
+    async restartData(extra = {}) {
+      await data.close();
+      data = await createDataApp(loadConfig(DataConfig, { ...env, ...extra, DATA_PORT: String(dataPort) }), {
+        clock: clocks.data,
+      });
+      await data.listen(dataPort, '127.0.0.1');
     },
     async stop() {
       await new Promise<void>((resolve) => {
@@ -195,13 +214,20 @@ export async function adminWorkspaceToken(stack: Stack, workspace: string): Prom
 
 /**
  * A token of a new service account whose only permissions are those of one new
- * group with one policy (`resource` × `actions`), created with an admin token.
+ * group with one policy (`resource` × `actions`, and any `morePolicies`), created
+ * with an admin token.
  */
 export async function serviceAccountToken(
   stack: Stack,
   workspace: string,
   adminToken: string,
-  grant: { name: string; resource: string; actions: string[]; scope?: string },
+  grant: {
+    name: string;
+    resource: string;
+    actions: string[];
+    scope?: string;
+    morePolicies?: { resource: string; actions: string[] }[];
+  },
 ): Promise<string> {
   const iam = `${stack.authUrl}/workspace/${workspace}/api/v1`;
   const expect201 = async (what: string, res: Promise<{ status: number; body: any }>) => {
@@ -213,13 +239,9 @@ export async function serviceAccountToken(
     'group',
     call('POST', `${iam}/groups`, { token: adminToken, body: { name: grant.name } }),
   );
-  await expect201(
-    'policy',
-    call('POST', `${iam}/groups/${group.id}/policies`, {
-      token: adminToken,
-      body: { resource: grant.resource, actions: grant.actions },
-    }),
-  );
+  for (const policy of [{ resource: grant.resource, actions: grant.actions }, ...(grant.morePolicies ?? [])]) {
+    await expect201('policy', call('POST', `${iam}/groups/${group.id}/policies`, { token: adminToken, body: policy }));
+  }
   const account = await expect201(
     'service account',
     call('POST', `${iam}/service-accounts`, {

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PlatformModule, type Clock } from '@strata/platform';
-import { serviceDataSourceOptions } from '@strata/db';
+import { PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
+import { serviceDataSourceOptions, Transactions } from '@strata/db';
 import { AuthConfig } from './auth.config.js';
 import { IAM_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { UsersService } from './users/users.service.js';
@@ -20,10 +20,23 @@ import { SigningKeysService } from './oidc/signing-keys.service.js';
 import { OidcService } from './oidc/oidc.service.js';
 import { InteractionController } from './oidc/interaction.controller.js';
 import { DatabaseReadiness } from '@strata/platform';
+import { UsersRepository } from './users/users.repository.js';
+import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
+import { ServiceAccountsRepository } from './service-accounts/service-accounts.repository.js';
+import { GroupsRepository } from './groups/groups.repository.js';
+import { PublishableKeysRepository } from './publishable-keys/publishable-keys.repository.js';
+import { LoginWorkspacesRepository } from './oidc/login-workspaces.repository.js';
+import { OidcPayloadsRepository } from './oidc/oidc-payloads.repository.js';
 
 /** The identity model: what the permission resolver and the controllers share. */
 @Module({
   providers: [
+    TransactionsProvider,
+    UsersRepository,
+    WorkspacesRepository,
+    ServiceAccountsRepository,
+    GroupsRepository,
+    PublishableKeysRepository,
     UsersService,
     WorkspacesService,
     ServiceAccountsService,
@@ -33,6 +46,7 @@ import { DatabaseReadiness } from '@strata/platform';
     LocalPermissionResolver,
   ],
   exports: [
+    Transactions,
     UsersService,
     WorkspacesService,
     ServiceAccountsService,
@@ -75,7 +89,13 @@ export class AuthAppModule {
         PermissionsController,
         InteractionController,
       ],
-      providers: [SigningKeysService, OidcService, DatabaseReadiness],
+      providers: [
+        LoginWorkspacesRepository,
+        OidcPayloadsRepository,
+        SigningKeysService,
+        OidcService,
+        DatabaseReadiness,
+      ],
     };
   }
 }

@@ -1,10 +1,11 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { createServiceApp, type Clock } from '@strata/platform';
 import { migrateService } from '@strata/db';
 import { AuthAppModule } from './app.module.js';
 import { AuthConfig } from './auth.config.js';
 import { IAM_SCHEMA, MIGRATIONS } from './migrations/index.js';
+import { refuseMalformedOAuthUrl, tokenFormParser } from './oidc/oauth-input.js';
 import { OidcService } from './oidc/oidc.service.js';
 import { UsersService } from './users/users.service.js';
 
@@ -22,13 +23,17 @@ export async function createAuthApp(
     name: 'auth',
     config,
     description: 'Identity: OIDC tokens, workspaces, service accounts, groups and policies, publishable keys',
+    // oidc-provider parses and checks its own input (see oauth-input.ts).
     skipBodyParsing: /^\/oidc(\/|$)/,
+    // The login page's form; every other body is JSON.
+    formPaths: /^\/interaction\/[^/]+\/login$/,
     beforeInit: async (nest) => {
       const oidc = nest.get(OidcService);
       await oidc.start();
       await nest.get(UsersService).ensureAdmin(config.STRATA_ADMIN_EMAIL, config.STRATA_ADMIN_PASSWORD);
+      nest.use('/oidc', refuseMalformedOAuthUrl);
       // The spec's token response always states a scope: default client-credentials requests to `openid`.
-      nest.use('/oidc/token', express.urlencoded({ extended: false, limit: '16kb' }), defaultClientCredentialsScope);
+      nest.use('/oidc/token', ...tokenFormParser(), defaultClientCredentialsScope);
       nest.use('/oidc', oidc.handler());
     },
   });

@@ -1,13 +1,22 @@
-import { loadConfigOrExit } from '@strata/platform';
+import { loadConfigOrExit, reencryptCommand } from '@strata/platform';
 import { AuthConfig } from './auth.config.js';
 import { createAuthApp, migrateAuth } from './create-auth-app.js';
 
-/** `node dist/main.js [migrate]`: serve, or only run the migrations. */
+/**
+ * `node dist/main.js [migrate | rotate-signing-key | reencrypt [--check]]`: serve, only
+ * run the migrations, add a signing key, or move every stored secret to the active
+ * encryption key (docs/runbooks.md).
+ */
 export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
   const config = loadConfigOrExit(AuthConfig, 'strata-auth');
   if (argv[0] === 'migrate') {
     const ran = await migrateAuth(config);
     process.stdout.write(`strata-auth: ${ran.length ? `ran ${ran.join(', ')}` : 'schema iam is up to date'}\n`);
+    return;
+  }
+  if (argv[0] === 'reencrypt') {
+    const { reencryptAuth } = await import('./oidc/reencrypt-keys.js');
+    await reencryptCommand('strata-auth', config, argv, (options) => reencryptAuth(config, options));
     return;
   }
   if (argv[0] === 'rotate-signing-key') {

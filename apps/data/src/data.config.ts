@@ -53,4 +53,12 @@ export class DataConfig extends ServiceConfig {
   /** Right and full joins are refused unless the operator enables them. */
   @IsBoolean()
   DATA_QUERY_OUTER_JOINS_ENABLED = false;
+
+  /**
+   * Whether record secrets sealed before they were bound to their record (bound to
+   * collection and field only) are still read. `reencrypt` rebinds them; once it reports
+   * none left, false refuses any such envelope (one copied in from elsewhere).
+   */
+  @IsBoolean()
+  DATA_SECRETS_LEGACY_BINDING = true;
 }

@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { PropertyDefinition } from '@strata/contracts';
-import { migrateService, serviceDataSourceOptions } from '@strata/db';
+import { issueWorkspaceScope, migrateService, serviceDataSourceOptions } from '@strata/db';
 import { createTestDatabase, type TestDatabase } from '@strata/testing';
 import { PropertyIndexer } from '../src/collections/indexes/property-indexer.js';
 import { desiredIndexes, indexPrefix } from '../src/collections/indexes/property-indexes.js';
 import { DATA_SCHEMA, MIGRATIONS } from '../src/migrations/index.js';
-import { compileSelect, type CompilableQuery, type TypedSortKey } from '../src/query/compile-select.js';
-import type { TypedWhere } from '../src/query/compile-where.js';
+import { compileSelect, type CompilableQuery, type TypedSortKey } from '../src/compiler/compile-select.js';
+import type { TypedWhere } from '../src/compiler/compile-where.js';
 
 let db: TestDatabase;
 let ds: DataSource;
@@ -124,7 +124,13 @@ describe('PropertyIndexer', () => {
 
   describe('the planner uses them for compiled queries', () => {
     const plan = async (q: Partial<CompilableQuery>): Promise<string> => {
-      const { sql, params } = compileSelect({ workspace: ws, collectionId, sort: [], limit: 20, ...q });
+      const { sql, params } = compileSelect({
+        scope: issueWorkspaceScope(ws),
+        collectionId,
+        sort: [],
+        limit: 20,
+        ...q,
+      });
       const runner = ds.createQueryRunner();
       await runner.connect();
       try {

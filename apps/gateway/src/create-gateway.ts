@@ -1,10 +1,18 @@
 import { createServer, type Server } from 'node:http';
+import type { LoggerService } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ErrorCode, matchRoute, type ServiceName } from '@strata/contracts';
-import { renderError, requestIdMiddleware, requestIdOf, setDeprecationHeaders } from '@strata/platform';
+import {
+  keepConnectionsAlive,
+  renderError,
+  requestIdMiddleware,
+  requestIdOf,
+  setDeprecationHeaders,
+} from '@strata/platform';
+import { JsonLogger } from '@strata/telemetry';
 import type { GatewayConfig } from './gateway.config.js';
 import { docsRouter } from './docs.js';
+import { upstreamProxy, type Routed } from './upstream-proxy.js';
 
 /** The upstream of every service, from configuration. */
 export function upstreams(config: GatewayConfig): Record<ServiceName, string> {
@@ -19,14 +27,17 @@ export function upstreams(config: GatewayConfig): Record<ServiceName, string> {
 }
 
 const ROUTED = Symbol('strata:route');
-type RoutedRequest = Request & { [ROUTED]?: { service: ServiceName; path: string; deprecated: boolean } };
+type RoutedRequest = Request & { [ROUTED]?: Routed };
 
 /**
  * The public entry `{base_url}`: routes by the shared routing table, streams
  * bodies and headers through untouched (webhook signatures cover raw bodies),
  * adds a request id, answers unknown paths with a 404 in the general shape.
  */
-export function createGateway(config: GatewayConfig): express.Express {
+export function createGateway(
+  config: GatewayConfig,
+  logger: LoggerService = new JsonLogger('gateway', config.LOG_LEVEL),
+): express.Express {
   const app = express();
   const targets = upstreams(config);
   const origins = config.CORS_ORIGINS.split(',').map((o) => o.trim());
@@ -49,41 +60,62 @@ export function createGateway(config: GatewayConfig): express.Express {
       );
       return;
     }
-    req[ROUTED] = { service: match.route.service, path: match.path, deprecated: match.deprecated };
+    req[ROUTED] = { service: match.route.service, path: match.path };
     if (match.deprecated) {
       setDeprecationHeaders(res, { sunset: '2026-10-29', successor: match.path });
     }
     next();
   });
 
-  const proxy = createProxyMiddleware<RoutedRequest, Response>({
-    router: (req) => targets[req[ROUTED]!.service],
-    pathRewrite: (path, req) => {
-      const query = path.includes('?') ? path.slice(path.indexOf('?')) : '';
-      return req[ROUTED]!.path + query;
-    },
-    changeOrigin: false,
-    xfwd: true,
-    proxyTimeout: 5 * 60_000,
-    on: {
-      error: (err, req, res) => {
-        const out = res as Response;
-        if (out.headersSent || typeof out.status !== 'function') return;
-        const code = (err as NodeJS.ErrnoException).code;
-        const status = code === 'ECONNREFUSED' || code === 'ENOTFOUND' ? 503 : 502;
-        out.status(status).json(
-          renderError('general', {
-            status,
-            code: status === 503 ? ErrorCode.UNAVAILABLE : ErrorCode.BAD_GATEWAY,
-            message: `The ${req[ROUTED]?.service ?? 'upstream'} service is unavailable`,
-            requestId: requestIdOf(req),
-          }),
-        );
-      },
-    },
-  });
-  app.use(proxy);
+  app.use(
+    upstreamProxy({
+      targets,
+      routeOf: (req: RoutedRequest) => req[ROUTED],
+      idleTimeoutMs: config.GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS,
+      logger,
+    }),
+  );
+  app.use(errorHandler(logger));
   return app;
+}
+
+/**
+ * Errors of the gateway's own routes, in the general shape: a client error
+ * raised by Express (a path it cannot decode) keeps its 4xx; anything else is a
+ * 500 carrying the request id, logged.
+ */
+function errorHandler(logger: LoggerService) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const requestId = requestIdOf(req);
+    const status = (err as { status?: unknown } | undefined)?.status;
+    const clientError = err instanceof URIError && status === 400;
+    if (!clientError) {
+      logger.error({
+        msg: 'request failed',
+        requestId,
+        method: req.method,
+        path: req.path,
+        err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+      });
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const error = clientError
+      ? {
+          status: 400,
+          code: ErrorCode.VALIDATION_ERROR,
+          message: 'Invalid request URL',
+          details: [{ field: 'path', message: 'is not valid percent-encoded UTF-8' }],
+        }
+      : {
+          status: 500,
+          code: ErrorCode.INTERNAL,
+          message: `Internal server error${requestId ? ` (request id ${requestId})` : ''}`,
+        };
+    res.status(error.status).json(renderError('general', { ...error, requestId }));
+  };
 }
 
 function cors(origins: string[]) {
@@ -111,7 +143,8 @@ function cors(origins: string[]) {
   };
 }
 
-export function listen(app: express.Express, port: number, host: string): Promise<Server> {
+export function listen(app: express.Express, port: number, host: string, keepAliveTimeoutMs?: number): Promise<Server> {
   const server = createServer(app);
+  if (keepAliveTimeoutMs !== undefined) keepConnectionsAlive(server, keepAliveTimeoutMs);
   return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
 }

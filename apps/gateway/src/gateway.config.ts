@@ -23,6 +23,15 @@ export class GatewayConfig extends ServiceConfig {
   @IsUrl(URL)
   INBOUND_SERVICE_URL = 'http://127.0.0.1:8086';
 
+  /**
+   * Idle sockets to the services are closed after this, or 1 s before the
+   * keep-alive timeout a service announces when that is sooner, so the gateway
+   * never sends a request on a socket the service is closing.
+   */
+  @IsInt()
+  @Min(1000)
+  GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS = 60_000;
+
   /** Comma-separated origins allowed by CORS; `*` for any. */
   @IsString()
   CORS_ORIGINS = '*';

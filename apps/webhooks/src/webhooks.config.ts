@@ -21,8 +21,9 @@ export class WebhooksConfig extends ServiceConfig {
   WEBHOOKS_ROTATION_GRACE_SECONDS = 24 * 3600;
 
   /**
-   * Receivers on loopback, private or link-local addresses are refused unless this is true
-   * (local development and tests; off in the Helm chart).
+   * Receivers that are not global unicast addresses (loopback, private, link-local, the
+   * special-purpose blocks; see @strata/egress) are refused unless this is true (local
+   * development and tests; off in the Helm chart).
    */
   @IsBoolean()
   WEBHOOKS_ALLOW_PRIVATE_RECEIVERS = false;

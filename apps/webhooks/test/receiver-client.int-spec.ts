@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { lookup as dnsLookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Resolver } from '@strata/egress';
 import { ReceiverClient } from '../src/receivers/receiver-client.js';
 
 let server: Server;
@@ -41,9 +41,15 @@ afterAll(async () => {
 
 const options = { timeoutMs: 1000, bodyMaxBytes: 100, allowPrivate: true, maxSockets: 4 };
 
-/** A resolver that answers 127.0.0.1 for every name, as a rebinding DNS server would. */
-const toLoopback = ((_host: string, _opts: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) =>
-  cb(null, [{ address: '127.0.0.1', family: 4 }])) as unknown as typeof dnsLookup;
+/** A resolver that answers these addresses for every name, as a rebinding DNS server would. */
+const answering =
+  (...addresses: string[]): Resolver =>
+  (_host, _opts, cb) =>
+    cb(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
+const toLoopback = answering('127.0.0.1');
 
 describe('receiver client', () => {
   it('answers a 3xx as it is, without following the redirect', async () => {
@@ -73,14 +79,15 @@ describe('receiver client', () => {
     const literal = await strict.post(`http://127.0.0.1:${port}/ok`, {}, '{}');
     expect(literal).toMatchObject({
       kind: 'error',
-      error: expect.stringMatching(/^Receiver refused: points to a private/),
+      error: 'Receiver refused: points to a non-public address: 127.0.0.1 is in 127.0.0.0/8, Loopback (RFC 1122)',
     });
     const before = seen.length;
     const named = await strict.post(`http://receiver.example.test:${port}/ok`, {}, '{}');
     strict.close();
     expect(named).toMatchObject({
       kind: 'error',
-      error: 'Receiver refused: receiver.example.test resolves to a private address (127.0.0.1)',
+      error:
+        'Receiver refused: receiver.example.test resolves to a non-public address: 127.0.0.1 is in 127.0.0.0/8, Loopback (RFC 1122)',
     });
     expect(seen.length).toBe(before);
 
@@ -88,5 +95,38 @@ describe('receiver client', () => {
     const allowed = await lenient.post(`http://127.0.0.1:${port}/ok`, {}, '{}');
     lenient.close();
     expect(allowed).toMatchObject({ kind: 'response', status: 200, body: 'ok' });
+  });
+
+  it('refuses literal addresses in any notation the URL parser accepts, before connecting', async () => {
+    const strict = new ReceiverClient({ ...options, allowPrivate: false, resolve: toLoopback });
+    const before = seen.length;
+    for (const host of ['0x7f.1', '2130706433', '127.1', '[::ffff:127.0.0.1]', '[::7f00:1]', '[::1]', 'localhost.']) {
+      const result = await strict.post(`http://${host}:${port}/ok`, {}, '{}');
+      expect({ host, result }).toEqual({
+        host,
+        result: { kind: 'error', error: expect.stringMatching(/^Receiver refused: /), durationMs: 0 },
+      });
+    }
+    strict.close();
+    expect(seen.length).toBe(before);
+  });
+
+  it('refuses a name when any address it resolves to is not global unicast, IPv4 carried in IPv6 included', async () => {
+    const before = seen.length;
+    for (const [addresses, why] of [
+      [['::ffff:127.0.0.1'], '(IPv4-mapped 127.0.0.1) is in 127.0.0.0/8'],
+      [['64:ff9b::7f00:1'], '(NAT64 127.0.0.1) is in 127.0.0.0/8'],
+      [['8.8.8.8', '127.0.0.1'], '127.0.0.1 is in 127.0.0.0/8'],
+    ] as const) {
+      const strict = new ReceiverClient({ ...options, allowPrivate: false, resolve: answering(...addresses) });
+      const result = await strict.post(`http://rebound.example.test:${port}/ok`, {}, '{}');
+      strict.close();
+      expect(result).toMatchObject({
+        kind: 'error',
+        error: expect.stringMatching(/^Receiver refused: rebound\.example\.test resolves to a non-public address: /),
+      });
+      expect(result.kind === 'error' && result.error).toContain(why);
+    }
+    expect(seen.length).toBe(before);
   });
 });

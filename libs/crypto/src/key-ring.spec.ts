@@ -37,6 +37,70 @@ describe('KeyRing', () => {
   });
 });
 
+describe('KeyRing bindings and re-encryption', () => {
+  it('opens with whichever candidate binding sealed the value, and says which', () => {
+    const ring = KeyRing.parse(`1:${key()}`);
+    const legacy = ring.encrypt('v', 'collection:field');
+    expect(ring.open(legacy, ['collection:record:field', 'collection:field'])).toMatchObject({
+      binding: 1,
+      keyVersion: 1,
+    });
+    expect(ring.open(legacy, ['collection:record:field', 'collection:field']).plaintext.toString()).toBe('v');
+    expect(() => ring.open(legacy, ['collection:other-record:field'])).toThrow(/associated data/);
+  });
+
+  it('re-encrypts under the active key, rebinding when asked, and leaves a current envelope alone', () => {
+    const [k1, k2] = [key(), key()];
+    const old = KeyRing.parse(`1:${k1}`).encrypt('value', 'a');
+    const ring = KeyRing.parse(`1:${k1},2:${k2}`);
+    const moved = ring.reencrypt(old, ['b', 'a'], 'b');
+    expect(KeyRing.versionOf(moved)).toBe(2);
+    expect(ring.decryptString(moved, 'b')).toBe('value');
+    expect(() => ring.decrypt(moved, 'a')).toThrow();
+    expect(ring.reencrypt(moved, 'b')).toBe(moved);
+    // Once only key 2 is left, the re-encrypted value still opens; the old one cannot.
+    const retired = KeyRing.parse(`2:${k2}`);
+    expect(retired.decryptString(moved, 'b')).toBe('value');
+    expect(() => retired.decrypt(old, 'a')).toThrow(/version 1 is not in the ring/);
+  });
+
+  it('lets a newer key be known before it is active', () => {
+    const ring = KeyRing.parse(`1:${key()},2:${key()}`, 1);
+    expect(ring.activeVersion).toBe(1);
+    expect(ring.versions).toEqual([1, 2]);
+    expect(KeyRing.versionOf(ring.encrypt('x'))).toBe(1);
+    expect(() => KeyRing.parse(`1:${key()}`, 2)).toThrow(/not in the ring/);
+  });
+
+  it('recognises the envelope form, and nothing that merely starts like one', () => {
+    const ring = KeyRing.parse(`1:${key()}`);
+    expect(KeyRing.isEnvelope(ring.encrypt('x', 'a'))).toBe(true);
+    expect(KeyRing.isEnvelope(ring.encrypt('', 'a'))).toBe(true);
+    expect(KeyRing.isEnvelope('sv1.hello')).toBe(false);
+    expect(KeyRing.isEnvelope('sv1.1.a.b.c.d.e.f')).toBe(false);
+    expect(KeyRing.isEnvelope(42)).toBe(false);
+  });
+
+  it('makes keyed digests that need the key, and says when one cannot be checked', () => {
+    const [k1, k2] = [key(), key()];
+    const tag = KeyRing.parse(`1:${k1}`).mac('request with a 4-digit pin 1234');
+    expect(tag).toMatch(/^m1\.[A-Za-z0-9_-]{43}$/);
+    const ring = KeyRing.parse(`1:${k1},2:${k2}`);
+    expect(ring.verifyMac('request with a 4-digit pin 1234', tag)).toBe(true);
+    expect(ring.verifyMac('request with a 4-digit pin 1235', tag)).toBe(false);
+    expect(ring.mac('x')).toMatch(/^m2\./);
+    expect(KeyRing.parse(`2:${k2}`).verifyMac('request with a 4-digit pin 1234', tag)).toBeUndefined();
+    expect(ring.verifyMac('x', 'a1b2c3')).toBeUndefined();
+  });
+
+  it('refuses a truncated authentication tag', () => {
+    const ring = KeyRing.parse(`1:${key()}`);
+    const parts = ring.encrypt('x', 'a').split('.');
+    parts[6] = parts[6]!.slice(0, 6);
+    expect(() => ring.decrypt(parts.join('.'), 'a')).toThrow();
+  });
+});
+
 describe('secrets and ids', () => {
   it('compares in constant time and handles different lengths', () => {
     expect(constantTimeEqual('abc', 'abc')).toBe(true);

@@ -1,13 +1,38 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** `sv1.<key version>.` then six base64url parts: wrapped data key (iv, tag, ciphertext) and body (iv, tag, ciphertext). */
+const ENVELOPE =
+  /^sv1\.[1-9]\d{0,8}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/;
+
+/** An envelope that does not open: not an envelope, a key version the ring lacks, or one that fails authentication. */
+export class EnvelopeError extends Error {
+  override readonly name = 'EnvelopeError';
+}
+
+/** What {@link KeyRing.open} found: the plaintext and which of the candidate associated data it was sealed with. */
+export interface Opened {
+  readonly plaintext: Buffer;
+  /** Index into the candidates that opened the envelope. */
+  readonly binding: number;
+  /** The key version the envelope was written with. */
+  readonly keyVersion: number;
+}
 
 /**
  * AES-256-GCM envelope encryption with a versioned key ring.
  *
  * Each value gets a fresh 256-bit data key; the data key is wrapped with the
  * ring's active key-encryption key, whose version travels in the envelope so
- * that older values stay readable after the active key changes.
+ * that older values stay readable after the active key changes. The caller's
+ * associated data binds the value to where it is stored (a record's field, a
+ * subscription): the same envelope opened with other associated data fails.
  *
  * Envelope: `sv1.<keyVersion>.<wrapped data key>.<iv>.<tag>.<ciphertext>`, each part base64url.
+ *
+ * Retiring a key version: make a newer one active, re-encrypt every stored
+ * envelope of the old version ({@link reencrypt}, driven by each service's
+ * `reencrypt` command), then remove the old version from the ring
+ * (docs/runbooks.md).
  */
 export class KeyRing {
   private readonly keys: ReadonlyMap<number, Buffer>;
@@ -27,7 +52,9 @@ export class KeyRing {
 
   /**
    * Parses `1:<base64 32 bytes>,2:<base64 32 bytes>`; the highest version is active
-   * unless `activeVersion` names another.
+   * unless `activeVersion` names another (a new key is first added to every
+   * replica's ring inactive, then made active: no replica meets an envelope of a
+   * version it does not know).
    */
   static parse(spec: string, activeVersion?: number): KeyRing {
     const keys = new Map<number, Buffer>();
@@ -44,6 +71,15 @@ export class KeyRing {
     return new KeyRing(keys, activeVersion);
   }
 
+  /** The versions the ring holds, oldest first. */
+  get versions(): number[] {
+    return [...this.keys.keys()].sort((a, b) => a - b);
+  }
+
+  has(version: number): boolean {
+    return this.keys.has(version);
+  }
+
   encrypt(plaintext: string | Buffer, associatedData = ''): string {
     const dataKey = randomBytes(32);
     const wrapped = seal(this.key(this.activeVersion), dataKey, `wrap:${this.activeVersion}`);
@@ -52,16 +88,80 @@ export class KeyRing {
   }
 
   decrypt(envelope: string, associatedData = ''): Buffer {
-    const parts = envelope.split('.');
-    if (parts.length !== 8 || parts[0] !== 'sv1') throw new Error('not a Strata envelope');
-    const version = Number(parts[1]);
-    const [wiv, wtag, wct] = [parts[2]!, parts[3]!, parts[4]!];
-    const dataKey = open(this.key(version), { iv: wiv, tag: wtag, ciphertext: wct }, `wrap:${version}`);
-    return open(dataKey, { iv: parts[5]!, tag: parts[6]!, ciphertext: parts[7]! }, associatedData);
+    return this.open(envelope, [associatedData]).plaintext;
   }
 
   decryptString(envelope: string, associatedData = ''): string {
     return this.decrypt(envelope, associatedData).toString('utf8');
+  }
+
+  /**
+   * Opens an envelope sealed with any one of `candidates` as associated data
+   * (the first that authenticates wins), for a caller that changed how it binds
+   * values and still reads the older binding. The data key is unwrapped once.
+   */
+  open(envelope: string, candidates: readonly string[]): Opened {
+    const parts = envelope.split('.');
+    if (parts.length !== 8 || parts[0] !== 'sv1') throw new EnvelopeError('not a Strata envelope');
+    const keyVersion = Number(parts[1]);
+    const [wiv, wtag, wct] = [parts[2]!, parts[3]!, parts[4]!];
+    let dataKey: Buffer;
+    try {
+      dataKey = open(this.key(keyVersion), { iv: wiv, tag: wtag, ciphertext: wct }, `wrap:${keyVersion}`);
+    } catch (err) {
+      if (err instanceof EnvelopeError) throw err;
+      throw new EnvelopeError(`the data key does not unwrap with key version ${keyVersion} (tampered)`);
+    }
+    const body = { iv: parts[5]!, tag: parts[6]!, ciphertext: parts[7]! };
+    for (const [binding, aad] of candidates.entries()) {
+      try {
+        return { plaintext: open(dataKey, body, aad), binding, keyVersion };
+      } catch {
+        // Not this binding: try the next one.
+      }
+    }
+    throw new EnvelopeError(
+      'the envelope does not authenticate with its associated data (tampered, or moved from elsewhere)',
+    );
+  }
+
+  /**
+   * The envelope again under the active key and `to` as associated data
+   * (default: the one it was sealed with). Answers the same envelope when there
+   * is nothing to do: already under the active key and no new binding.
+   */
+  reencrypt(envelope: string, from: string | readonly string[], to?: string): string {
+    const candidates = typeof from === 'string' ? [from] : from;
+    const opened = this.open(envelope, candidates);
+    const target = to ?? candidates[opened.binding]!;
+    if (opened.keyVersion === this.activeVersion && candidates[opened.binding] === target) return envelope;
+    return this.encrypt(opened.plaintext, target);
+  }
+
+  /** Whether a value has the form of an envelope (says nothing of whether it opens). */
+  static isEnvelope(value: unknown): value is string {
+    return typeof value === 'string' && value.startsWith('sv1.') && ENVELOPE.test(value);
+  }
+
+  /**
+   * A keyed digest of `data` (HMAC-SHA256 under a key derived from the active
+   * key), naming the key version: `m<version>.<base64url>`. For fingerprints of
+   * requests that may hold secrets: a plain hash of a short secret is guessed
+   * offline from a copy of the database; this needs the key too.
+   */
+  mac(data: string | Buffer): string {
+    return `m${this.activeVersion}.${macOf(this.key(this.activeVersion), data).toString('base64url')}`;
+  }
+
+  /**
+   * Whether `tag` is the {@link mac} of `data`: true or false, or undefined when
+   * it cannot be told (not a tag of ours, or its key version is no longer in the ring).
+   */
+  verifyMac(data: string | Buffer, tag: string): boolean | undefined {
+    const match = /^m([1-9]\d{0,8})\.([A-Za-z0-9_-]{43})$/.exec(tag);
+    const key = match ? this.keys.get(Number(match[1])) : undefined;
+    if (!match || !key) return undefined;
+    return timingSafeEqual(macOf(key, data), Buffer.from(match[2]!, 'base64url'));
   }
 
   /** The key version an envelope was written with (to find values to re-encrypt). */
@@ -71,7 +171,7 @@ export class KeyRing {
 
   private key(version: number): Buffer {
     const key = this.keys.get(version);
-    if (!key) throw new Error(`key version ${version} is not in the ring`);
+    if (!key) throw new EnvelopeError(`key version ${version} is not in the ring`);
     return key;
   }
 }
@@ -91,10 +191,17 @@ function seal(key: Buffer, plaintext: Buffer, aad: string): Sealed {
 }
 
 function open(key: Buffer, sealed: Sealed, aad: string): Buffer {
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64url'));
+  // A full 16-byte tag only: GCM would otherwise accept a truncated one, which is easier to forge.
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64url'), { authTagLength: 16 });
   decipher.setAAD(Buffer.from(aad, 'utf8'));
   decipher.setAuthTag(Buffer.from(sealed.tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64url')), decipher.final()]);
+}
+
+/** HMAC-SHA256 under a subkey of `key` kept for digests (a key is never used both to encrypt and to authenticate). */
+function macOf(key: Buffer, data: string | Buffer): Buffer {
+  const subkey = createHmac('sha256', key).update('strata:mac:v1').digest();
+  return createHmac('sha256', subkey).update(data).digest();
 }
 
 function pack(s: Sealed): string {

@@ -38,6 +38,23 @@ export function serviceDataSourceOptions(options: ServiceDataSourceOptions): Dat
   };
 }
 
+/**
+ * Runs `work` with a small data source of one service's schema, closed afterwards:
+ * for the commands a service's process runs besides serving (`reencrypt`, …).
+ */
+export async function withServiceDataSource<T>(
+  options: ServiceDataSourceOptions,
+  work: (db: DataSource) => Promise<T>,
+): Promise<T> {
+  const db = new DataSource(serviceDataSourceOptions({ poolSize: 2, ...options }));
+  await db.initialize();
+  try {
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
 /** Creates the database named in `url` when it does not exist yet. */
 export async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);

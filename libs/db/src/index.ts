@@ -2,3 +2,5 @@ export * from './data-source.js';
 export * from './is-unique-violation.js';
 export * from './rows-of.js';
 export * from './prepared.js';
+export * from './transactions.js';
+export * from './workspace-scope.js';

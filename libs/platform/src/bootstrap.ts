@@ -1,11 +1,13 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import express, { type RequestHandler } from 'express';
+import type { Server } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { ErrorShape } from '@strata/contracts';
-import { refuseNulCharacters } from './http/no-nul.js';
 import { JsonLogger } from '@strata/telemetry';
 import { ErrorFilter } from './errors/error.filter.js';
+import { bodyParsing } from './http/body-parsing.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
+import { urlCheckMiddleware } from './http/url-check.middleware.js';
 import { serveOpenApi } from './openapi/openapi.js';
 import { createValidationPipe } from './validation/validation.pipe.js';
 import type { ServiceConfig } from './config/service-config.js';
@@ -16,9 +18,14 @@ export interface ServiceAppOptions {
   readonly description: string;
   /** Error shape for requests that fail before a handler is chosen (unknown path, bad JSON). */
   readonly defaultErrorShape?: (path: string) => ErrorShape;
-  /** Paths whose bodies a mounted handler parses itself (oidc-provider). */
+  /**
+   * Paths a mounted handler serves with its own parsing and input checks
+   * (oidc-provider): the platform's URL checks and body parsing skip them.
+   */
   readonly skipBodyParsing?: RegExp;
-  /** Largest JSON body accepted. */
+  /** Paths whose routes take an HTML form (`application/x-www-form-urlencoded`); every other body must be JSON. */
+  readonly formPaths?: RegExp;
+  /** Largest body accepted. */
   readonly jsonLimit?: string;
   /** Hook to mount things (such as the OIDC provider) before Nest's routes. */
   readonly beforeInit?: (app: NestExpressApplication) => void | Promise<void>;
@@ -35,16 +42,11 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   // revalidates with If-None-Match (record versions use If-Match on the version).
   app.set('etag', false);
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  keepConnectionsAlive(app.getHttpServer(), options.config.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   app.use(requestIdMiddleware);
   const skip = options.skipBodyParsing;
-  const limit = options.jsonLimit ?? '1mb';
-  app.use(
-    unless(
-      skip,
-      express.json({ limit, type: ['application/json', 'application/*+json'], verify: refuseNulCharacters }),
-    ),
-  );
-  app.use(unless(skip, express.urlencoded({ extended: false, limit })));
+  app.use(unless(skip, urlCheckMiddleware));
+  app.use(unless(skip, bodyParsing({ limit: options.jsonLimit ?? '1mb', formPaths: options.formPaths })));
   await options.beforeInit?.(app);
   app.useGlobalFilters(new ErrorFilter(options.defaultErrorShape));
   app.useGlobalPipes(createValidationPipe());
@@ -53,6 +55,16 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   serveOpenApi(app, `Strata ${options.name}`, options.description);
   await app.init();
   return app;
+}
+
+/**
+ * How long an idle client connection stays open. Longer than the gateway's
+ * idle upstream sockets (it drops its own first, so it never sends a request
+ * on a socket this server is closing); the headers timeout must outlast it.
+ */
+export function keepConnectionsAlive(server: Server, keepAliveTimeoutMs: number): void {
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.headersTimeout = Math.max(server.headersTimeout, keepAliveTimeoutMs + 1000);
 }
 
 function unless(skip: RegExp | undefined, handler: RequestHandler): RequestHandler {

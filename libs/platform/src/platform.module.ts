@@ -8,6 +8,7 @@ import { JwtStrategy } from './auth/jwt.strategy.js';
 import { HttpPermissionResolver, PermissionResolver } from './auth/permission-resolver.js';
 import { RouteAccessCheck } from './auth/route-access.check.js';
 import { DeprecationInterceptor } from './http/deprecated.decorator.js';
+import { PathParamsGuard } from './http/path-params.guard.js';
 import { HealthController } from './health/health.controller.js';
 import { Readiness } from './health/readiness.js';
 import { NatsConnectionHolder } from './nats/nats.provider.js';
@@ -63,6 +64,8 @@ export class PlatformModule {
         RouteAccessCheck,
         { provide: PermissionResolver, useClass: options.permissionResolver ?? HttpPermissionResolver },
         { provide: RateLimitStore, useClass: NatsKvRateLimitStore },
+        // Guards run in this order: parameters checked before any is passed on.
+        { provide: APP_GUARD, useClass: PathParamsGuard },
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
       ],

@@ -7,7 +7,11 @@ import { NatsConnectionHolder } from '../src/nats/nats.provider.js';
 import { NatsKvRateLimitStore } from '../src/rate-limit/rate-limit.store.js';
 
 describe('NatsKvRateLimitStore against a real NATS server', () => {
-  const config = loadConfig(ServiceConfig, { ...process.env, NATS_PREFIX: testNatsPrefix() });
+  const config = loadConfig(ServiceConfig, {
+    ...process.env,
+    STRATA_ENV: 'development',
+    NATS_PREFIX: testNatsPrefix(),
+  });
   // Windows are counted on this clock: 30 s into a minute window, until a test moves it.
   const minute = Math.floor(Date.now() / 60_000) * 60_000;
   const clock = new ManualClock(minute + 30_000);

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { RequirePermission, UuidPipe } from '@strata/platform';
+import { RequirePermission, UuidPipe, CallerScope } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import {
   AddMemberRequest,
   CreateGroupRequest,
@@ -23,92 +24,92 @@ export class GroupsController {
   @Post()
   @HttpCode(201)
   @RequirePermission('groups', 'create')
-  create(@Param('workspace') workspace: string, @Body() body: CreateGroupRequest): Promise<Group> {
-    return this.groups.create(workspace, body);
+  create(@CallerScope() scope: WorkspaceScope, @Body() body: CreateGroupRequest): Promise<Group> {
+    return this.groups.create(scope, body);
   }
 
   @Get()
   @RequirePermission('groups', 'list')
-  async list(@Param('workspace') workspace: string): Promise<{ data: Group[] }> {
-    return { data: await this.groups.list(workspace) };
+  async list(@CallerScope() scope: WorkspaceScope): Promise<{ data: Group[] }> {
+    return { data: await this.groups.list(scope) };
   }
 
   @Get(':groupId')
   @RequirePermission('groups', 'retrieve')
-  get(@Param('workspace') workspace: string, @Param('groupId', UuidPipe) groupId: string): Promise<Group> {
-    return this.groups.get(workspace, groupId);
+  get(@CallerScope() scope: WorkspaceScope, @Param('groupId', UuidPipe) groupId: string): Promise<Group> {
+    return this.groups.get(scope, groupId);
   }
 
   @Patch(':groupId')
   @RequirePermission('groups', 'update')
   update(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('groupId', UuidPipe) groupId: string,
     @Body() body: UpdateGroupRequest,
   ): Promise<Group> {
-    return this.groups.update(workspace, groupId, body);
+    return this.groups.update(scope, groupId, body);
   }
 
   @Delete(':groupId')
   @HttpCode(204)
   @RequirePermission('groups', 'delete')
-  async delete(@Param('workspace') workspace: string, @Param('groupId', UuidPipe) groupId: string): Promise<void> {
-    await this.groups.delete(workspace, groupId);
+  async delete(@CallerScope() scope: WorkspaceScope, @Param('groupId', UuidPipe) groupId: string): Promise<void> {
+    await this.groups.delete(scope, groupId);
   }
 
   @Post(':groupId/policies')
   @HttpCode(201)
   @RequirePermission('groups', 'update')
   addPolicy(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('groupId', UuidPipe) groupId: string,
     @Body() body: PolicyRequest,
   ): Promise<Policy> {
-    return this.groups.addPolicy(workspace, groupId, body.resource, body.actions);
+    return this.groups.addPolicy(scope, groupId, body.resource, body.actions);
   }
 
   @Put(':groupId/policies/:policyId')
   @RequirePermission('groups', 'update')
   updatePolicy(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('groupId', UuidPipe) groupId: string,
     @Param('policyId', UuidPipe) policyId: string,
     @Body() body: UpdatePolicyRequest,
   ): Promise<Policy> {
-    return this.groups.updatePolicy(workspace, groupId, policyId, body.actions);
+    return this.groups.updatePolicy(scope, groupId, policyId, body.actions);
   }
 
   @Delete(':groupId/policies/:policyId')
   @HttpCode(204)
   @RequirePermission('groups', 'update')
   async deletePolicy(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('groupId', UuidPipe) groupId: string,
     @Param('policyId', UuidPipe) policyId: string,
   ): Promise<void> {
-    await this.groups.deletePolicy(workspace, groupId, policyId);
+    await this.groups.deletePolicy(scope, groupId, policyId);
   }
 
   @Post(':groupId/members')
   @HttpCode(201)
   @RequirePermission('groups', 'update')
   addMember(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('groupId', UuidPipe) groupId: string,
     @Body() body: AddMemberRequest,
   ): Promise<Member> {
-    return this.groups.addMember(workspace, groupId, body);
+    return this.groups.addMember(scope, groupId, body);
   }
 
   @Delete(':groupId/members/:type/:memberId')
   @HttpCode(204)
   @RequirePermission('groups', 'update')
   async removeMember(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('groupId', UuidPipe) groupId: string,
     @Param('type') type: string,
     @Param('memberId') memberId: string,
   ): Promise<void> {
-    await this.groups.removeMember(workspace, groupId, type, memberId);
+    await this.groups.removeMember(scope, groupId, type, memberId);
   }
 }

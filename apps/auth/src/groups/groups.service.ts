@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ADMIN_GROUP, ID_FORMATS } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
-import { isUniqueViolation, rowsOf } from '@strata/db';
+import { isUniqueViolation, Transactions, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { invalidActions } from './validate-actions.js';
 import { UsersService } from '../users/users.service.js';
 import { ServiceAccountsService } from '../service-accounts/service-accounts.service.js';
+import { GroupsRepository, type GroupRow, type PolicyRow } from './groups.repository.js';
 
 export interface Policy {
   id: string;
@@ -33,29 +33,6 @@ export interface Group {
   updatedAt: string;
 }
 
-interface GroupRow {
-  id: string;
-  workspace_slug: string;
-  name: string;
-  description: string;
-  created_at: Date;
-  updated_at: Date;
-}
-interface PolicyRow {
-  id: string;
-  group_id: string;
-  resource: string;
-  actions: string[];
-  created_at: Date;
-  updated_at: Date;
-}
-interface MemberRow {
-  group_id: string;
-  principal_type: 'user' | 'service_account';
-  principal_id: string;
-  created_at: Date;
-}
-
 const toPolicy = (p: PolicyRow): Policy => ({
   id: p.id,
   resource: p.resource,
@@ -68,18 +45,20 @@ const toPolicy = (p: PolicyRow): Policy => ({
 @Injectable()
 export class GroupsService {
   constructor(
-    private readonly db: DataSource,
+    private readonly transactions: Transactions,
+    private readonly groups: GroupsRepository,
     private readonly users: UsersService,
     private readonly serviceAccounts: ServiceAccountsService,
   ) {}
 
-  async create(workspace: string, input: { name: string; description?: string | undefined }): Promise<Group> {
+  async create(scope: WorkspaceScope, input: { name: string; description?: string | undefined }): Promise<Group> {
     try {
-      const rows: GroupRow[] = await this.db.query(
-        'INSERT INTO iam.groups (id, workspace_slug, name, description) VALUES ($1, $2, $3, $4) RETURNING *',
-        [newUuid(), workspace, input.name, input.description ?? ''],
-      );
-      return (await this.hydrate([rows[0]!]))[0]!;
+      const row = await this.groups.insert(scope, undefined, {
+        id: newUuid(),
+        name: input.name,
+        description: input.description ?? '',
+      });
+      return (await this.hydrate(scope, [row]))[0]!;
     } catch (err) {
       if (isUniqueViolation(err, 'groups_workspace_name_key'))
         throw StrataException.conflict(`Group with name '${input.name}' already exists`);
@@ -87,44 +66,34 @@ export class GroupsService {
     }
   }
 
-  async list(workspace: string): Promise<Group[]> {
-    const rows: GroupRow[] = await this.db.query('SELECT * FROM iam.groups WHERE workspace_slug = $1 ORDER BY name', [
-      workspace,
-    ]);
-    return this.hydrate(rows);
+  async list(scope: WorkspaceScope): Promise<Group[]> {
+    return this.hydrate(scope, await this.groups.list(scope));
   }
 
-  async get(workspace: string, id: string): Promise<Group> {
-    return (await this.hydrate([await this.row(workspace, id)]))[0]!;
+  async get(scope: WorkspaceScope, id: string): Promise<Group> {
+    return (await this.hydrate(scope, [await this.row(scope, id)]))[0]!;
   }
 
-  async update(workspace: string, id: string, input: { description?: string | undefined }): Promise<Group> {
-    await this.row(workspace, id);
-    if (input.description !== undefined) {
-      await this.db.query(
-        'UPDATE iam.groups SET description = $3, updated_at = now() WHERE workspace_slug = $1 AND id = $2',
-        [workspace, id, input.description],
-      );
-    }
-    return this.get(workspace, id);
+  async update(scope: WorkspaceScope, id: string, input: { description?: string | undefined }): Promise<Group> {
+    await this.row(scope, id);
+    if (input.description !== undefined) await this.groups.setDescription(scope, id, input.description);
+    return this.get(scope, id);
   }
 
-  async delete(workspace: string, id: string): Promise<void> {
-    const group = await this.row(workspace, id);
+  async delete(scope: WorkspaceScope, id: string): Promise<void> {
+    const group = await this.row(scope, id);
     if (group.name === ADMIN_GROUP) throw StrataException.conflict(`The group '${ADMIN_GROUP}' cannot be deleted`);
-    await this.db.query('DELETE FROM iam.groups WHERE workspace_slug = $1 AND id = $2', [workspace, id]);
+    await this.groups.delete(scope, id);
   }
 
-  async addPolicy(workspace: string, groupId: string, resource: string, actions: string[]): Promise<Policy> {
+  async addPolicy(scope: WorkspaceScope, groupId: string, resource: string, actions: string[]): Promise<Policy> {
     const bad = invalidActions(resource, actions);
     if (bad.length) throw StrataException.validation(bad, 'Invalid policy actions');
-    await this.row(workspace, groupId);
+    await this.row(scope, groupId);
     try {
-      const rows: PolicyRow[] = await this.db.query(
-        'INSERT INTO iam.policies (id, group_id, resource, actions) VALUES ($1, $2, $3, $4) RETURNING *',
-        [newUuid(), groupId, resource, actions],
-      );
-      return toPolicy(rows[0]!);
+      const row = await this.groups.addPolicy(scope, groupId, { id: newUuid(), resource, actions });
+      if (!row) throw StrataException.notFound(`Group ${groupId} not found`);
+      return toPolicy(row);
     } catch (err) {
       if (isUniqueViolation(err, 'policies_group_resource_key')) {
         throw StrataException.conflict(`The group already has a policy on '${resource}'; update that policy instead`);
@@ -133,76 +102,56 @@ export class GroupsService {
     }
   }
 
-  async updatePolicy(workspace: string, groupId: string, policyId: string, actions: string[]): Promise<Policy> {
-    await this.row(workspace, groupId);
-    const existing: PolicyRow[] = await this.db.query('SELECT * FROM iam.policies WHERE group_id = $1 AND id = $2', [
-      groupId,
-      policyId,
-    ]);
-    if (!existing[0]) throw StrataException.notFound(`Policy ${policyId} not found`);
-    const bad = invalidActions(existing[0].resource, actions);
+  async updatePolicy(scope: WorkspaceScope, groupId: string, policyId: string, actions: string[]): Promise<Policy> {
+    await this.row(scope, groupId);
+    const existing = await this.groups.findPolicy(scope, groupId, policyId);
+    if (!existing) throw StrataException.notFound(`Policy ${policyId} not found`);
+    const bad = invalidActions(existing.resource, actions);
     if (bad.length) throw StrataException.validation(bad, 'Invalid policy actions');
-    const rows = rowsOf<PolicyRow>(
-      await this.db.query(
-        'UPDATE iam.policies SET actions = $3, updated_at = now() WHERE group_id = $1 AND id = $2 RETURNING *',
-        [groupId, policyId, actions],
-      ),
-    );
-    return toPolicy(rows[0]!);
+    const row = await this.groups.setPolicyActions(scope, groupId, policyId, actions);
+    if (!row) throw StrataException.notFound(`Policy ${policyId} not found`);
+    return toPolicy(row);
   }
 
-  async deletePolicy(workspace: string, groupId: string, policyId: string): Promise<void> {
-    await this.row(workspace, groupId);
-    const rows = rowsOf(
-      await this.db.query('DELETE FROM iam.policies WHERE group_id = $1 AND id = $2 RETURNING id', [groupId, policyId]),
-    );
-    if (!rows.length) throw StrataException.notFound(`Policy ${policyId} not found`);
+  async deletePolicy(scope: WorkspaceScope, groupId: string, policyId: string): Promise<void> {
+    await this.row(scope, groupId);
+    if (!(await this.groups.deletePolicy(scope, groupId, policyId))) {
+      throw StrataException.notFound(`Policy ${policyId} not found`);
+    }
   }
 
   async addMember(
-    workspace: string,
+    scope: WorkspaceScope,
     groupId: string,
     input: { type: 'user' | 'service_account'; id?: string | undefined; email?: string | undefined },
   ): Promise<Member> {
-    await this.row(workspace, groupId);
+    await this.row(scope, groupId);
     const { type } = input;
-    const principalId = await this.principalIdOf(workspace, input);
-    const rows: MemberRow[] = await this.db.query(
-      `INSERT INTO iam.group_members (group_id, principal_type, principal_id) VALUES ($1, $2, $3)
-       ON CONFLICT (group_id, principal_type, principal_id) DO UPDATE SET principal_id = EXCLUDED.principal_id
-       RETURNING *`,
-      [groupId, type, principalId],
-    );
-    return { type, id: principalId, addedAt: rows[0]!.created_at.toISOString() };
+    const principalId = await this.principalIdOf(scope, input);
+    const row = await this.groups.addMember(scope, undefined, groupId, type, principalId);
+    if (!row) throw StrataException.notFound(`Group ${groupId} not found`);
+    return { type, id: principalId, addedAt: row.created_at.toISOString() };
   }
 
-  async removeMember(workspace: string, groupId: string, type: string, principalId: string): Promise<void> {
-    const group = await this.row(workspace, groupId);
-    await this.db.transaction(async (tx) => {
-      const removed = rowsOf(
-        await tx.query(
-          'DELETE FROM iam.group_members WHERE group_id = $1 AND principal_type = $2 AND principal_id = $3 RETURNING 1',
-          [groupId, type, principalId],
-        ),
-      );
-      if (!removed.length) throw StrataException.notFound(`Member ${type}:${principalId} not found in the group`);
-      if (group.name === ADMIN_GROUP) {
-        const [{ n }] = await tx.query<[{ n: number }]>(
-          `SELECT count(*)::int AS n FROM iam.group_members WHERE group_id = $1 AND principal_type = 'user'`,
-          [groupId],
-        );
-        if (n === 0) throw StrataException.conflict(`The last user of '${ADMIN_GROUP}' cannot be removed`);
+  async removeMember(scope: WorkspaceScope, groupId: string, type: string, principalId: string): Promise<void> {
+    const group = await this.row(scope, groupId);
+    await this.transactions.run(async (tx) => {
+      if (!(await this.groups.removeMember(scope, tx, groupId, type, principalId))) {
+        throw StrataException.notFound(`Member ${type}:${principalId} not found in the group`);
+      }
+      if (group.name === ADMIN_GROUP && (await this.groups.countUserMembers(scope, tx, groupId)) === 0) {
+        throw StrataException.conflict(`The last user of '${ADMIN_GROUP}' cannot be removed`);
       }
     });
   }
 
   /** The stored id of a member: a user's id (found by id or email) or a service account's client id. */
   private async principalIdOf(
-    workspace: string,
+    scope: WorkspaceScope,
     input: { type: 'user' | 'service_account'; id?: string | undefined; email?: string | undefined },
   ): Promise<string> {
     if (input.type === 'service_account') {
-      const account = await this.serviceAccounts.findByClientId(workspace, input.id ?? '');
+      const account = await this.serviceAccounts.findByClientId(scope, input.id ?? '');
       if (!account) throw StrataException.notFound(`Service account '${input.id}' not found in this workspace`);
       return account.client_id;
     }
@@ -216,22 +165,19 @@ export class GroupsService {
     return user.id;
   }
 
-  private async row(workspace: string, id: string): Promise<GroupRow> {
+  private async row(scope: WorkspaceScope, id: string): Promise<GroupRow> {
     if (!ID_FORMATS.uuid.test(id)) throw StrataException.notFound(`Group ${id} not found`);
-    const rows: GroupRow[] = await this.db.query('SELECT * FROM iam.groups WHERE workspace_slug = $1 AND id = $2', [
-      workspace,
-      id,
-    ]);
-    if (!rows[0]) throw StrataException.notFound(`Group ${id} not found`);
-    return rows[0];
+    const row = await this.groups.find(scope, id);
+    if (!row) throw StrataException.notFound(`Group ${id} not found`);
+    return row;
   }
 
-  private async hydrate(groups: GroupRow[]): Promise<Group[]> {
+  private async hydrate(scope: WorkspaceScope, groups: GroupRow[]): Promise<Group[]> {
     if (groups.length === 0) return [];
     const ids = groups.map((g) => g.id);
-    const [policies, members]: [PolicyRow[], MemberRow[]] = await Promise.all([
-      this.db.query<PolicyRow[]>('SELECT * FROM iam.policies WHERE group_id = ANY($1) ORDER BY resource', [ids]),
-      this.db.query<MemberRow[]>('SELECT * FROM iam.group_members WHERE group_id = ANY($1) ORDER BY created_at', [ids]),
+    const [policies, members] = await Promise.all([
+      this.groups.policiesOf(scope, ids),
+      this.groups.membersOf(scope, ids),
     ]);
     return groups.map((g) => ({
       id: g.id,

@@ -3,9 +3,9 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { errors } from 'oidc-provider';
 import type Provider from 'oidc-provider';
-import { DataSource } from 'typeorm';
 import { Public } from '@strata/platform';
 import { UsersService } from '../users/users.service.js';
+import { LoginWorkspacesRepository } from './login-workspaces.repository.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { AuthConfig } from '../auth.config.js';
 import { OidcService } from './oidc.service.js';
@@ -30,7 +30,7 @@ export class InteractionController {
     private readonly oidc: OidcService,
     private readonly users: UsersService,
     private readonly workspaces: WorkspacesService,
-    private readonly db: DataSource,
+    private readonly loginWorkspaces: LoginWorkspacesRepository,
     private readonly config: AuthConfig,
   ) {}
 
@@ -80,11 +80,7 @@ export class InteractionController {
     grant.addResourceScope(this.config.API_AUDIENCE, 'openid');
     const grantId = await grant.save();
     if (workspace) {
-      await this.db.query(
-        `INSERT INTO iam.login_workspaces (grant_id, workspace_slug) VALUES ($1, $2)
-         ON CONFLICT (grant_id) DO UPDATE SET workspace_slug = EXCLUDED.workspace_slug`,
-        [grantId, workspace],
-      );
+      await this.loginWorkspaces.remember(grantId, workspace);
     }
     await provider.interactionFinished(
       req,

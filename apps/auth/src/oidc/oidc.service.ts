@@ -1,13 +1,14 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { DataSource } from 'typeorm';
 import { constantTimeEqual, hashToken } from '@strata/crypto';
+import { issueWorkspaceScope } from '@strata/db';
 import { AuthConfig } from '../auth.config.js';
 import { ServiceAccountsService } from '../service-accounts/service-accounts.service.js';
 import { UsersService } from '../users/users.service.js';
 import { PermissionsService } from '../permissions/permissions.service.js';
-import { postgresAdapter } from './oidc.adapter.js';
+import { LoginWorkspacesRepository } from './login-workspaces.repository.js';
+import { OidcPayloadsRepository } from './oidc-payloads.repository.js';
 import { SIGNING_ALG, SigningKeysService } from './signing-keys.service.js';
 import { CLI_CLIENT_ID, CLI_REDIRECT_URI } from './cli-client.js';
 
@@ -29,7 +30,8 @@ export class OidcService implements OnApplicationShutdown {
 
   constructor(
     private readonly config: AuthConfig,
-    private readonly db: DataSource,
+    private readonly payloads: OidcPayloadsRepository,
+    private readonly loginWorkspaces: LoginWorkspacesRepository,
     private readonly keys: SigningKeysService,
     private readonly users: UsersService,
     private readonly serviceAccounts: ServiceAccountsService,
@@ -90,7 +92,7 @@ export class OidcService implements OnApplicationShutdown {
       };
     };
     const configuration: Configuration = {
-      adapter: postgresAdapter(this.db, findClient),
+      adapter: this.payloads.adapter(findClient),
       clients: [
         {
           client_id: CLI_CLIENT_ID,
@@ -173,15 +175,17 @@ export class OidcService implements OnApplicationShutdown {
     if (token.kind === 'ClientCredentials' && token.clientId) {
       const account = await this.serviceAccounts.findActiveByClientId(token.clientId);
       if (!account) return undefined;
-      const groups = await this.permissions.groupNames('service_account', account.client_id, account.workspace_slug);
+      // The authenticated client's own workspace: its claims are read within it.
+      const scope = issueWorkspaceScope(account.workspace_slug);
+      const groups = await this.permissions.groupNames(scope, 'service_account', account.client_id);
       return { workspace: account.workspace_slug, isServiceAccount: 'true', groups };
     }
     if (token.accountId) {
-      const rows: { workspace_slug: string }[] = token.grantId
-        ? await this.db.query('SELECT workspace_slug FROM iam.login_workspaces WHERE grant_id = $1', [token.grantId])
+      const workspace = token.grantId ? await this.loginWorkspaces.workspaceOf(token.grantId) : undefined;
+      // The workspace the user chose at login (a member of it, checked then).
+      const groups = workspace
+        ? await this.permissions.groupNames(issueWorkspaceScope(workspace), 'user', token.accountId)
         : [];
-      const workspace = rows[0]?.workspace_slug;
-      const groups = workspace ? await this.permissions.groupNames('user', token.accountId, workspace) : [];
       return { ...(workspace ? { workspace } : {}), isServiceAccount: 'false', groups };
     }
     return undefined;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { WorkspaceScope } from '@strata/db';
 import { PermissionResolver, type Principal, type ResolvedPermissions } from '@strata/platform';
 import { PermissionsService } from './permissions.service.js';
 
@@ -9,8 +10,8 @@ export class LocalPermissionResolver extends PermissionResolver {
     super();
   }
 
-  async resolve(principal: Principal, workspace: string | undefined): Promise<ResolvedPermissions> {
-    const resolved = await this.permissions.resolve(principal, workspace);
+  async resolve(principal: Principal, scope: WorkspaceScope | undefined): Promise<ResolvedPermissions> {
+    const resolved = await this.permissions.resolve(principal, scope);
     return { permissions: new Set(resolved.permissions) };
   }
 }

@@ -1,6 +1,13 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, type PermissionsResponse, type Principal } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
+import {
+  Authenticated,
+  CallerScope,
+  CurrentPrincipal,
+  type PermissionsResponse,
+  type Principal,
+} from '@strata/platform';
 import { PermissionsService } from './permissions.service.js';
 
 /**
@@ -19,12 +26,12 @@ export class PermissionsController {
   @Authenticated()
   @ApiOperation({ summary: 'Effective permissions of the caller in the workspace' })
   async me(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
   ): Promise<PermissionsResponse> {
-    const resolved = await this.permissions.resolve(principal, workspace);
+    const resolved = await this.permissions.resolve(principal, scope);
     return {
-      workspace,
+      workspace: scope.workspace,
       principal: { type: principal.type, id: principal.id, groups: resolved.groups },
       permissions: resolved.permissions,
     };

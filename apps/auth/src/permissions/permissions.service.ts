@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { hashToken } from '@strata/crypto';
+import type { WorkspaceScope } from '@strata/db';
 import { StrataException, type Principal } from '@strata/platform';
+import { GroupsRepository } from '../groups/groups.repository.js';
+import { PublishableKeysRepository } from '../publishable-keys/publishable-keys.repository.js';
 import { UsersService } from '../users/users.service.js';
 import { ServiceAccountsService } from '../service-accounts/service-accounts.service.js';
 import { effectivePermissions, type GroupGrant } from './effective-permissions.js';
@@ -18,28 +20,27 @@ export interface ResolvedPrincipal {
 @Injectable()
 export class PermissionsService {
   constructor(
-    private readonly db: DataSource,
+    private readonly groups: GroupsRepository,
+    private readonly keys: PublishableKeysRepository,
     private readonly users: UsersService,
     private readonly serviceAccounts: ServiceAccountsService,
   ) {}
 
-  async resolve(principal: Principal, workspace: string | undefined): Promise<ResolvedPrincipal> {
+  async resolve(principal: Principal, scope: WorkspaceScope | undefined): Promise<ResolvedPrincipal> {
     switch (principal.type) {
       case 'publishable_key':
-        return this.resolvePublishableKey(principal, workspace);
+        return this.resolvePublishableKey(principal, scope);
       case 'service_account': {
         const account = await this.serviceAccounts.findActiveByClientId(principal.id);
         if (!account || account.workspace_slug !== principal.workspace) {
           throw StrataException.unauthorized('The service account is revoked or no longer exists');
         }
-        return workspace
-          ? this.fromGroups('service_account', principal.id, workspace)
-          : { groups: [], permissions: [] };
+        return scope ? this.fromGroups(scope, 'service_account', principal.id) : { groups: [], permissions: [] };
       }
       case 'user': {
         const user = await this.users.findById(principal.id);
         if (!user || user.disabled) throw StrataException.unauthorized('The user is disabled or no longer exists');
-        return workspace ? this.fromGroups('user', principal.id, workspace) : { groups: [], permissions: [] };
+        return scope ? this.fromGroups(scope, 'user', principal.id) : { groups: [], permissions: [] };
       }
       default: {
         const never: never = principal.type;
@@ -49,23 +50,16 @@ export class PermissionsService {
   }
 
   /** Group names of a principal in a workspace (for the `groups` token claim). */
-  async groupNames(type: 'user' | 'service_account', id: string, workspace: string): Promise<string[]> {
-    return (await this.fromGroups(type, id, workspace)).groups;
+  async groupNames(scope: WorkspaceScope, type: 'user' | 'service_account', id: string): Promise<string[]> {
+    return (await this.fromGroups(scope, type, id)).groups;
   }
 
   private async fromGroups(
+    scope: WorkspaceScope,
     type: 'user' | 'service_account',
     id: string,
-    workspace: string,
   ): Promise<ResolvedPrincipal> {
-    const rows: { group_name: string; resource: string | null; actions: string[] | null }[] = await this.db.query(
-      `SELECT g.name AS group_name, p.resource, p.actions
-         FROM iam.group_members m
-         JOIN iam.groups g ON g.id = m.group_id
-         LEFT JOIN iam.policies p ON p.group_id = g.id
-        WHERE g.workspace_slug = $1 AND m.principal_type = $2 AND m.principal_id = $3`,
-      [workspace, type, id],
-    );
+    const rows = await this.groups.grantsOf(scope, type, id);
     const grants: GroupGrant[] = rows.map((r) => ({
       groupName: r.group_name,
       resource: r.resource,
@@ -74,14 +68,14 @@ export class PermissionsService {
     return { groups: [...new Set(grants.map((g) => g.groupName))].sort(), permissions: effectivePermissions(grants) };
   }
 
-  private async resolvePublishableKey(principal: Principal, workspace: string | undefined): Promise<ResolvedPrincipal> {
-    if (principal.credential.kind !== 'publishable_key' || !workspace)
+  private async resolvePublishableKey(
+    principal: Principal,
+    scope: WorkspaceScope | undefined,
+  ): Promise<ResolvedPrincipal> {
+    if (principal.credential.kind !== 'publishable_key' || !scope)
       throw StrataException.unauthorized('Invalid publishable key');
-    const rows: { permissions: string[] }[] = await this.db.query(
-      'SELECT permissions FROM iam.publishable_keys WHERE key_hash = $1 AND workspace_slug = $2 AND revoked_at IS NULL',
-      [hashToken(principal.credential.key), workspace],
-    );
-    if (!rows[0]) throw StrataException.unauthorized('Invalid or revoked publishable key');
-    return { groups: [], permissions: rows[0].permissions };
+    const permissions = await this.keys.permissionsOf(scope, hashToken(principal.credential.key));
+    if (!permissions) throw StrataException.unauthorized('Invalid or revoked publishable key');
+    return { groups: [], permissions };
   }
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal } from '@strata/platform';
+import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal, CallerScope } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import { CreatePublishableKeyRequest } from './dto/create-publishable-key.request.js';
 import { PublishableKeysService, type PublishableKey } from './publishable-keys.service.js';
 
@@ -18,23 +19,23 @@ export class PublishableKeysController {
   @HttpCode(201)
   @RequirePermission('publishable-keys', 'create')
   create(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreatePublishableKeyRequest,
   ): Promise<PublishableKey & { key: string }> {
-    return this.keys.create(workspace, principal.id, body.name, body.permissions);
+    return this.keys.create(scope, principal.id, body.name, body.permissions);
   }
 
   @Get()
   @RequirePermission('publishable-keys', 'list')
-  async list(@Param('workspace') workspace: string): Promise<{ data: PublishableKey[] }> {
-    return { data: await this.keys.list(workspace) };
+  async list(@CallerScope() scope: WorkspaceScope): Promise<{ data: PublishableKey[] }> {
+    return { data: await this.keys.list(scope) };
   }
 
   @Post(':id/revoke')
   @HttpCode(200)
   @RequirePermission('publishable-keys', 'update')
-  revoke(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string): Promise<PublishableKey> {
-    return this.keys.revoke(workspace, id);
+  revoke(@CallerScope() scope: WorkspaceScope, @Param('id', UuidPipe) id: string): Promise<PublishableKey> {
+    return this.keys.revoke(scope, id);
   }
 }

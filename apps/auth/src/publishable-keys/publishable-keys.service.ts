@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import type { WorkspaceScope } from '@strata/db';
+import { PublishableKeysRepository, type KeyRow } from './publishable-keys.repository.js';
 import { isResource, PUBLISHABLE_ACTIONS, type FieldError } from '@strata/contracts';
 import { hashToken, newPublishableKey, newUuid } from '@strata/crypto';
-import { rowsOf } from '@strata/db';
 import { StrataException } from '@strata/platform';
 
 export interface PublishableKey {
@@ -14,17 +14,6 @@ export interface PublishableKey {
   createdAt: string;
   createdBy: string;
   revokedAt: string | null;
-}
-
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  permissions: string[];
-  workspace_slug: string;
-  created_at: Date;
-  created_by: string;
-  revoked_at: Date | null;
 }
 
 const toKey = (r: KeyRow): PublishableKey => ({
@@ -61,10 +50,10 @@ export function invalidPublishablePermissions(permissions: readonly string[]): F
 /** Browser-safe keys: only the hash and a display prefix are kept; the key is shown once. */
 @Injectable()
 export class PublishableKeysService {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly keys: PublishableKeysRepository) {}
 
   async create(
-    workspace: string,
+    scope: WorkspaceScope,
     createdBy: string,
     name: string,
     permissions: string[],
@@ -72,30 +61,24 @@ export class PublishableKeysService {
     const bad = invalidPublishablePermissions(permissions);
     if (bad.length) throw StrataException.validation(bad, 'Invalid publishable key permissions');
     const key = newPublishableKey();
-    const rows: KeyRow[] = await this.db.query(
-      `INSERT INTO iam.publishable_keys (id, workspace_slug, name, prefix, key_hash, permissions, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-      [newUuid(), workspace, name, key.slice(0, 16), hashToken(key), [...new Set(permissions)], createdBy],
-    );
-    return { ...toKey(rows[0]!), key };
+    const row = await this.keys.insert(scope, {
+      id: newUuid(),
+      name,
+      prefix: key.slice(0, 16),
+      hash: hashToken(key),
+      permissions: [...new Set(permissions)],
+      createdBy,
+    });
+    return { ...toKey(row), key };
   }
 
-  async list(workspace: string): Promise<PublishableKey[]> {
-    const rows: KeyRow[] = await this.db.query(
-      'SELECT * FROM iam.publishable_keys WHERE workspace_slug = $1 ORDER BY created_at',
-      [workspace],
-    );
-    return rows.map(toKey);
+  async list(scope: WorkspaceScope): Promise<PublishableKey[]> {
+    return (await this.keys.list(scope)).map(toKey);
   }
 
-  async revoke(workspace: string, id: string): Promise<PublishableKey> {
-    const rows = rowsOf<KeyRow>(
-      await this.db.query(
-        `UPDATE iam.publishable_keys SET revoked_at = coalesce(revoked_at, now()) WHERE workspace_slug = $1 AND id = $2 RETURNING *`,
-        [workspace, id],
-      ),
-    );
-    if (!rows[0]) throw StrataException.notFound(`Publishable key ${id} not found`);
-    return toKey(rows[0]);
+  async revoke(scope: WorkspaceScope, id: string): Promise<PublishableKey> {
+    const row = await this.keys.revoke(scope, id);
+    if (!row) throw StrataException.notFound(`Publishable key ${id} not found`);
+    return toKey(row);
   }
 }

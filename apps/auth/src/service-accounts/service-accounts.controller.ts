@@ -7,7 +7,9 @@ import {
   RequirePermission,
   UserOnly,
   type Principal,
+  CallerScope,
 } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import {
   CreateServiceAccountRequest,
   DescribeServiceAccountRequest,
@@ -37,50 +39,50 @@ export class ServiceAccountsController {
   @HttpCode(201)
   @RequirePermission('service-accounts', 'create')
   create(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateServiceAccountRequest,
   ): Promise<ServiceAccountWithSecret> {
-    return this.accounts.create(workspace, principal.id, body);
+    return this.accounts.create(scope, principal.id, body);
   }
 
   @Get()
   @RequirePermission('service-accounts', 'list')
-  list(@Param('workspace') workspace: string, @Query() query: ListServiceAccountsQuery) {
-    return this.accounts.list(workspace, query.page ?? 1, query.limit ?? 50);
+  list(@CallerScope() scope: WorkspaceScope, @Query() query: ListServiceAccountsQuery) {
+    return this.accounts.list(scope, query.page ?? 1, query.limit ?? 50);
   }
 
   @Get(':id')
   @RequirePermission('service-accounts', 'retrieve')
-  get(@Param('workspace') workspace: string, @Param('id', IntegerIdPipe) id: number): Promise<ServiceAccount> {
-    return this.accounts.get(workspace, id);
+  get(@CallerScope() scope: WorkspaceScope, @Param('id', IntegerIdPipe) id: number): Promise<ServiceAccount> {
+    return this.accounts.get(scope, id);
   }
 
   @Put(':id/name')
   @RequirePermission('service-accounts', 'update')
   rename(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('id', IntegerIdPipe) id: number,
     @Body() body: RenameServiceAccountRequest,
   ): Promise<ServiceAccount> {
-    return this.accounts.rename(workspace, id, body.name);
+    return this.accounts.rename(scope, id, body.name);
   }
 
   @Put(':id/description')
   @RequirePermission('service-accounts', 'update')
   describe(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('id', IntegerIdPipe) id: number,
     @Body() body: DescribeServiceAccountRequest,
   ): Promise<ServiceAccount> {
-    return this.accounts.describe(workspace, id, body.description);
+    return this.accounts.describe(scope, id, body.description);
   }
 
   @Post(':id/rotate')
   @HttpCode(200)
   @RequirePermission('service-accounts', 'update')
-  rotate(@Param('workspace') workspace: string, @Param('id', IntegerIdPipe) id: number): Promise<Rotated> {
-    return this.rotated(workspace, id);
+  rotate(@CallerScope() scope: WorkspaceScope, @Param('id', IntegerIdPipe) id: number): Promise<Rotated> {
+    return this.rotated(scope, id);
   }
 
   @Put(':id/rotate')
@@ -90,26 +92,26 @@ export class ServiceAccountsController {
   })
   @Deprecated({ sunset: '2026-10-29', successor: '/workspace/:workspace/api/v1/service-accounts/:id/rotate' })
   @RequirePermission('service-accounts', 'update')
-  rotateLegacy(@Param('workspace') workspace: string, @Param('id', IntegerIdPipe) id: number): Promise<Rotated> {
-    return this.rotated(workspace, id);
+  rotateLegacy(@CallerScope() scope: WorkspaceScope, @Param('id', IntegerIdPipe) id: number): Promise<Rotated> {
+    return this.rotated(scope, id);
   }
 
   @Post(':id/revoke')
   @HttpCode(200)
   @RequirePermission('service-accounts', 'update')
-  revoke(@Param('workspace') workspace: string, @Param('id', IntegerIdPipe) id: number): Promise<ServiceAccount> {
-    return this.accounts.revoke(workspace, id);
+  revoke(@CallerScope() scope: WorkspaceScope, @Param('id', IntegerIdPipe) id: number): Promise<ServiceAccount> {
+    return this.accounts.revoke(scope, id);
   }
 
   @Delete(':id')
   @HttpCode(204)
   @RequirePermission('service-accounts', 'delete')
-  async delete(@Param('workspace') workspace: string, @Param('id', IntegerIdPipe) id: number): Promise<void> {
-    await this.accounts.delete(workspace, id);
+  async delete(@CallerScope() scope: WorkspaceScope, @Param('id', IntegerIdPipe) id: number): Promise<void> {
+    await this.accounts.delete(scope, id);
   }
 
-  private async rotated(workspace: string, id: number): Promise<Rotated> {
-    const a = await this.accounts.rotate(workspace, id);
+  private async rotated(scope: WorkspaceScope, id: number): Promise<Rotated> {
+    const a = await this.accounts.rotate(scope, id);
     return {
       id: a.id,
       clientId: a.clientId,

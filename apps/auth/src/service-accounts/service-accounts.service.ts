@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ErrorCode } from '@strata/contracts';
 import { hashToken, newClientId, newClientSecret } from '@strata/crypto';
-import { isUniqueViolation, rowsOf } from '@strata/db';
+import { isUniqueViolation, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import {
+  ServiceAccountsRepository,
+  type ServiceAccountChange,
+  type ServiceAccountRow,
+} from './service-accounts.repository.js';
+
+export type { ServiceAccountRow } from './service-accounts.repository.js';
 
 export interface ServiceAccount {
   id: number;
@@ -21,22 +27,6 @@ export interface ServiceAccount {
 }
 
 export type ServiceAccountWithSecret = ServiceAccount & { clientSecret: string };
-
-export interface ServiceAccountRow {
-  id: number;
-  client_id: string;
-  secret_hash: string;
-  name: string;
-  description: string;
-  workspace_slug: string;
-  grant_types: string[];
-  scope: string;
-  status: 'active' | 'revoked';
-  created_at: Date;
-  created_by: string;
-  updated_at: Date;
-  revoked_at: Date | null;
-}
 
 const toServiceAccount = (r: ServiceAccountRow): ServiceAccount => ({
   id: r.id,
@@ -61,10 +51,10 @@ const notFound = (id: number): StrataException => StrataException.notFound(`Serv
  */
 @Injectable()
 export class ServiceAccountsService {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly accounts: ServiceAccountsRepository) {}
 
   async create(
-    workspace: string,
+    scope: WorkspaceScope,
     createdBy: string,
     input: {
       name: string;
@@ -74,122 +64,79 @@ export class ServiceAccountsService {
     },
   ): Promise<ServiceAccountWithSecret> {
     const secret = newClientSecret();
-    const scope = normaliseScope(input.scope ?? 'openid');
     try {
-      const rows: ServiceAccountRow[] = await this.db.query(
-        `INSERT INTO iam.service_accounts (workspace_slug, client_id, secret_hash, name, description, grant_types, scope, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-        [
-          workspace,
-          newClientId(),
-          hashToken(secret),
-          input.name,
-          input.description ?? '',
-          input.grant_types ?? ['client_credentials'],
-          scope,
-          createdBy,
-        ],
-      );
-      return { ...toServiceAccount(rows[0]!), clientSecret: secret };
+      const row = await this.accounts.insert(scope, {
+        clientId: newClientId(),
+        secretHash: hashToken(secret),
+        name: input.name,
+        description: input.description ?? '',
+        grantTypes: input.grant_types ?? ['client_credentials'],
+        scope: normaliseScope(input.scope ?? 'openid'),
+        createdBy,
+      });
+      return { ...toServiceAccount(row), clientSecret: secret };
     } catch (err) {
       throw this.nameConflict(err, input.name);
     }
   }
 
   async list(
-    workspace: string,
+    scope: WorkspaceScope,
     page: number,
     limit: number,
   ): Promise<{ data: ServiceAccount[]; meta: { total: number; page: number; limit: number } }> {
-    const rows: (ServiceAccountRow & { total: string })[] = await this.db.query(
-      `SELECT *, count(*) OVER () AS total FROM iam.service_accounts WHERE workspace_slug = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-      [workspace, limit, (page - 1) * limit],
-    );
-    let total = rows[0] ? Number(rows[0].total) : 0;
-    if (!rows[0] && page > 1) {
-      const [c] = await this.db.query<[{ n: number }]>(
-        'SELECT count(*)::int AS n FROM iam.service_accounts WHERE workspace_slug = $1',
-        [workspace],
-      );
-      total = c.n;
-    }
+    const { rows, total } = await this.accounts.page(scope, limit, (page - 1) * limit);
     return { data: rows.map(toServiceAccount), meta: { total, page, limit } };
   }
 
-  async get(workspace: string, id: number): Promise<ServiceAccount> {
-    const rows: ServiceAccountRow[] = await this.db.query(
-      'SELECT * FROM iam.service_accounts WHERE workspace_slug = $1 AND id = $2',
-      [workspace, id],
-    );
-    if (!rows[0]) throw notFound(id);
-    return toServiceAccount(rows[0]);
+  async get(scope: WorkspaceScope, id: number): Promise<ServiceAccount> {
+    const row = await this.accounts.find(scope, id);
+    if (!row) throw notFound(id);
+    return toServiceAccount(row);
   }
 
-  async rename(workspace: string, id: number, name: string): Promise<ServiceAccount> {
+  async rename(scope: WorkspaceScope, id: number, name: string): Promise<ServiceAccount> {
     try {
-      return await this.update(workspace, id, 'name = $3', [name]);
+      return await this.update(scope, id, { kind: 'name', value: name });
     } catch (err) {
       throw this.nameConflict(err, name);
     }
   }
 
-  describe(workspace: string, id: number, description: string): Promise<ServiceAccount> {
-    return this.update(workspace, id, 'description = $3', [description]);
+  describe(scope: WorkspaceScope, id: number, description: string): Promise<ServiceAccount> {
+    return this.update(scope, id, { kind: 'description', value: description });
   }
 
   /** Replaces the secret: the old one fails from this commit on. */
-  async rotate(workspace: string, id: number): Promise<ServiceAccountWithSecret> {
+  async rotate(scope: WorkspaceScope, id: number): Promise<ServiceAccountWithSecret> {
     const secret = newClientSecret();
-    const account = await this.update(workspace, id, 'secret_hash = $3', [hashToken(secret)]);
+    const account = await this.update(scope, id, { kind: 'secretHash', value: hashToken(secret) });
     return { ...account, clientSecret: secret };
   }
 
   /** Disables the account: token requests fail at once, issued tokens within the permission cache time. */
-  revoke(workspace: string, id: number): Promise<ServiceAccount> {
-    return this.update(workspace, id, `status = 'revoked', revoked_at = coalesce(revoked_at, now())`, []);
+  revoke(scope: WorkspaceScope, id: number): Promise<ServiceAccount> {
+    return this.update(scope, id, { kind: 'revoked' });
   }
 
-  async delete(workspace: string, id: number): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const rows = rowsOf<ServiceAccountRow>(
-        await tx.query('DELETE FROM iam.service_accounts WHERE workspace_slug = $1 AND id = $2 RETURNING *', [
-          workspace,
-          id,
-        ]),
-      );
-      if (!rows[0]) throw notFound(id);
-      await tx.query(`DELETE FROM iam.group_members WHERE principal_type = 'service_account' AND principal_id = $1`, [
-        rows[0].client_id,
-      ]);
-    });
+  /** Deletes the account and takes it out of every group of the workspace. */
+  async delete(scope: WorkspaceScope, id: number): Promise<void> {
+    if (!(await this.accounts.delete(scope, id))) throw notFound(id);
   }
 
   /** The active account a client id names, for token issuance and permission resolution. */
-  async findActiveByClientId(clientId: string): Promise<ServiceAccountRow | undefined> {
-    const rows: ServiceAccountRow[] = await this.db.query(
-      `SELECT * FROM iam.service_accounts WHERE client_id = $1 AND status = 'active'`,
-      [clientId],
-    );
-    return rows[0];
+  findActiveByClientId(clientId: string): Promise<ServiceAccountRow | undefined> {
+    return this.accounts.findActiveByClientId(clientId);
   }
 
-  async findByClientId(workspace: string, clientId: string): Promise<ServiceAccountRow | undefined> {
-    const rows: ServiceAccountRow[] = await this.db.query(
-      'SELECT * FROM iam.service_accounts WHERE workspace_slug = $1 AND client_id = $2',
-      [workspace, clientId],
-    );
-    return rows[0];
+  findByClientId(scope: WorkspaceScope, clientId: string): Promise<ServiceAccountRow | undefined> {
+    return this.accounts.findByClientId(scope, clientId);
   }
 
-  private async update(workspace: string, id: number, set: string, params: unknown[]): Promise<ServiceAccount> {
-    const rows = rowsOf<ServiceAccountRow>(
-      await this.db.query(
-        `UPDATE iam.service_accounts SET ${set}, updated_at = now() WHERE workspace_slug = $1 AND id = $2 RETURNING *`,
-        [workspace, id, ...params],
-      ),
-    );
-    if (!rows[0]) throw notFound(id);
-    return toServiceAccount(rows[0]);
+  private async update(scope: WorkspaceScope, id: number, change: ServiceAccountChange): Promise<ServiceAccount> {
+    const row = await this.accounts.update(scope, id, change);
+    if (!row) throw notFound(id);
+    return toServiceAccount(row);
   }
 
   private nameConflict(err: unknown, name: string): unknown {

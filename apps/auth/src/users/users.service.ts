@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { hashPassword, newUuid, verifyPassword } from '@strata/crypto';
 import { isUniqueViolation } from '@strata/db';
+import { UsersRepository, type UserRow } from './users.repository.js';
 
 export interface User {
   id: string;
@@ -9,15 +9,6 @@ export interface User {
   displayName: string;
   isPlatformAdmin: boolean;
   disabled: boolean;
-}
-
-interface UserRow {
-  id: string;
-  email: string;
-  display_name: string;
-  is_platform_admin: boolean;
-  disabled_at: Date | null;
-  password_hash: string;
 }
 
 const toUser = (r: UserRow): User => ({
@@ -35,22 +26,21 @@ export class UsersService {
   /** Compared against when the email is unknown, so both paths cost one scrypt. */
   private readonly decoy = hashPassword('decoy-password-for-timing');
 
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly users: UsersRepository) {}
 
   async findById(id: string): Promise<User | undefined> {
-    const rows: UserRow[] = await this.db.query('SELECT * FROM iam.users WHERE id = $1', [id]);
-    return rows[0] ? toUser(rows[0]) : undefined;
+    const row = await this.users.findById(id);
+    return row ? toUser(row) : undefined;
   }
 
   async findByEmail(email: string): Promise<User | undefined> {
-    const rows: UserRow[] = await this.db.query('SELECT * FROM iam.users WHERE lower(email) = lower($1)', [email]);
-    return rows[0] ? toUser(rows[0]) : undefined;
+    const row = await this.users.findByEmail(email);
+    return row ? toUser(row) : undefined;
   }
 
   /** The user whose email and password match, if any and not disabled. */
   async authenticate(email: string, password: string): Promise<User | undefined> {
-    const rows: UserRow[] = await this.db.query('SELECT * FROM iam.users WHERE lower(email) = lower($1)', [email]);
-    const row = rows[0];
+    const row = await this.users.findByEmail(email);
     const ok = await verifyPassword(password, row?.password_hash ?? (await this.decoy));
     if (!row || !ok || row.disabled_at) return undefined;
     return toUser(row);
@@ -63,18 +53,19 @@ export class UsersService {
   ): Promise<User> {
     const id = newUuid();
     const hash = await hashPassword(password);
-    const rows: UserRow[] = await this.db.query(
-      `INSERT INTO iam.users (id, email, password_hash, display_name, is_platform_admin)
-       VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-      [id, email, hash, options.displayName ?? '', options.isPlatformAdmin ?? false],
-    );
-    return toUser(rows[0]!);
+    const row = await this.users.insert({
+      id,
+      email,
+      passwordHash: hash,
+      displayName: options.displayName ?? '',
+      isPlatformAdmin: options.isPlatformAdmin ?? false,
+    });
+    return toUser(row);
   }
 
   /** Creates the first administrator when no user exists yet. Safe to run from every replica. */
   async ensureAdmin(email: string, password: string): Promise<void> {
-    const [{ count }] = await this.db.query<[{ count: number }]>('SELECT count(*)::int AS count FROM iam.users');
-    if (count > 0) return;
+    if ((await this.users.count()) > 0) return;
     try {
       await this.create(email, password, { displayName: 'Administrator', isPlatformAdmin: true });
       this.logger.log({ msg: 'created the first administrator', email });

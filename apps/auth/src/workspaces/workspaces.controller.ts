@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, UserOnly, type Principal } from '@strata/platform';
+import { Authenticated, CurrentPrincipal, UserOnly, WorkspaceLess, type Principal } from '@strata/platform';
 import { CreateWorkspaceRequest } from './dto/create-workspace.request.js';
 import { WorkspacesService, type Workspace } from './workspaces.service.js';
 
@@ -10,6 +10,7 @@ import { WorkspacesService, type Workspace } from './workspaces.service.js';
 @Controller('workspace/api/v1/workspaces')
 @Authenticated()
 @UserOnly()
+@WorkspaceLess()
 export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}
 

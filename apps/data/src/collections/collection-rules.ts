@@ -37,7 +37,7 @@ export function discoveryMode(
   return body.schemaDiscoveryMode ?? fromFlag;
 }
 
-/** defaultSearchField must name a top-level string property. */
+/** defaultSearchField must name a top-level string property that is not secret (its values are encrypted). */
 export function checkDefaultSearchField(
   field: string | undefined,
   properties: readonly PropertyDefinition[],
@@ -48,6 +48,8 @@ export function checkDefaultSearchField(
   if (!property) issues.add('defaultSearchField', `names no property of this collection: "${field}"`);
   else if (property.type !== 'string')
     issues.add('defaultSearchField', `must name a string property ("${field}" is ${property.type})`);
+  else if (property.isSecret)
+    issues.add('defaultSearchField', `must not name a secret property: "${field}" is stored encrypted`);
 }
 
 /** Immutable properties cannot be removed or changed once the collection exists. */
@@ -73,18 +75,24 @@ export interface Dependent {
   readonly field: string;
 }
 
-/** Fields that other collections' references name (targetField, displayField) must stay. */
+/** Fields that other collections' references name (targetField, displayField) must stay, and stay plain. */
 export function checkDependents(
   after: readonly PropertyDefinition[],
   dependents: readonly Dependent[],
   issues: Issues,
 ): void {
-  const names = new Set(['id', ...after.map((p) => p.name)]);
+  const byName = new Map(after.map((p) => [p.name, p]));
   for (const d of dependents) {
-    if (!names.has(d.field)) {
+    const property = byName.get(d.field);
+    if (d.field !== 'id' && !property) {
       issues.add(
         'properties',
         `"${d.field}" is used by the reference ${d.collection}.${d.property} and cannot be removed`,
+      );
+    } else if (property?.type === 'string' && property.isSecret) {
+      issues.add(
+        'properties',
+        `"${d.field}" is used by the reference ${d.collection}.${d.property} and cannot become secret`,
       );
     }
   }

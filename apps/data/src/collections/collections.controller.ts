@@ -1,7 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Collection } from '@strata/contracts';
-import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
+import { CallerScope, CurrentPrincipal, RequirePermission, UuidPipe, type Principal } from '@strata/platform';
+import { CheckedBodyPipe, type CheckedBody } from '../schema/checked-body.js';
 import { CollectionsService, type CollectionPage } from './collections.service.js';
 import { CreateCollectionRequest, ListCollectionsQuery, UpdateCollectionRequest } from './dto/collection.requests.js';
 
@@ -20,51 +22,54 @@ export class CollectionsController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a collection (answers 200 with the collection, as the spec states)' })
+  @ApiBody({ type: CreateCollectionRequest })
   @RequirePermission('structures', 'create')
   create(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateCollectionRequest,
+    @Body(new CheckedBodyPipe(CreateCollectionRequest)) checked: CheckedBody<CreateCollectionRequest>,
   ): Promise<Collection> {
-    return this.collections.create(workspace, principal.id, body);
+    // The body's problems and the property definitions' are answered together.
+    return this.collections.create(scope, principal.id, checked.body, checked.problems);
   }
 
   @Get()
   @RequirePermission('structures', 'list')
-  list(@Param('workspace') workspace: string, @Query() query: ListCollectionsQuery): Promise<CollectionPage> {
-    return this.collections.list(workspace, query);
+  list(@CallerScope() scope: WorkspaceScope, @Query() query: ListCollectionsQuery): Promise<CollectionPage> {
+    return this.collections.list(scope, query);
   }
 
   @Get('slug/:recordSlug')
   @RequirePermission('structures', 'retrieve')
-  getBySlug(@Param('workspace') workspace: string, @Param('recordSlug') recordSlug: string): Promise<Collection> {
-    return this.collections.getBySlug(workspace, recordSlug);
+  getBySlug(@CallerScope() scope: WorkspaceScope, @Param('recordSlug') recordSlug: string): Promise<Collection> {
+    return this.collections.getBySlug(scope, recordSlug);
   }
 
   @Get(':id')
   @RequirePermission('structures', 'retrieve')
-  get(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string): Promise<Collection> {
-    return this.collections.get(workspace, id);
+  get(@CallerScope() scope: WorkspaceScope, @Param('id', UuidPipe) id: string): Promise<Collection> {
+    return this.collections.get(scope, id);
   }
 
   @Put(':id')
+  @ApiBody({ type: UpdateCollectionRequest })
   @RequirePermission('structures', 'update')
   update(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('id', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
-    @Body() body: UpdateCollectionRequest,
+    @Body(new CheckedBodyPipe(UpdateCollectionRequest)) checked: CheckedBody<UpdateCollectionRequest>,
   ): Promise<Collection> {
-    return this.collections.update(workspace, id, principal.id, body);
+    return this.collections.update(scope, id, principal.id, checked.body, undefined, checked.problems);
   }
 
   @Delete(':id')
   @RequirePermission('structures', 'delete')
   delete(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('id', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<{ success: true; id: string; deletedAt: string }> {
-    return this.collections.delete(workspace, id, principal.id);
+    return this.collections.delete(scope, id, principal.id);
   }
 }

@@ -1,21 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import {
   DEFAULT_SCHEMA_DISCOVERY_CONFIG,
   ErrorCode,
   type Collection,
   type CollectionMetadata,
-  type PropertyDefinition,
+  type FieldError,
   type ReferenceProperty,
-  type RetentionPolicy,
-  type SchemaDiscoveryConfig,
 } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
-import { isUniqueViolation, rowsOf } from '@strata/db';
+import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { CollectionsRepository, type CollectionRow } from './collections.repository.js';
 import { Issues } from '../schema/issues.js';
 import { PropertyIndexer } from './indexes/property-indexer.js';
+import { SecretFieldsRepository } from './secret-fields.repository.js';
 import { validateProperties } from '../schema/validate-properties.js';
 import type { ReferenceTarget } from '../schema/references.js';
 import {
@@ -32,28 +30,6 @@ import type {
   ListCollectionsQuery,
   UpdateCollectionRequest,
 } from './dto/collection.requests.js';
-
-export interface CollectionRow {
-  id: string;
-  workspace_slug: string;
-  record_slug: string;
-  name: string;
-  description: string | null;
-  properties: PropertyDefinition[];
-  status: Collection['status'];
-  schema_discovery_mode: Collection['schemaDiscoveryMode'];
-  schema_discovery_config: SchemaDiscoveryConfig;
-  enable_versioning: boolean;
-  retention_policy: RetentionPolicy | null;
-  default_search_field: string | null;
-  tags: string[];
-  metadata: CollectionMetadata;
-  created_by: string;
-  last_updated_by: string;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-}
 
 const INITIAL_METADATA: CollectionMetadata = {
   recordWritesLocked: false,
@@ -74,19 +50,28 @@ export interface CollectionPage {
 @Injectable()
 export class CollectionsService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly transactions: Transactions,
+    private readonly repository: CollectionsRepository,
     private readonly indexes: PropertyIndexer,
+    private readonly secretFields: SecretFieldsRepository,
   ) {}
 
-  async create(workspace: string, actor: string, body: CreateCollectionRequest): Promise<Collection> {
-    const created = await this.db.transaction(async (tx) => {
-      const others = await this.lockAndLoad(tx, workspace);
+  /** `earlier`: the body's own problems (checkBody); when there are any, `body` lacks the fields that failed. */
+  async create(
+    scope: WorkspaceScope,
+    actor: string,
+    body: CreateCollectionRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<Collection> {
+    const created = await this.transactions.run(async (tx) => {
+      const others = await this.repository.lockWorkspace(scope, tx);
       const taken = new Set(others.map((c) => c.record_slug));
       if (body.recordSlug !== undefined && taken.has(body.recordSlug)) {
         throw StrataException.conflict(`A collection with recordSlug '${body.recordSlug}' already exists`);
       }
-      const recordSlug = body.recordSlug ?? freeSlug(slugify(body.name), taken);
+      const recordSlug = body.recordSlug ?? freeSlug(slugify(body.name ?? ''), taken);
       const issues = new Issues();
+      earlier.forEach((e) => issues.add(e.field, e.message));
       const mode = discoveryMode(body, issues);
       const { properties, issues: propertyIssues } = validateProperties(body.properties ?? [], {
         collectionSlug: recordSlug,
@@ -96,96 +81,66 @@ export class CollectionsService {
       propertyIssues.list.forEach((i) => issues.add(i.field, i.message));
       checkDefaultSearchField(body.defaultSearchField, properties, issues);
       if (issues.count) throw StrataException.validation([...issues.list]);
-      const rows = await tx
-        .query<CollectionRow[]>(
-          `INSERT INTO data.collections (id, workspace_slug, record_slug, name, description, properties, status,
-           schema_discovery_mode, schema_discovery_config, enable_versioning, retention_policy, default_search_field,
-           tags, metadata, created_by, last_updated_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15) RETURNING *`,
-          [
-            newUuid(),
-            workspace,
-            recordSlug,
-            body.name,
-            body.description ?? null,
-            JSON.stringify(properties),
-            body.status ?? 'active',
-            mode ?? 'strict',
-            { ...DEFAULT_SCHEMA_DISCOVERY_CONFIG, ...defined(body.schemaDiscoveryConfig) },
-            body.enableVersioning ?? false,
-            body.retentionPolicy ? defined(body.retentionPolicy) : null,
-            body.defaultSearchField ?? null,
-            body.tags ?? [],
-            INITIAL_METADATA,
-            actor,
-          ],
-        )
-        .catch((err: unknown) => {
-          if (isUniqueViolation(err))
-            throw StrataException.conflict(`A collection with recordSlug '${recordSlug}' already exists`);
-          throw err;
-        });
-      return toCollection(rows[0]!);
+      return this.repository.insert(scope, tx, {
+        id: newUuid(),
+        recordSlug,
+        name: body.name,
+        description: body.description ?? null,
+        properties,
+        status: body.status ?? 'active',
+        schemaDiscoveryMode: mode ?? 'strict',
+        schemaDiscoveryConfig: { ...DEFAULT_SCHEMA_DISCOVERY_CONFIG, ...defined(body.schemaDiscoveryConfig) },
+        enableVersioning: body.enableVersioning ?? false,
+        retentionPolicy: body.retentionPolicy ? defined(body.retentionPolicy) : null,
+        defaultSearchField: body.defaultSearchField ?? null,
+        tags: body.tags ?? [],
+        metadata: INITIAL_METADATA,
+        actor,
+      });
     });
     this.indexes.schedule(created.id);
     return created;
   }
 
-  async get(workspace: string, id: string): Promise<Collection> {
-    const rows = await this.db.query<CollectionRow[]>(
-      'SELECT * FROM data.collections WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL',
-      [workspace, id],
-    );
-    if (!rows[0]) throw notFound(`Collection ${id} not found`);
-    return toCollection(rows[0]);
+  get(scope: WorkspaceScope, id: string): Promise<Collection> {
+    return this.repository.find(scope, { id });
   }
 
-  async getBySlug(workspace: string, recordSlug: string): Promise<Collection> {
-    const rows = await this.db.query<CollectionRow[]>(
-      'SELECT * FROM data.collections WHERE workspace_slug = $1 AND record_slug = $2 AND deleted_at IS NULL',
-      [workspace, recordSlug],
-    );
-    if (!rows[0]) throw notFound(`Collection '${recordSlug}' not found`);
-    return toCollection(rows[0]);
+  getBySlug(scope: WorkspaceScope, recordSlug: string): Promise<Collection> {
+    return this.repository.find(scope, { slug: recordSlug });
   }
 
-  async list(workspace: string, query: ListCollectionsQuery): Promise<CollectionPage> {
+  async list(scope: WorkspaceScope, query: ListCollectionsQuery): Promise<CollectionPage> {
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
-    const params: unknown[] = [workspace, query.status ?? null, query.search ? `%${escapeLike(query.search)}%` : null];
-    const where = `workspace_slug = $1 AND deleted_at IS NULL
-      AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR name ILIKE $3 OR record_slug ILIKE $3)`;
-    const [rows, counted] = await Promise.all([
-      this.db.query<CollectionRow[]>(
-        `SELECT * FROM data.collections WHERE ${where} ORDER BY created_at, id LIMIT $4 OFFSET $5`,
-        [...params, limit, offset],
-      ),
-      this.db.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM data.collections WHERE ${where}`, params),
-    ]);
-    const total = counted[0].n;
-    return {
-      results: rows.map(toCollection),
-      pagination: { limit, offset, total, hasMore: offset + rows.length < total },
-    };
+    const { rows, total } = await this.repository.list(scope, {
+      status: query.status,
+      search: query.search,
+      limit,
+      offset,
+    });
+    return { results: rows, pagination: { limit, offset, total, hasMore: offset + rows.length < total } };
   }
 
   /** Updates a collection; inside `within` when given (its caller's transaction), else in a new one. */
   async update(
-    workspace: string,
+    scope: WorkspaceScope,
     id: string,
     actor: string,
     body: UpdateCollectionRequest,
-    within?: EntityManager,
+    within?: Tx,
+    earlier: readonly FieldError[] = [],
   ): Promise<Collection> {
-    const run = <T>(work: (tx: EntityManager) => Promise<T>) => (within ? work(within) : this.db.transaction(work));
+    const run = <T>(work: (tx: Tx) => Promise<T>) => (within ? work(within) : this.transactions.run(work));
     // Inside a caller's transaction the change is not committed yet: the caller's changes
     // (a property accepted from a suggestion) never need an index, and boot reconciles all.
     const updated = await run(async (tx) => {
-      const all = await this.lockAndLoad(tx, workspace, true);
+      const all = await this.repository.lockWorkspace(scope, tx, true);
       const current = all.find((c) => c.id === id);
       if (!current) throw notFound(`Collection ${id} not found`);
       const others = all.filter((c) => c.id !== id);
       const issues = new Issues();
+      earlier.forEach((e) => issues.add(e.field, e.message));
       if (body.recordSlug !== undefined && body.recordSlug !== current.record_slug) {
         issues.add('recordSlug', `is fixed at creation and cannot be changed (it is '${current.record_slug}')`);
       }
@@ -206,30 +161,20 @@ export class CollectionsService {
         body.defaultSearchField !== undefined ? body.defaultSearchField : (current.default_search_field ?? undefined);
       checkDefaultSearchField(defaultSearchField, properties, issues);
       if (issues.count) throw StrataException.validation([...issues.list]);
-      const rows = rowsOf<CollectionRow>(
-        await tx.query(
-          `UPDATE data.collections SET name = $3, description = $4, properties = $5, status = $6,
-           schema_discovery_mode = $7, schema_discovery_config = $8, enable_versioning = $9, retention_policy = $10,
-           default_search_field = $11, tags = $12, last_updated_by = $13, updated_at = now()
-         WHERE workspace_slug = $1 AND id = $2 RETURNING *`,
-          [
-            workspace,
-            id,
-            body.name ?? current.name,
-            body.description !== undefined ? body.description : current.description,
-            JSON.stringify(properties),
-            body.status ?? current.status,
-            mode ?? current.schema_discovery_mode,
-            { ...current.schema_discovery_config, ...defined(body.schemaDiscoveryConfig) },
-            body.enableVersioning ?? current.enable_versioning,
-            body.retentionPolicy !== undefined ? defined(body.retentionPolicy) : current.retention_policy,
-            defaultSearchField ?? null,
-            body.tags ?? current.tags,
-            actor,
-          ],
-        ),
-      );
-      return toCollection(rows[0]!);
+      await this.secretFields.apply(scope, tx, id, current.properties, properties);
+      return this.repository.update(scope, tx, id, {
+        name: body.name ?? current.name,
+        description: body.description !== undefined ? body.description : current.description,
+        properties,
+        status: body.status ?? current.status,
+        schemaDiscoveryMode: mode ?? current.schema_discovery_mode,
+        schemaDiscoveryConfig: { ...current.schema_discovery_config, ...defined(body.schemaDiscoveryConfig) },
+        enableVersioning: body.enableVersioning ?? current.enable_versioning,
+        retentionPolicy: body.retentionPolicy !== undefined ? defined(body.retentionPolicy) : current.retention_policy,
+        defaultSearchField: defaultSearchField ?? null,
+        tags: body.tags ?? current.tags,
+        actor,
+      });
     });
     if (!within) this.indexes.schedule(id);
     return updated;
@@ -237,12 +182,12 @@ export class CollectionsService {
 
   /** Soft delete: the collection disappears and frees its slug; refused while another collection references it. */
   async delete(
-    workspace: string,
+    scope: WorkspaceScope,
     id: string,
     actor: string,
   ): Promise<{ success: true; id: string; deletedAt: string }> {
-    const deleted = await this.db.transaction(async (tx) => {
-      const all = await this.lockAndLoad(tx, workspace, true);
+    const deleted = await this.transactions.run(async (tx) => {
+      const all = await this.repository.lockWorkspace(scope, tx, true);
       const current = all.find((c) => c.id === id);
       if (!current) throw notFound(`Collection ${id} not found`);
       const referencing = dependentsOf(
@@ -253,26 +198,11 @@ export class CollectionsService {
         const names = [...new Set(referencing.map((d) => `${d.collection}.${d.property}`))].join(', ');
         throw StrataException.conflict(`Collection '${current.record_slug}' is referenced by ${names}`);
       }
-      const rows = rowsOf<{ deleted_at: Date }>(
-        await tx.query(
-          `UPDATE data.collections SET deleted_at = now(), last_updated_by = $3 WHERE workspace_slug = $1 AND id = $2
-           RETURNING deleted_at`,
-          [workspace, id, actor],
-        ),
-      );
-      return { success: true as const, id, deletedAt: rows[0]!.deleted_at.toISOString() };
+      const deletedAt = await this.repository.softDelete(scope, tx, id, actor);
+      return { success: true as const, id, deletedAt: deletedAt.toISOString() };
     });
     this.indexes.schedule(id);
     return deleted;
-  }
-
-  /** Serialises schema changes per workspace, then reads its live collections. */
-  private async lockAndLoad(tx: EntityManager, workspace: string, forUpdate = false): Promise<CollectionRow[]> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`data-collections:${workspace}`]);
-    return tx.query<CollectionRow[]>(
-      `SELECT * FROM data.collections WHERE workspace_slug = $1 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
-      [workspace],
-    );
   }
 }
 
@@ -305,32 +235,4 @@ function notFound(message: string): StrataException {
 function defined<T extends object>(dto: T | undefined): Partial<T> {
   if (!dto) return {};
   return Object.fromEntries(Object.entries(dto).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-export function toCollection(row: CollectionRow): Collection {
-  return {
-    id: row.id,
-    workspaceSlug: row.workspace_slug,
-    recordSlug: row.record_slug,
-    name: row.name,
-    ...(row.description !== null ? { description: row.description } : {}),
-    properties: row.properties,
-    status: row.status,
-    schemaDiscoveryMode: row.schema_discovery_mode,
-    schemaDiscoveryConfig: row.schema_discovery_config,
-    enableVersioning: row.enable_versioning,
-    ...(row.retention_policy ? { retentionPolicy: row.retention_policy } : {}),
-    ...(row.default_search_field !== null ? { defaultSearchField: row.default_search_field } : {}),
-    metadata: row.metadata,
-    tags: row.tags,
-    createdBy: row.created_by,
-    lastUpdatedBy: row.last_updated_by,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-    isDeleted: row.deleted_at !== null,
-  };
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal } from '@strata/platform';
+import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal, CallerScope } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import { ListSuggestionsQuery, UpdateDiscoverySettingsRequest } from './dto/discovery.requests.js';
 import { SchemaDiscoveryService } from './schema-discovery.service.js';
 
@@ -13,66 +14,66 @@ export class SchemaDiscoveryController {
 
   @Get('schema-discovery')
   @RequirePermission('structures', 'retrieve')
-  settings(@Param('workspace') workspace: string, @Param('recordSlug') slug: string) {
-    return this.discovery.settings(workspace, slug);
+  settings(@CallerScope() scope: WorkspaceScope, @Param('recordSlug') slug: string) {
+    return this.discovery.settings(scope, slug);
   }
 
   @Put('schema-discovery')
   @RequirePermission('structures', 'update')
   updateSettings(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordSlug') slug: string,
     @CurrentPrincipal() principal: Principal,
     @Body() body: UpdateDiscoverySettingsRequest,
   ) {
-    return this.discovery.updateSettings(workspace, slug, principal.id, body);
+    return this.discovery.updateSettings(scope, slug, principal.id, body);
   }
 
   @Post('schema-discovery/scan')
   @HttpCode(200)
   @RequirePermission('structures', 'update')
-  scan(@Param('workspace') workspace: string, @Param('recordSlug') slug: string) {
-    return this.discovery.scan(workspace, slug, false);
+  scan(@CallerScope() scope: WorkspaceScope, @Param('recordSlug') slug: string) {
+    return this.discovery.scan(scope, slug, false);
   }
 
   @Post('schema-discovery/trigger')
   @HttpCode(200)
   @RequirePermission('structures', 'update')
-  trigger(@Param('workspace') workspace: string, @Param('recordSlug') slug: string) {
-    return this.discovery.scan(workspace, slug, true);
+  trigger(@CallerScope() scope: WorkspaceScope, @Param('recordSlug') slug: string) {
+    return this.discovery.scan(scope, slug, true);
   }
 
   @Get('schema-suggestions')
   @RequirePermission('structures', 'retrieve')
   suggestions(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordSlug') slug: string,
     @Query() query: ListSuggestionsQuery,
   ) {
-    return this.discovery.suggestions(workspace, slug, query.status);
+    return this.discovery.suggestions(scope, slug, query.status);
   }
 
   @Post('schema-suggestions/:id/accept')
   @HttpCode(200)
   @RequirePermission('structures', 'update')
   accept(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordSlug') slug: string,
     @Param('id', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
   ) {
-    return this.discovery.accept(workspace, slug, id, principal.id);
+    return this.discovery.accept(scope, slug, id, principal.id);
   }
 
   @Post('schema-suggestions/:id/reject')
   @HttpCode(200)
   @RequirePermission('structures', 'update')
   reject(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordSlug') slug: string,
     @Param('id', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
   ) {
-    return this.discovery.reject(workspace, slug, id, principal.id);
+    return this.discovery.reject(scope, slug, id, principal.id);
   }
 }

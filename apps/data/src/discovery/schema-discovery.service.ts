@@ -1,20 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
-import { ErrorCode, type Collection } from '@strata/contracts';
-import { rowsOf } from '@strata/db';
+import type { Collection } from '@strata/contracts';
+import { Transactions, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { CollectionsRepository } from '../collections/collections.repository.js';
 import { CollectionsService } from '../collections/collections.service.js';
-import { findCollection } from '../records/collection-lookup.js';
-import { RecordSecrets } from '../records/record-secrets.js';
-import type { UpdateDiscoverySettingsRequest } from './dto/discovery.requests.js';
 import {
-  SuggestionsStore,
-  toSuggestion,
+  SuggestionsRepository,
   type Suggestion,
-  type SuggestionRow,
   type SuggestionStatus,
-} from './suggestions.store.js';
+} from '../collections/suggestions/suggestions.repository.js';
+import { RecordSecrets } from '../secrets/record-secrets.js';
+import { RecordsRepository } from '../records/records.repository.js';
+import type { UpdateDiscoverySettingsRequest } from './dto/discovery.requests.js';
 
 /** Most records one `trigger` reads (in pages of batchSize). */
 export const TRIGGER_MAX_RECORDS = 100_000;
@@ -28,24 +25,26 @@ export const TRIGGER_MAX_RECORDS = 100_000;
 @Injectable()
 export class SchemaDiscoveryService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly transactions: Transactions,
+    private readonly collectionsOfScope: CollectionsRepository,
     private readonly collections: CollectionsService,
-    private readonly store: SuggestionsStore,
+    private readonly records: RecordsRepository,
+    private readonly suggestionsOfScope: SuggestionsRepository,
     private readonly secrets: RecordSecrets,
   ) {}
 
-  async settings(workspace: string, slug: string) {
-    return settingsOf(await findCollection(this.db.manager, workspace, { slug }));
+  async settings(scope: WorkspaceScope, slug: string) {
+    return settingsOf(await this.collectionsOfScope.find(scope, { slug }));
   }
 
-  async updateSettings(workspace: string, slug: string, actor: string, body: UpdateDiscoverySettingsRequest) {
-    const c = await findCollection(this.db.manager, workspace, { slug });
-    return settingsOf(await this.collections.update(workspace, c.id, actor, body));
+  async updateSettings(scope: WorkspaceScope, slug: string, actor: string, body: UpdateDiscoverySettingsRequest) {
+    const c = await this.collectionsOfScope.find(scope, { slug });
+    return settingsOf(await this.collections.update(scope, c.id, actor, body));
   }
 
-  async scan(workspace: string, slug: string, everything: boolean) {
-    return this.db.transaction(async (tx) => {
-      const c = await findCollection(tx, workspace, { slug }, true);
+  async scan(scope: WorkspaceScope, slug: string, everything: boolean) {
+    return this.transactions.run(async (tx) => {
+      const c = await this.collectionsOfScope.find(scope, { slug }, { tx, lock: true });
       if (c.schemaDiscoveryMode === 'strict') {
         throw StrataException.conflict(
           `Collection '${slug}' is strict: schema discovery applies to auto-evolving and schemaless collections`,
@@ -55,67 +54,50 @@ export class SchemaDiscoveryService {
       const limit = everything ? TRIGGER_MAX_RECORDS : page;
       let scanned = 0;
       for (let offset = 0; offset < limit; offset += page) {
-        const rows = await tx.query<{ data: Record<string, unknown> }[]>(
-          `SELECT data FROM data.records WHERE collection_id = $1 AND deleted_at IS NULL
-            ORDER BY updated_at DESC, id LIMIT $2 OFFSET $3`,
-          [c.id, Math.min(page, limit - offset), offset],
-        );
-        for (const row of rows) await this.store.observe(tx, c, this.secrets.open(c.id, c.properties, row.data));
-        scanned += rows.length;
-        if (rows.length < page) break;
+        const datas = await this.records.recentData(scope, tx, c.id, Math.min(page, limit - offset), offset);
+        // Discovery samples fields the collection does not define: secrets (and envelopes a removed
+        // secret field left behind) are masked, never decrypted into a suggestion's sampleValue.
+        for (const data of datas) {
+          await this.suggestionsOfScope.observe(scope, tx, c, this.secrets.mask(c.properties, data));
+        }
+        scanned += datas.length;
+        if (datas.length < page) break;
       }
-      return { recordSlug: c.recordSlug, scanned, suggestions: await this.store.list(tx, c.id, 'pending') };
+      return {
+        recordSlug: c.recordSlug,
+        scanned,
+        suggestions: await this.suggestionsOfScope.list(scope, c.id, 'pending', tx),
+      };
     });
   }
 
-  async suggestions(workspace: string, slug: string, status: SuggestionStatus | undefined): Promise<Suggestion[]> {
-    const c = await findCollection(this.db.manager, workspace, { slug });
-    return this.store.list(this.db.manager, c.id, status);
+  async suggestions(scope: WorkspaceScope, slug: string, status: SuggestionStatus | undefined): Promise<Suggestion[]> {
+    const c = await this.collectionsOfScope.find(scope, { slug });
+    return this.suggestionsOfScope.list(scope, c.id, status);
   }
 
   /** Adds the suggested property to the collection and marks the suggestion accepted, in one transaction. */
-  async accept(workspace: string, slug: string, id: string, actor: string) {
-    return this.db.transaction(async (tx) => {
-      const c = await findCollection(tx, workspace, { slug });
-      const row = await this.pending(tx, c, id);
+  async accept(scope: WorkspaceScope, slug: string, id: string, actor: string) {
+    return this.transactions.run(async (tx) => {
+      const c = await this.collectionsOfScope.find(scope, { slug }, { tx });
+      const row = await this.suggestionsOfScope.pending(scope, tx, c.id, id);
       const collection = await this.collections.update(
-        workspace,
+        scope,
         c.id,
         actor,
         { properties: [...c.properties, row.property] },
         tx,
       );
-      return { suggestion: await this.decide(tx, id, 'accepted', actor), collection };
+      return { suggestion: await this.suggestionsOfScope.decide(scope, tx, id, 'accepted', actor), collection };
     });
   }
 
-  async reject(workspace: string, slug: string, id: string, actor: string): Promise<Suggestion> {
-    return this.db.transaction(async (tx) => {
-      const c = await findCollection(tx, workspace, { slug });
-      await this.pending(tx, c, id);
-      return this.decide(tx, id, 'rejected', actor);
+  async reject(scope: WorkspaceScope, slug: string, id: string, actor: string): Promise<Suggestion> {
+    return this.transactions.run(async (tx) => {
+      const c = await this.collectionsOfScope.find(scope, { slug }, { tx });
+      await this.suggestionsOfScope.pending(scope, tx, c.id, id);
+      return this.suggestionsOfScope.decide(scope, tx, id, 'rejected', actor);
     });
-  }
-
-  private async pending(tx: EntityManager, c: Collection, id: string): Promise<SuggestionRow> {
-    const [row] = await tx.query<SuggestionRow[]>(
-      'SELECT * FROM data.schema_suggestions WHERE id = $1 AND collection_id = $2 FOR UPDATE',
-      [id, c.id],
-    );
-    if (!row) throw StrataException.notFound(`Suggestion ${id} not found`, ErrorCode.NOT_FOUND);
-    if (row.status !== 'pending') throw StrataException.conflict(`Suggestion ${id} is already ${row.status}`);
-    return row;
-  }
-
-  private async decide(tx: EntityManager, id: string, status: SuggestionStatus, actor: string): Promise<Suggestion> {
-    const rows = rowsOf<SuggestionRow>(
-      await tx.query(
-        `UPDATE data.schema_suggestions SET status = $2, decided_by = $3, decided_at = now(), updated_at = now()
-          WHERE id = $1 RETURNING *`,
-        [id, status, actor],
-      ),
-    );
-    return toSuggestion(rows[0]!);
   }
 }
 

@@ -1,19 +1,10 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { recordEventsStream } from '@strata/contracts';
 import { ensureStream, publishAll } from '@strata/events';
-import { queryPrepared } from '@strata/db';
+import { Transactions } from '@strata/db';
 import { NatsConnectionHolder, PeriodicTask } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
-
-interface OutboxRow {
-  id: string;
-  subject: string;
-  /** The event as JSON text: it goes out as stored, never parsed here. */
-  payload: string;
-  created_at: Date;
-}
+import { OutboxRepository } from './outbox.repository.js';
 
 /**
  * Publishes data.outbox rows to JetStream, oldest first, with `Nats-Msg-Id` set
@@ -35,7 +26,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly task: PeriodicTask;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly transactions: Transactions,
+    private readonly outbox: OutboxRepository,
     private readonly nats: NatsConnectionHolder,
     private readonly config: DataConfig,
   ) {
@@ -75,16 +67,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
    */
   private async publishBatch(): Promise<number> {
     const nc = await this.nats.get();
-    return this.db.transaction(async (tx) => {
-      const rows = (
-        await queryPrepared<OutboxRow>(
-          tx,
-          `DELETE FROM data.outbox WHERE id IN (SELECT id FROM data.outbox ORDER BY created_at, id
-              LIMIT $1 FOR UPDATE SKIP LOCKED)
-            RETURNING id, subject, payload::text AS payload, created_at`,
-          [this.config.DATA_OUTBOX_BATCH_SIZE],
-        )
-      ).sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
+    return this.transactions.run(async (tx) => {
+      // Each payload goes out as the JSON text it was stored as, never parsed here.
+      const rows = await this.outbox.take(tx, this.config.DATA_OUTBOX_BATCH_SIZE);
       await publishAll(
         nc,
         rows.map((r) => ({ subject: r.subject, payload: r.payload, msgId: r.id })),

@@ -6,6 +6,7 @@ import { DataSearch1763700000004 } from './1763700000004-data-search.js';
 import { DataSavedQueries1763700000005 } from './1763700000005-data-saved-queries.js';
 import { DataOutboxNotify1763700000006 } from './1763700000006-data-outbox-notify.js';
 import { DataOutboxDeleteOnPublish1763700000007 } from './1763700000007-data-outbox-delete-on-publish.js';
+import { DataSecretsMaskedAtRest1763700000008 } from './1763700000008-data-secrets-masked-at-rest.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   DataSavedQueries1763700000005,
   DataOutboxNotify1763700000006,
   DataOutboxDeleteOnPublish1763700000007,
+  DataSecretsMaskedAtRest1763700000008,
 ];

@@ -1,10 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { issueWorkspaceScope } from '@strata/db';
 import fc from 'fast-check';
 import type { Collection, FieldError } from '@strata/contracts';
 import { validateProperties } from '../schema/validate-properties.js';
 import { parseCanonical } from './canonical.js';
-import { compileSelect } from './compile-select.js';
-import { OPERATORS } from './query.types.js';
+import { compileSelect } from '../compiler/compile-select.js';
+import { OPERATORS } from '../compiler/query.types.js';
 
 let ids = 0;
 const { properties } = validateProperties(
@@ -99,7 +100,7 @@ describe('parseCanonical', () => {
         );
         if (problems.length) return;
         const { sql } = compileSelect({
-          workspace: 'acme',
+          scope: issueWorkspaceScope('acme'),
           collectionId: collection.id,
           ...(parts.where ? { where: parts.where } : {}),
           ...(parts.text ? { text: parts.text } : {}),

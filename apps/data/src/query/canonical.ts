@@ -1,10 +1,10 @@
 import type { Collection, FieldError } from '@strata/contracts';
 import { isPlainObject, show } from '../schema/issues.js';
-import { typedCondition } from './check-condition.js';
-import type { TypedSortKey } from './compile-select.js';
-import type { TypedWhere } from './compile-where.js';
-import { resolveField } from './resolve-field.js';
-import { OPERATORS, type FieldRef, type Operator, type TextSearch } from './query.types.js';
+import { typedCondition } from '../compiler/check-condition.js';
+import type { TypedSortKey } from '../compiler/compile-select.js';
+import type { TypedWhere } from '../compiler/compile-where.js';
+import { resolveField } from '../compiler/resolve-field.js';
+import { OPERATORS, type FieldRef, type Operator, type TextSearch } from '../compiler/query.types.js';
 
 export const CANONICAL_LIMITS = {
   maxDepth: 8,
@@ -181,7 +181,9 @@ function selection(c: Collection, raw: unknown, problems: FieldError[]): string[
   }
   const out: string[] = [];
   fields.forEach((name, i) => {
-    const field = typeof name === 'string' ? resolveField(name, c) : { problem: 'must be a field path' };
+    // Selecting a secret field is allowed: the presenter masks it unless the caller holds secrets:reveal.
+    const field =
+      typeof name === 'string' ? resolveField(name, c, false, 'select') : { problem: 'must be a field path' };
     if ('problem' in field) problems.push({ field: `select.fields[${i}]`, message: field.problem });
     else out.push(name as string);
   });

@@ -3,12 +3,20 @@ import { isPlainObject } from '../schema/issues.js';
 
 const COMBINATORS = new Set(['and', 'or', 'not']);
 
-/** Field conditions in a canonical `where` (combinators do not count). */
+/** Field conditions in a canonical `where` (combinators do not count); walked without recursion. */
 export function countConditions(where: unknown): number {
-  if (Array.isArray(where)) return where.reduce((n: number, w) => n + countConditions(w), 0);
-  if (!isPlainObject(where)) return 0;
   let n = 0;
-  for (const [key, value] of Object.entries(where)) n += COMBINATORS.has(key) ? countConditions(value) : 1;
+  const stack: unknown[] = [where];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) for (const item of node as unknown[]) stack.push(item);
+    else if (isPlainObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (COMBINATORS.has(key)) stack.push(value);
+        else n++;
+      }
+    }
+  }
   return n;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { EntityManager } from 'typeorm';
+import { issueWorkspaceScope } from '@strata/db';
 import type { Collection, FieldError } from '@strata/contracts';
 import { resolveJoins } from './joins.js';
 
@@ -10,8 +10,10 @@ const collection = {
   properties: [],
   schemaDiscoveryMode: 'schemaless',
 } as unknown as Collection;
-/** Every case below is refused before any lookup: the database is never reached. */
-const noDb = {} as EntityManager;
+/** Every case below is refused before any lookup: no collection is ever looked up. */
+const noLookup = {
+  find: () => Promise.reject(new Error('no lookup expected')),
+};
 
 async function problemsOf(
   definition: { joins?: unknown; join?: unknown },
@@ -19,7 +21,14 @@ async function problemsOf(
   maxJoins = 3,
 ): Promise<FieldError[]> {
   const problems: FieldError[] = [];
-  await resolveJoins(noDb, 'w', collection, definition, { maxJoins, outerJoinsEnabled: outer }, problems);
+  await resolveJoins(
+    issueWorkspaceScope('w'),
+    noLookup,
+    collection,
+    definition,
+    { maxJoins, outerJoinsEnabled: outer },
+    problems,
+  );
   return problems;
 }
 

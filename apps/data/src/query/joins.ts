@@ -1,10 +1,10 @@
-import type { EntityManager } from 'typeorm';
 import type { Collection, FieldError } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
-import { findCollection } from '../records/collection-lookup.js';
+import type { WorkspaceScope } from '@strata/db';
+import type { CollectionsRepository } from '../collections/collections.repository.js';
 import { isPlainObject, show } from '../schema/issues.js';
-import { JOIN_TYPES, type CompiledJoinSpec, type JoinType } from './compile-join.js';
-import { resolveField } from './resolve-field.js';
+import { JOIN_TYPES, type CompiledJoinSpec, type JoinType } from '../compiler/compile-join.js';
+import { resolveField } from '../compiler/resolve-field.js';
 
 export interface JoinSettings {
   readonly maxJoins: number;
@@ -29,8 +29,8 @@ const ALIAS = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
  * cannot be promoted: 422.
  */
 export async function resolveJoins(
-  db: EntityManager,
-  workspace: string,
+  scope: WorkspaceScope,
+  collectionsOfScope: Pick<CollectionsRepository, 'find'>,
   c: Collection,
   definition: { joins?: unknown; join?: unknown },
   settings: JoinSettings,
@@ -122,7 +122,7 @@ export async function resolveJoins(
     if (!foreignSlug || !localField || !foreignField || !alias) continue;
     let foreign: Collection;
     try {
-      foreign = await findCollection(db, workspace, { slug: foreignSlug });
+      foreign = await collectionsOfScope.find(scope, { slug: foreignSlug });
     } catch {
       problems.push({
         field: `${at}.foreignSlug`,

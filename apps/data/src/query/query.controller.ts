@@ -1,6 +1,8 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CallerGrants, RequirePermission, type Grants } from '@strata/platform';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { WorkspaceScope } from '@strata/db';
+import { CallerGrants, CallerScope, RequirePermission, type Grants } from '@strata/platform';
+import { CheckedBodyPipe, type CheckedBody } from '../schema/checked-body.js';
 import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { QueryService, type QueryResult } from './query.service.js';
 
@@ -14,12 +16,13 @@ export class QueryController {
   @Post('query')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run a canonical query definition; answers {data, meta}' })
+  @ApiBody({ type: CanonicalQueryRequest })
   @RequirePermission('records', 'list')
   run(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CallerGrants() grants: Grants,
-    @Body() body: CanonicalQueryRequest,
+    @Body(new CheckedBodyPipe(CanonicalQueryRequest)) checked: CheckedBody<CanonicalQueryRequest>,
   ): Promise<QueryResult> {
-    return this.queries.run(workspace, grants, body);
+    return this.queries.run(scope, grants, checked.body, checked.problems);
   }
 }

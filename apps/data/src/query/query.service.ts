@@ -1,25 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import type { FieldError } from '@strata/contracts';
-import { findCollection } from '../records/collection-lookup.js';
-import { RecordExpander } from '../records/record-expander.js';
+import { ErrorCode, type Collection, type FieldError } from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
+import { StrataException, type Grants } from '@strata/platform';
+import { CollectionsRepository } from '../collections/collections.repository.js';
+import { compileJoinSelect } from '../compiler/compile-join.js';
+import { DEFAULT_SORT, type CompilableQuery } from '../compiler/compile-select.js';
+import { decodeCursor } from '../compiler/cursor.js';
+import { DataConfig } from '../data.config.js';
+import { RecordPages } from '../records/record-pages.js';
 import { RecordPresenter } from '../records/record-presenter.js';
+import { RecordsRepository } from '../records/records.repository.js';
 import type { RecordResponse, RecordRow } from '../records/record.types.js';
 import { parseCanonical } from './canonical.js';
-import { compileCount, compileSelect, DEFAULT_SORT } from './compile-select.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
-import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { checkComplexity } from './complexity.js';
-import { DataConfig } from '../data.config.js';
-import { createValidationPipe, StrataException, type Grants } from '@strata/platform';
-
-const pipe = createValidationPipe();
-import { project } from './project.js';
-import { compileJoinSelect } from './compile-join.js';
+import { CanonicalQueryRequest } from './dto/canonical.request.js';
+import { checkBody } from '../schema/checked-body.js';
 import { resolveJoins, type JoinSettings, type ResolvedJoins } from './joins.js';
-import type { CompilableQuery } from './compile-select.js';
-import type { Collection } from '@strata/contracts';
+import { project } from './project.js';
 
 /** A primary row that an outer join did not find: every record column null. */
 const NULL_RECORD: Record<string, null> = Object.fromEntries(
@@ -47,27 +44,32 @@ export interface QueryResult {
 @Injectable()
 export class QueryService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly collections: CollectionsRepository,
+    private readonly records: RecordsRepository,
+    private readonly pages: RecordPages,
     private readonly presenter: RecordPresenter,
-    private readonly expander: RecordExpander,
     private readonly config: DataConfig,
   ) {}
 
   /** Runs a definition that arrived some other way than a validated body (a saved query after substitution). */
-  async runDefinition(workspace: string, grants: Grants, definition: unknown): Promise<QueryResult> {
-    const body = (await pipe.transform(definition, {
-      type: 'body',
-      metatype: CanonicalQueryRequest,
-    })) as CanonicalQueryRequest;
-    return this.run(workspace, grants, body);
+  async runDefinition(scope: WorkspaceScope, grants: Grants, definition: unknown): Promise<QueryResult> {
+    const checked = await checkBody(CanonicalQueryRequest, definition);
+    return this.run(scope, grants, checked.body, checked.problems);
   }
 
-  async run(workspace: string, grants: Grants, body: CanonicalQueryRequest): Promise<QueryResult> {
+  /** `earlier`: the body's own problems (checkBody), answered together with those found against the collection. */
+  async run(
+    scope: WorkspaceScope,
+    grants: Grants,
+    body: CanonicalQueryRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<QueryResult> {
     checkComplexity(body.where, this.config.DATA_QUERY_MAX_CONDITIONS);
-    const c = await findCollection(this.db.manager, workspace, { slug: body.resource });
-    const problems: FieldError[] = [];
+    if (typeof body.resource !== 'string') throw StrataException.validation([...earlier]);
+    const c = await this.resourceOf(scope, body.resource, earlier);
+    const problems: FieldError[] = [...earlier];
     const parts = parseCanonical(c, body, problems);
-    const joins = await resolveJoins(this.db.manager, workspace, c, body, this.joinSettings(), problems);
+    const joins = await resolveJoins(scope, this.collections, c, body, this.joinSettings(), problems);
     const page = body.page ?? {};
     if (page.cursor !== undefined && page.offset)
       problems.push({ field: 'page.cursor', message: 'cannot be combined with page.offset' });
@@ -80,8 +82,8 @@ export class QueryService {
     // The cursor belongs to the sort it was made with.
     const sortSpec = JSON.stringify(body.sort ?? []);
     const limit = page.limit ?? 20;
-    const query = {
-      workspace,
+    const query: CompilableQuery = {
+      scope,
       collectionId: c.id,
       ...(parts.where ? { where: parts.where } : {}),
       ...(parts.text ? { text: parts.text } : {}),
@@ -90,43 +92,41 @@ export class QueryService {
       ...(page.offset ? { offset: page.offset } : {}),
       ...(page.cursor !== undefined ? { after: decodeCursor(page.cursor, sortSpec, sort.length) } : {}),
     };
-    if (joins) return this.runJoined(c, grants, query, joins, parts.select, page.offset);
-    const compiled = compileSelect({ ...query, limit: limit + 1 });
-    const rows = await this.db.query<(RecordRow & Record<string, string>)[]>(compiled.sql, compiled.params);
-    const pageRows = rows.slice(0, limit);
-    const records = await Promise.all(pageRows.map((row) => this.presenter.record(c, row, grants)));
-    if (parts.include.length) {
-      await this.expander.expand(
-        c,
-        records.map((r) => r.data),
-        parts.include,
-        grants,
-      );
-    }
-    let total: number | undefined;
-    if (page.includeCount) {
-      const count = compileCount(query);
-      total = (await this.db.query<[{ n: number }]>(count.sql, count.params))[0].n;
-    }
-    const last = pageRows.at(-1);
-    const hasMore = rows.length > limit;
+    if (joins) return this.runJoined(scope, c, grants, query, joins, parts.select, page.offset);
+    const result = await this.pages.page(scope, {
+      collection: c,
+      query,
+      sortSpec,
+      includeCount: page.includeCount,
+      expand: { paths: parts.include },
+      grants,
+    });
     return {
-      data: parts.select ? records.map((r) => project(r, parts.select!)) : records,
+      data: parts.select ? result.records.map((r) => project(r, parts.select!)) : result.records,
       meta: {
         limit,
         ...(page.offset !== undefined ? { offset: page.offset } : {}),
-        ...(total !== undefined ? { total } : {}),
-        hasMore,
-        nextCursor:
-          hasMore && last
-            ? encodeCursor(
-                sortSpec,
-                compiled.keyColumns.map((k) => last[k]!),
-                last.id,
-              )
-            : null,
+        ...(result.total !== undefined ? { total: result.total } : {}),
+        hasMore: result.hasMore,
+        nextCursor: result.nextCursor,
       },
     };
+  }
+
+  /**
+   * The collection a query names. When the body already has problems, an unknown
+   * collection is one more of them (a 400 listing all), not a 404 on its own.
+   */
+  private async resourceOf(scope: WorkspaceScope, slug: string, earlier: readonly FieldError[]): Promise<Collection> {
+    try {
+      return await this.collections.find(scope, { slug });
+    } catch (err) {
+      if (!earlier.length || !(err instanceof StrataException) || err.code !== ErrorCode.STRUCTURE_NOT_FOUND) throw err;
+      throw StrataException.validation([
+        ...earlier,
+        { field: 'resource', message: `names no collection of this workspace: '${slug}'` },
+      ]);
+    }
   }
 
   joinSettings(): JoinSettings {
@@ -142,16 +142,17 @@ export class QueryService {
    * `{id, data}`, or null when there was none.
    */
   private async runJoined(
+    scope: WorkspaceScope,
     c: Collection,
     grants: Grants,
-    query: Omit<CompilableQuery, 'after'> & { after?: unknown },
+    query: CompilableQuery,
     joins: ResolvedJoins,
     select: string[] | undefined,
     offset: number | undefined,
   ): Promise<QueryResult> {
     const { after: _after, ...rest } = query;
     const compiled = compileJoinSelect({ ...rest, limit: query.limit + 1 }, joins.specs);
-    const rows = await this.db.query<(RecordRow & Record<string, unknown>)[]>(compiled.sql, compiled.params);
+    const rows = await this.records.run<RecordRow & Record<string, unknown>>(scope, compiled);
     const data = await Promise.all(
       rows.slice(0, query.limit).map(async (row) => {
         const primary: Partial<RecordResponse> | Record<string, null> =
@@ -164,7 +165,10 @@ export class QueryService {
           joined[spec.alias] =
             id === null
               ? null
-              : { id, data: await this.presenter.data(foreign, row[`j${i}_data`] as Record<string, unknown>, grants) };
+              : {
+                  id,
+                  data: await this.presenter.data(foreign, id, row[`j${i}_data`] as Record<string, unknown>, grants),
+                };
         }
         return { ...shown, _joined: joined };
       }),

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, HttpCode, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Patch, Post, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   CallerGrants,
@@ -7,7 +7,9 @@ import {
   RequirePermission,
   type Grants,
   type Principal,
+  CallerScope,
 } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import { BulkRecordsService } from './bulk-records.service.js';
 import { BulkCreateRequest, BulkDeleteRequest, BulkUpdateRequest } from './dto/bulk.requests.js';
 import { WakeOutboxRelay } from '../events/wake-outbox-relay.interceptor.js';
@@ -29,12 +31,12 @@ export class BulkRecordsController {
   @ApiOperation({ summary: 'Create many records; one records_bulk_created event' })
   @RequirePermission('records', 'create')
   create(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: BulkCreateRequest,
   ) {
-    return this.bulk.create(workspace, principal.id, grants, body, false);
+    return this.bulk.create(scope, principal.id, grants, body, false);
   }
 
   @Post('batch')
@@ -42,34 +44,34 @@ export class BulkRecordsController {
   @ApiOperation({ summary: 'Create many records; one record_created event per record' })
   @RequirePermission('records', 'create')
   batch(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: BulkCreateRequest,
   ) {
-    return this.bulk.create(workspace, principal.id, grants, body, true);
+    return this.bulk.create(scope, principal.id, grants, body, true);
   }
 
   @Patch('bulk')
   @ApiOperation({ summary: 'Update many records; one records_bulk_updated event per collection' })
   @RequirePermission('records', 'update')
   update(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: BulkUpdateRequest,
   ) {
-    return this.bulk.update(workspace, principal.id, grants, body);
+    return this.bulk.update(scope, principal.id, grants, body);
   }
 
   @Delete('bulk')
   @ApiOperation({ summary: 'Delete many records; one records_bulk_deleted event per collection' })
   @RequirePermission('records', 'delete')
   delete(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @Body() body: BulkDeleteRequest,
   ) {
-    return this.bulk.delete(workspace, principal.id, body);
+    return this.bulk.delete(scope, principal.id, body);
   }
 }

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { Collection, FailedRecordEvent, FailedRecordEventName } from '@strata/contracts';
+import { Transactions, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
-import { Outbox } from './outbox.js';
+import { Outbox } from '../events/outbox.js';
 
 export interface FailureContext {
   readonly collection: Pick<Collection, 'workspaceSlug' | 'recordSlug'> | undefined;
@@ -23,11 +22,11 @@ export class FailureEvents {
   private readonly logger = new Logger('FailureEvents');
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly transactions: Transactions,
     private readonly outbox: Outbox,
   ) {}
 
-  async report(err: unknown, ctx: FailureContext): Promise<void> {
+  async report(scope: WorkspaceScope, err: unknown, ctx: FailureContext): Promise<void> {
     if (!(err instanceof StrataException) || !ctx.collection) return;
     const event: FailedRecordEvent = {
       event: ctx.event,
@@ -39,7 +38,7 @@ export class FailureEvents {
       ...ctx.actor,
     };
     try {
-      await this.db.transaction((tx) => this.outbox.add(tx, event));
+      await this.transactions.run((tx) => this.outbox.add(scope, tx, event));
     } catch (e) {
       this.logger.warn({ msg: 'could not record a failure event', event: ctx.event, err: String(e) });
     }
@@ -47,6 +46,7 @@ export class FailureEvents {
 
   /** Runs `work`; when it throws, reports the failure with the collection it had reached, then rethrows. */
   async guard<T>(
+    scope: WorkspaceScope,
     context: Omit<FailureContext, 'collection'>,
     work: (reached: (c: Pick<Collection, 'workspaceSlug' | 'recordSlug'>) => void) => Promise<T>,
   ): Promise<T> {
@@ -54,7 +54,7 @@ export class FailureEvents {
     try {
       return await work((c) => (collection = c));
     } catch (err) {
-      await this.report(err, { ...context, collection });
+      await this.report(scope, err, { ...context, collection });
       throw err;
     }
   }

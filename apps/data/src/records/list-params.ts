@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { createValidationPipe, setDeprecationHeaders } from '@strata/platform';
-import { splitLegacy } from '../query/list-request.js';
+import { splitLegacy } from './list/list-request.js';
 import { ListRecordsQuery } from './dto/record.requests.js';
 
 /** The legacy URL-parameter filters sunset with the older records list. */

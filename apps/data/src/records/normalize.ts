@@ -1,6 +1,6 @@
 import type { ArrayItems, PropertyDefinition } from '@strata/contracts';
 import { parseIsoDatetime } from '../schema/datetime.js';
-import { isPlainObject } from '../schema/issues.js';
+import { isPlainObject, own } from '../schema/issues.js';
 
 /**
  * Stores datetimes in one form, UTC with milliseconds (`2026-01-01T08:00:00.000Z`),
@@ -10,7 +10,7 @@ import { isPlainObject } from '../schema/issues.js';
  */
 export function normalizeDatetimes(properties: readonly PropertyDefinition[], data: Record<string, unknown>): void {
   for (const p of properties) {
-    const value = data[p.name];
+    const value = own(data, p.name);
     if (value !== undefined && value !== null) data[p.name] = normalizeValue(p, value);
   }
 }

@@ -1,8 +1,9 @@
 import type { Collection, PropertyDefinition } from '@strata/contracts';
 import { parseIsoDatetime } from '../schema/datetime.js';
 import { evaluateExpression } from '../schema/expressions.js';
-import { at, isPlainObject, Issues, show } from '../schema/issues.js';
+import { at, isPlainObject, Issues, own, show } from '../schema/issues.js';
 import { canonicalJson, checkObject } from '../schema/value-check.js';
+import { keepMaskedSecrets, secretFields, withoutSecrets } from '../secrets/secret-paths.js';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
@@ -52,7 +53,7 @@ export function prepareRecordData(
     if (value === undefined) continue;
     const property = byName.get(key);
     if (property && (isComputed(property) || isAutoIncrement(property))) {
-      if (mode === 'create' || canonicalJson(value) !== canonicalJson(previous?.[key])) {
+      if (mode === 'create' || canonicalJson(value) !== canonicalJson(own(previous, key))) {
         issues.add(
           at('data', key),
           isComputed(property) ? 'is computed and cannot be set' : 'is assigned automatically and cannot be set',
@@ -63,18 +64,24 @@ export function prepareRecordData(
     if (mode === 'patch' && value === null) delete data[key];
     else setField(data, key, value);
   }
+  if (previous) {
+    // A caller without secrets:reveal writes back the mask it read: the stored secret stays.
+    const secrets = secretFields(schema.properties);
+    const kept = keepMaskedSecrets(secrets, data, previous);
+    for (const key of secrets.keys()) if (kept !== data && Object.hasOwn(kept, key)) data[key] = kept[key];
+  }
   if (mode !== 'patch' && previous) {
     // PUT keeps what the caller cannot send: auto-assigned and persisted computed values.
     for (const p of schema.properties)
-      if (isAutoIncrement(p) && previous[p.name] !== undefined) data[p.name] = previous[p.name];
+      if (isAutoIncrement(p) && own(previous, p.name) !== undefined) data[p.name] = own(previous, p.name);
   }
   if (mode !== 'patch') applyDefaults(schema.properties, data);
   if (previous) {
     for (const p of schema.properties) {
       if (
         p.immutable &&
-        previous[p.name] !== undefined &&
-        canonicalJson(previous[p.name]) !== canonicalJson(data[p.name])
+        own(previous, p.name) !== undefined &&
+        canonicalJson(own(previous, p.name)) !== canonicalJson(own(data, p.name))
       ) {
         issues.add(at('data', p.name), 'is immutable and cannot change');
       }
@@ -100,8 +107,8 @@ function setField(data: Record<string, unknown>, key: string, value: unknown): v
 
 function applyDefaults(properties: readonly PropertyDefinition[], data: Record<string, unknown>): void {
   for (const p of properties) {
-    if (data[p.name] === undefined && p.default !== undefined) data[p.name] = structuredClone(p.default);
-    const value = data[p.name];
+    if (own(data, p.name) === undefined && p.default !== undefined) data[p.name] = structuredClone(p.default);
+    const value = own(data, p.name);
     if (p.type === 'object' && isPlainObject(value)) applyDefaults(p.properties, value);
   }
 }
@@ -110,6 +117,9 @@ function applyDefaults(properties: readonly PropertyDefinition[], data: Record<s
  * Evaluates computed fields of the given mode into `data` (persisted ones before
  * storing, virtual ones when reading). A result of the wrong type is a problem
  * of the write; an expression over absent fields leaves the field absent.
+ * Expressions never see secret fields: to them a secret is absent, so neither a
+ * computed value nor an error message can carry one to a caller without
+ * `secrets:reveal`.
  */
 export async function computeFields(
   properties: readonly PropertyDefinition[],
@@ -117,27 +127,42 @@ export async function computeFields(
   mode: 'persisted' | 'virtual',
   issues: Issues,
 ): Promise<void> {
+  let view: Record<string, unknown> | undefined;
   for (const p of properties) {
     if ((p.type !== 'number' && p.type !== 'datetime') || p.expression === undefined || p.computedMode !== mode)
       continue;
+    // A copy: results go into both, and later expressions may read earlier results.
+    view ??= { ...withoutSecrets(secretFields(properties), data) };
     let result: unknown;
     try {
-      result = await evaluateExpression(p.expression, data);
+      result = await evaluateExpression(p.expression, view);
     } catch (err) {
       issues.add(at('data', p.name), `expression failed: ${(err as Error).message}`);
       continue;
     }
+    let value: unknown;
     if (result === undefined || result === null) {
-      delete data[p.name];
+      value = undefined;
     } else if (p.type === 'number') {
-      if (typeof result === 'number' && Number.isFinite(result)) data[p.name] = result;
-      else issues.add(at('data', p.name), `expression produced ${show(result)}, not a number`);
+      if (typeof result === 'number' && Number.isFinite(result)) value = result;
+      else {
+        issues.add(at('data', p.name), `expression produced ${show(result)}, not a number`);
+        continue;
+      }
     } else if (typeof result === 'number' && Number.isFinite(result)) {
-      data[p.name] = new Date(result).toISOString();
+      value = new Date(result).toISOString();
     } else if (typeof result === 'string' && parseIsoDatetime(result) !== undefined) {
-      data[p.name] = result;
+      value = result;
     } else {
       issues.add(at('data', p.name), `expression produced ${show(result)}, not a date-time`);
+      continue;
+    }
+    if (value === undefined) {
+      delete data[p.name];
+      delete view[p.name];
+    } else {
+      data[p.name] = value;
+      view[p.name] = value;
     }
   }
 }

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { Collection, ReferenceProperty } from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
 import { StrataException, type Grants } from '@strata/platform';
-import { findCollection } from './collection-lookup.js';
+import { CollectionsRepository } from '../collections/collections.repository.js';
+import type { TypedWhere } from '../compiler/compile-where.js';
+import { own } from '../schema/issues.js';
 import { RecordPresenter } from './record-presenter.js';
-import { compileWhere, type TypedWhere } from '../query/compile-where.js';
-import { Params } from '../query/params.js';
-import type { RecordRow } from './record.types.js';
+import { RecordsRepository } from './records.repository.js';
 
 export const EXPAND_LIMITS = { maxPaths: 10, maxDepth: 3 } as const;
 
@@ -42,7 +41,8 @@ interface Expanded {
 @Injectable()
 export class RecordExpander {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly records: RecordsRepository,
+    private readonly collections: CollectionsRepository,
     private readonly presenter: RecordPresenter,
   ) {}
 
@@ -51,6 +51,7 @@ export class RecordExpander {
    * a condition; the others expand to null, as a missing record would.
    */
   async expand(
+    scope: WorkspaceScope,
     c: Collection,
     datas: Record<string, unknown>[],
     paths: string[][],
@@ -69,11 +70,12 @@ export class RecordExpander {
           { field: 'expand', message: `"${field}" is not a reference field of ${c.recordSlug}` },
         ]);
       }
-      const target = await findCollection(this.db.manager, c.workspaceSlug, { slug: property.target });
-      const keys = [...new Set(datas.flatMap((d) => toKeys(d[field])))];
-      const found = await this.load(target, property, keys, grants, filters.get(field));
+      const target = await this.collections.find(scope, { slug: property.target });
+      const keys = [...new Set(datas.flatMap((d) => toKeys(own(d, field))))];
+      const found = await this.load(scope, target, property, keys, grants, filters.get(field));
       if (nested.length) {
         await this.expand(
+          scope,
           target,
           [...found.values()].map((e) => e.data),
           nested,
@@ -81,7 +83,7 @@ export class RecordExpander {
         );
       }
       for (const data of datas) {
-        const value = data[field];
+        const value = own(data, field);
         if (value === undefined || value === null) continue;
         const keys = toKeys(value);
         const expanded = Array.isArray(value) ? keys.map((k) => found.get(k) ?? null) : (found.get(keys[0]!) ?? null);
@@ -95,6 +97,7 @@ export class RecordExpander {
   }
 
   private async load(
+    scope: WorkspaceScope,
     target: Collection,
     property: ReferenceProperty,
     keys: string[],
@@ -102,22 +105,11 @@ export class RecordExpander {
     filter: TypedWhere | undefined,
   ): Promise<Map<string, Expanded>> {
     if (keys.length === 0) return new Map();
-    const params = new Params();
-    const key = property.targetField === 'id' ? 'r.id::text' : `r.data ->> ${params.add(property.targetField)}`;
-    const conditions = [
-      `r.workspace_slug = ${params.add(target.workspaceSlug)}`,
-      `r.collection_id = ${params.add(target.id, 'uuid')}`,
-      'r.deleted_at IS NULL',
-      `${key} = ANY(${params.add(keys, 'text[]')})`,
-      ...(filter ? [compileWhere(filter, params)] : []),
-    ];
-    const rows = await this.db.query<(RecordRow & { key: string })[]>(
-      `SELECT r.*, c.record_slug, ${key} AS key FROM data.records r JOIN data.collections c ON c.id = r.collection_id
-        WHERE ${conditions.join(' AND ')}`,
-      params.values,
-    );
+    const rows = await this.records.byKeys(scope, target, property.targetField, keys, filter);
     const out = new Map<string, Expanded>();
-    for (const row of rows) out.set(row.key, { id: row.id, data: await this.presenter.data(target, row.data, grants) });
+    for (const row of rows) {
+      out.set(row.key, { id: row.id, data: await this.presenter.data(target, row.id, row.data, grants) });
+    }
     return out;
   }
 }

@@ -1,29 +1,45 @@
-import type { EntityManager } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import type { Collection } from '@strata/contracts';
+import type { Tx, WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { Issues } from '../schema/issues.js';
+import { nonStringSecrets, secretFields } from '../secrets/secret-paths.js';
 import { computeFields, prepareRecordData, type WriteMode } from './record-data.js';
 import { normalizeDatetimes } from './normalize.js';
 import { checkReferenceTargets } from './reference-integrity.js';
+import { RecordsRepository } from './records.repository.js';
 
-/**
- * Prepares, checks and computes the data of one write; every problem in one 400.
- * With `validate: false` (skipValidation) the schema checks are skipped, but
- * computed fields, reference targets and the rules of the write mode still apply.
- */
-export async function validateForWrite(
-  tx: EntityManager,
-  c: Collection,
-  mode: WriteMode,
-  input: unknown,
-  previous: Record<string, unknown> | undefined,
-  validate = true,
-): Promise<Record<string, unknown>> {
-  const prepared = prepareRecordData(c, mode, input, previous);
-  const issues = validate ? prepared.issues : new Issues();
-  if (!issues.count) await computeFields(c.properties, prepared.data, 'persisted', issues);
-  if (!issues.count) await checkReferenceTargets(tx, c.workspaceSlug, c.properties, prepared.data, issues);
-  if (issues.count) throw StrataException.validation([...issues.list], 'The record does not match its collection');
-  normalizeDatetimes(c.properties, prepared.data);
-  return prepared.data;
+/** Checks the data of record writes against their collection. */
+@Injectable()
+export class RecordValidator {
+  constructor(private readonly records: RecordsRepository) {}
+
+  /**
+   * Prepares, checks and computes the data of one write; every problem in one 400.
+   * With `validate: false` (skipValidation) the schema checks are skipped, but
+   * computed fields, reference targets, the rules of the write mode and the type of
+   * secret fields (strings, which are sealed) still apply.
+   */
+  async forWrite(
+    scope: WorkspaceScope,
+    tx: Tx | undefined,
+    c: Collection,
+    mode: WriteMode,
+    input: unknown,
+    previous: Record<string, unknown> | undefined,
+    validate = true,
+  ): Promise<Record<string, unknown>> {
+    const prepared = prepareRecordData(c, mode, input, previous);
+    const issues = validate ? prepared.issues : new Issues();
+    if (!validate) {
+      for (const path of nonStringSecrets(secretFields(c.properties), prepared.data)) {
+        issues.add(`data.${path}`, 'is a secret field: must be a string or null');
+      }
+    }
+    if (!issues.count) await computeFields(c.properties, prepared.data, 'persisted', issues);
+    if (!issues.count) await checkReferenceTargets(this.records, scope, tx, c.properties, prepared.data, issues);
+    if (issues.count) throw StrataException.validation([...issues.list], 'The record does not match its collection');
+    normalizeDatetimes(c.properties, prepared.data);
+    return prepared.data;
+  }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import {
   DEFAULT_SCHEMA_DISCOVERY_CONFIG,
   ErrorCode,
@@ -7,16 +6,18 @@ import {
   type PropertyDefinition,
 } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
-import { queryPrepared } from '@strata/db';
+import type { Tx, WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
-import { SuggestionsStore } from '../discovery/suggestions.store.js';
-import { Outbox } from './outbox.js';
-import { incomingReferences, referencingRecordIds } from './reference-integrity.js';
-import { RecordSecrets } from './record-secrets.js';
-import { diff, RECORD_COLUMNS, toEventRecord, type RecordRow } from './record.types.js';
+import { CollectionsRepository } from '../collections/collections.repository.js';
+import { SuggestionsRepository } from '../collections/suggestions/suggestions.repository.js';
+import { CollectionChanged, type CollectionGuard } from '../collections/write-collections.js';
+import { Outbox } from '../events/outbox.js';
+import { own } from '../schema/issues.js';
+import { RecordSecrets } from '../secrets/record-secrets.js';
+import { diff, toEventRecord, type RecordRow } from './record.types.js';
+import { RecordsRepository } from './records.repository.js';
 import { FromHead, SideWrites, isoJson } from './side-writes.js';
-import { CollectionChanged, guardSql, type CollectionGuard } from './write-collections.js';
-import { addUniqueValues, clearUniqueValues, duplicateKeyError, uniqueFields } from './unique-values.js';
+import { addUniqueValues, duplicateKeyError, uniqueFields } from './unique-values.js';
 
 /** The parts of a collection a write needs. */
 export type WriteCollection = Pick<
@@ -57,9 +58,11 @@ const UPDATE_EVENTS = {
 @Injectable()
 export class RecordWriter {
   constructor(
+    private readonly records: RecordsRepository,
+    private readonly collections: CollectionsRepository,
     private readonly secrets: RecordSecrets,
     private readonly outbox: Outbox,
-    private readonly suggestions: SuggestionsStore,
+    private readonly suggestions: SuggestionsRepository,
   ) {}
 
   /**
@@ -69,7 +72,8 @@ export class RecordWriter {
    * throws {@link CollectionChanged} when the collection moved on.
    */
   async create(
-    db: EntityManager,
+    scope: WorkspaceScope,
+    tx: Tx | undefined,
     c: WriteCollection,
     plain: Record<string, unknown>,
     actor: string,
@@ -80,12 +84,12 @@ export class RecordWriter {
       guard?: CollectionGuard | undefined;
     },
   ): Promise<RecordRow> {
-    await this.assignCounters(db, c, plain);
-    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(db, c, plain);
+    await this.assignCounters(scope, tx, c, plain);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.observe(scope, tx, c, plain);
     const id = newUuid();
-    const sealed = this.secrets.seal(c.id, c.properties, plain);
+    const sealed = this.secrets.seal(c, id, plain);
     const side = new SideWrites();
-    const changes = this.maskChanges(c.properties, diff({}, plain));
+    const changes = this.secrets.maskChanges(c.properties, diff({}, plain));
     addUniqueValues(side, c.id, id, uniqueFields(c.properties), plain);
     if (c.enableVersioning) {
       side.add('data.record_versions', {
@@ -123,27 +127,22 @@ export class RecordWriter {
       side.add('data.outbox', { ...event, payload: new FromHead((bind) => stampCreated(bind(event.payload))) });
     }
     // The row is what was sent; only its timestamps come back.
-    const [inserted] = await side
-      .flush<Pick<RecordRow, 'created_at' | 'updated_at'>>(db, {
-        render: (bind) => {
-          const values = [
-            bind(id),
-            bind(c.workspaceSlug),
-            options.guard ? 'g.id' : bind(c.id),
-            bind(sealed),
-            bind(options.metadata ?? null),
-            bind(NEW_RECORD.status),
-            bind(NEW_RECORD.version),
-            bind(actor),
-            bind(actor),
-            bind(options.expiresAt ?? null),
-          ];
-          return `INSERT INTO data.records (id, workspace_slug, collection_id, data, metadata, status, version,
-                    created_by, updated_by, expires_at)
-                  SELECT ${values.join(', ')}${options.guard ? ` FROM (${guardSql(options.guard, bind)}) g` : ''}
-                  RETURNING created_at, updated_at`;
+    const inserted = await this.records
+      .create(
+        scope,
+        tx,
+        {
+          id,
+          collectionId: c.id,
+          data: sealed,
+          metadata: options.metadata ?? null,
+          ...NEW_RECORD,
+          actor,
+          expiresAt: options.expiresAt ?? null,
         },
-      })
+        side,
+        options.guard,
+      )
       .catch(duplicateKeyError);
     if (!inserted) throw new CollectionChanged(c.id);
     return {
@@ -165,7 +164,8 @@ export class RecordWriter {
   }
 
   async update(
-    tx: EntityManager,
+    scope: WorkspaceScope,
+    tx: Tx,
     c: WriteCollection,
     current: RecordRow,
     plain: Record<string, unknown>,
@@ -180,28 +180,18 @@ export class RecordWriter {
       expiresAt?: Date | null | undefined;
     },
   ): Promise<RecordRow> {
-    const before = this.secrets.open(c.id, c.properties, current.data);
-    const sealed = this.secrets.seal(c.id, c.properties, plain);
-    const [updated] = await queryPrepared<RecordRow>(
-      tx,
-      `UPDATE data.records SET data = $2, metadata = COALESCE($3, metadata), version = version + 1, updated_by = $4,
-           updated_at = clock_timestamp(), deleted_at = CASE WHEN $5 THEN NULL ELSE deleted_at END,
-           deleted_by = CASE WHEN $5 THEN NULL ELSE deleted_by END,
-           expires_at = CASE WHEN $6 THEN $7::timestamptz ELSE expires_at END
-         WHERE id = $1 RETURNING ${RECORD_COLUMNS}`,
-      [
-        current.id,
-        sealed,
-        options.metadata ?? null,
-        actor,
-        options.undelete ?? false,
-        options.expiresAt !== undefined,
-        options.expiresAt ?? null,
-      ],
-    );
-    const row: RecordRow = { ...updated!, record_slug: c.recordSlug };
-    if (uniqueFields(c.properties).length) await clearUniqueValues(tx, current.id);
-    if (c.schemaDiscoveryMode === 'auto-evolving') await this.suggestions.observe(tx, c, plain);
+    const before = this.secrets.open(c, current.id, current.data);
+    const sealed = this.secrets.seal(c, current.id, plain);
+    const updated = await this.records.update(scope, tx, current.id, {
+      data: sealed,
+      metadata: options.metadata ?? null,
+      actor,
+      undelete: options.undelete ?? false,
+      expiresAt: options.expiresAt,
+    });
+    const row: RecordRow = { ...updated, record_slug: c.recordSlug };
+    if (uniqueFields(c.properties).length) await this.records.clearUniqueValues(scope, tx, current.id);
+    if (c.schemaDiscoveryMode === 'auto-evolving') await this.observe(scope, tx, c, plain);
     const side = new SideWrites();
     addUniqueValues(side, c.id, current.id, uniqueFields(c.properties), plain);
     if (c.enableVersioning || options.createVersion) this.addVersion(side, row, before, plain, sealed, c.properties);
@@ -223,7 +213,7 @@ export class RecordWriter {
         }),
       );
     }
-    await side.flush(tx).catch(duplicateKeyError);
+    await this.records.writeSide(scope, tx, current.id, side).catch(duplicateKeyError);
     return row;
   }
 
@@ -233,23 +223,17 @@ export class RecordWriter {
    * records the same way, set_null clears the reference. One transaction.
    */
   async delete(
-    tx: EntityManager,
+    scope: WorkspaceScope,
+    tx: Tx,
     c: WriteCollection,
     current: RecordRow,
     actor: string,
     options: { permanent: boolean; emit: boolean; event?: 'record_deleted' | 'record_expired' },
   ): Promise<void> {
-    await this.applyOnDelete(tx, c, current, actor, options.permanent);
-    const plain = this.secrets.open(c.id, c.properties, current.data);
+    await this.applyOnDelete(scope, tx, c, current, actor, options.permanent);
     const side = new SideWrites();
-    if (options.permanent) {
-      await tx.query('DELETE FROM data.records WHERE id = $1', [current.id]);
-    } else {
-      await tx.query('UPDATE data.records SET deleted_at = clock_timestamp(), deleted_by = $2 WHERE id = $1', [
-        current.id,
-        actor,
-      ]);
-      await clearUniqueValues(tx, current.id);
+    if (!options.permanent) {
+      await this.records.clearUniqueValues(scope, tx, current.id);
       this.log(side, c, current.id, 'delete', actor, {});
     }
     if (options.emit) {
@@ -260,27 +244,37 @@ export class RecordWriter {
           workspaceSlug: c.workspaceSlug,
           recordSlug: c.recordSlug,
           recordId: current.id,
-          data: toEventRecord(current, this.secrets.mask(c.properties, plain)),
+          // Masked from the stored data: nothing to decrypt.
+          data: toEventRecord(current, this.secrets.mask(c.properties, current.data)),
           timestamp: new Date().toISOString(),
           deletedBy: actor,
         }),
       );
     }
-    await side.flush(tx);
+    if (options.permanent) await this.records.remove(scope, tx, current.id, side);
+    else await this.records.softDelete(scope, tx, current.id, actor, side);
   }
 
   private async applyOnDelete(
-    tx: EntityManager,
+    scope: WorkspaceScope,
+    tx: Tx,
     c: WriteCollection,
     current: RecordRow,
     actor: string,
     permanent: boolean,
   ): Promise<void> {
-    const plain = this.secrets.open(c.id, c.properties, current.data);
-    for (const ref of await incomingReferences(tx, c.workspaceSlug, c.recordSlug)) {
-      const key = ref.property.targetField === 'id' ? current.id : plain[ref.property.targetField];
+    let plain: Record<string, unknown> | undefined;
+    for (const ref of await this.collections.incomingReferences(scope, tx, c.recordSlug)) {
+      const key =
+        ref.property.targetField === 'id'
+          ? current.id
+          : own((plain ??= this.secrets.open(c, current.id, current.data)), ref.property.targetField);
       if (key === undefined || key === null) continue;
-      const ids = (await referencingRecordIds(tx, ref, key)).filter((id) => id !== current.id);
+      const probe =
+        ref.property.relationship === 'many-to-many' ? { [ref.property.name]: [key] } : { [ref.property.name]: key };
+      const ids = (await this.records.referencingIds(scope, tx, ref.collectionId, probe)).filter(
+        (id) => id !== current.id,
+      );
       if (ids.length === 0) continue;
       const referencing: WriteCollection = {
         id: ref.collectionId,
@@ -300,34 +294,40 @@ export class RecordWriter {
       }
       for (const id of ids) {
         // Read each row again: a cascade earlier in this loop may already have changed or deleted it.
-        const [row] = await tx.query<RecordRow[]>(
-          `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
-            WHERE r.id = $1 AND r.deleted_at IS NULL`,
-          [id],
-        );
+        const row = await this.records.find(scope, id, { tx });
         if (!row) continue;
         if (ref.property.onDelete === 'cascade') {
-          await this.delete(tx, referencing, row, actor, { permanent, emit: true });
+          await this.delete(scope, tx, referencing, row, actor, { permanent, emit: true });
         } else {
-          const data = this.secrets.open(ref.collectionId, ref.properties, row.data);
-          const value = data[ref.property.name];
+          const data = this.secrets.open(referencing, row.id, row.data);
+          const value = own(data, ref.property.name);
           data[ref.property.name] = Array.isArray(value) ? value.filter((v) => v !== key) : null;
-          await this.update(tx, referencing, row, data, actor, { action: 'update', emit: true });
+          await this.update(scope, tx, referencing, row, data, actor, { action: 'update', emit: true });
         }
       }
     }
   }
 
-  private async assignCounters(tx: EntityManager, c: WriteCollection, plain: Record<string, unknown>): Promise<void> {
+  /** Discovery sees the write with secrets masked: a suggestion's sampleValue never holds one. */
+  private async observe(
+    scope: WorkspaceScope,
+    tx: Tx | undefined,
+    c: WriteCollection,
+    plain: Record<string, unknown>,
+  ): Promise<void> {
+    await this.suggestions.observe(scope, tx, c, this.secrets.mask(c.properties, plain));
+  }
+
+  private async assignCounters(
+    scope: WorkspaceScope,
+    tx: Tx | undefined,
+    c: WriteCollection,
+    plain: Record<string, unknown>,
+  ): Promise<void> {
     for (const p of c.properties) {
       if (p.type !== 'number' || !p.autoIncrement) continue;
-      const [{ value }] = await tx.query<[{ value: string }]>(
-        `INSERT INTO data.counters (collection_id, field, last_value) VALUES ($1, $2, $3)
-         ON CONFLICT (collection_id, field) DO UPDATE SET last_value = data.counters.last_value + $4
-         RETURNING last_value AS value`,
-        [c.id, p.name, p.autoIncrement.startAt, p.autoIncrement.incrementBy],
-      );
-      plain[p.name] = Number(value);
+      const { startAt, incrementBy } = p.autoIncrement;
+      plain[p.name] = await this.records.nextCounter(scope, tx, c.id, p.name, startAt, incrementBy);
     }
   }
 
@@ -343,7 +343,7 @@ export class RecordWriter {
       record_id: row.id,
       version: row.version,
       data: sealed,
-      changes: this.maskChanges(properties, diff(before, after)),
+      changes: this.secrets.maskChanges(properties, diff(before, after)),
       updated_by: row.updated_by,
       updated_at: row.updated_at,
     });
@@ -357,7 +357,7 @@ export class RecordWriter {
     actor: string,
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
-    this.logMasked(side, recordId, action, actor, this.maskChanges(c.properties, changes));
+    this.logMasked(side, recordId, action, actor, this.secrets.maskChanges(c.properties, changes));
   }
 
   /** A changelog entry whose secret fields are already masked. */
@@ -369,18 +369,5 @@ export class RecordWriter {
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
     side.add('data.record_changelog', { id: newUuid(), record_id: recordId, action, user_id: actor, changes });
-  }
-
-  private maskChanges(
-    properties: readonly PropertyDefinition[],
-    changes: Record<string, { old: unknown; new: unknown }>,
-  ): Record<string, { old: unknown; new: unknown }> {
-    const secret = new Set(properties.filter((p) => p.type === 'string' && p.isSecret).map((p) => p.name));
-    return Object.fromEntries(
-      Object.entries(changes).map(([k, v]) => [
-        k,
-        secret.has(k) ? { old: v.old === null ? null : '********', new: v.new === null ? null : '********' } : v,
-      ]),
-    );
   }
 }

@@ -1,4 +1,5 @@
 import type { EventRecord } from '@strata/contracts';
+import { own } from '../schema/issues.js';
 
 /** The columns of data.records, for statements that return rows (RecordRow without record_slug). */
 export const RECORD_COLUMNS =
@@ -80,8 +81,9 @@ export function diff(
 ): Record<string, { old: unknown; new: unknown }> {
   const changes: Record<string, { old: unknown; new: unknown }> = {};
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) {
-      changes[key] = { old: before[key] ?? null, new: after[key] ?? null };
+    const [old, next] = [own(before, key), own(after, key)];
+    if (JSON.stringify(old) !== JSON.stringify(next)) {
+      changes[key] = { old: old ?? null, new: next ?? null };
     }
   }
   return changes;

@@ -24,7 +24,9 @@ import {
   UuidPipe,
   type Grants,
   type Principal,
+  CallerScope,
 } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import {
   ChangelogQuery,
   CreateRecordRequest,
@@ -57,19 +59,19 @@ export class RecordsController {
   @HttpCode(201)
   @RequirePermission('records', 'create')
   create(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: CreateRecordRequest,
   ) {
-    return this.records.create(workspace, principal.id, grants, body);
+    return this.records.create(scope, principal.id, grants, body);
   }
 
   @Get()
   @RequirePermission('records', 'list')
   @ApiQuery({ type: ListRecordsQuery })
   async list(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CallerGrants() grants: Grants,
     @Query() raw: Record<string, unknown>,
     @Res({ passthrough: true }) res: Response,
@@ -80,27 +82,27 @@ export class RecordsController {
         { field: 'structureId', message: 'is required (or use /records/slug/{recordSlug})' },
       ]);
     }
-    return this.records.list(workspace, grants, { id: query.structureId }, query, legacy);
+    return this.records.list(scope, grants, { id: query.structureId }, query, legacy);
   }
 
   @Get('slug/:recordSlug')
   @RequirePermission('records', 'list')
   @ApiQuery({ type: ListRecordsQuery })
   async listBySlug(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordSlug') recordSlug: string,
     @CallerGrants() grants: Grants,
     @Query() raw: Record<string, unknown>,
     @Res({ passthrough: true }) res: Response,
   ) {
     const { query, legacy } = await listParams(raw, res);
-    return this.records.list(workspace, grants, { slug: recordSlug }, query, legacy);
+    return this.records.list(scope, grants, { slug: recordSlug }, query, legacy);
   }
 
   @Post('slug/:structureSlug/upsert')
   @RequireAllPermissions('records:create', 'records:update')
   async upsert(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('structureSlug') slug: string,
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
@@ -108,7 +110,7 @@ export class RecordsController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<UpsertResult> {
-    const result = await this.upserts.upsert(workspace, slug, principal.id, grants, body, idempotencyKey);
+    const result = await this.upserts.upsert(scope, slug, principal.id, grants, body, idempotencyKey);
     res.status(result.status);
     return result.body;
   }
@@ -116,82 +118,82 @@ export class RecordsController {
   @Get(':recordId')
   @RequirePermission('records', 'retrieve')
   get(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
     @Query() query: GetRecordQuery,
   ) {
-    return this.records.get(workspace, id, grants, query);
+    return this.records.get(scope, id, grants, query);
   }
 
   @Patch(':recordId')
   @RequirePermission('records', 'update')
   patch(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: PatchRecordRequest,
     @Headers('if-match') ifMatch?: string,
   ) {
-    return this.records.patch(workspace, id, principal.id, grants, body, parseIfMatch(ifMatch));
+    return this.records.patch(scope, id, principal.id, grants, body, parseIfMatch(ifMatch));
   }
 
   @Put(':recordId')
   @RequirePermission('records', 'update')
   replace(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: ReplaceRecordRequest,
     @Headers('if-match') ifMatch?: string,
   ) {
-    return this.records.replace(workspace, id, principal.id, grants, body, parseIfMatch(ifMatch));
+    return this.records.replace(scope, id, principal.id, grants, body, parseIfMatch(ifMatch));
   }
 
   @Delete(':recordId')
   @RequirePermission('records', 'delete')
   delete(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
     @Query() query: DeleteRecordQuery,
     @Headers('if-match') ifMatch?: string,
   ) {
-    return this.records.delete(workspace, id, principal.id, query.permanent ?? false, parseIfMatch(ifMatch));
+    return this.records.delete(scope, id, principal.id, query.permanent ?? false, parseIfMatch(ifMatch));
   }
 
   @Get(':recordId/history')
   @RequirePermission('records', 'retrieve')
   history(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
   ) {
-    return this.records.history(workspace, id, grants);
+    return this.records.versions(scope, id, grants);
   }
 
   @Post(':recordId/restore')
   @HttpCode(200)
   @RequirePermission('records', 'update')
   restore(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
     @CallerGrants() grants: Grants,
     @Body() body: RestoreRecordRequest,
   ) {
-    return this.records.restore(workspace, id, principal.id, grants, body);
+    return this.records.restore(scope, id, principal.id, grants, body);
   }
 
   @Get(':recordId/changelog')
   @RequirePermission('records', 'retrieve')
   changelog(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
     @Query() query: ChangelogQuery,
   ) {
-    return this.records.changelog(workspace, id, query);
+    return this.records.changelog(scope, id, query);
   }
 }

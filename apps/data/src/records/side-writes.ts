@@ -1,8 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { queryPrepared } from '@strata/db';
 
-/** Binds a value as the next parameter and answers its placeholder (`$7`). */
-export type Bind = (value: unknown) => string;
+import type { Bind } from '../compiler/params.js';
 
 /**
  * A column value computed by PostgreSQL from the head row `r` (its timestamps,
@@ -30,23 +29,27 @@ export function isoJson(column: string): string {
 
 /**
  * Rows that accompany a change (unique values, version, changelog entry,
- * outbox event), sent to PostgreSQL as one statement of data-modifying CTEs
- * instead of one round trip each. With a head (the record's own INSERT or
- * UPDATE as CTE `r`), the change and its side rows are one statement, hence
- * one implicit transaction when no transaction is open: side rows are
- * inserted only if the head produced its row, and may take values from it.
+ * outbox event), sent to PostgreSQL in one statement with the change's head:
+ * the record's own INSERT, UPDATE or DELETE, or a scoped read of its row, as
+ * the CTE `r`. Every side row is written `FROM r`, so it exists only if the
+ * head produced the record's row in the caller's workspace, and it may take
+ * values from it. One statement is one implicit transaction when no
+ * transaction is open.
  */
 export class SideWrites {
   private readonly inserts: Insert[] = [];
+
+  isEmpty(): boolean {
+    return this.inserts.length === 0;
+  }
 
   add(table: string, row: Readonly<Record<string, unknown>>): this {
     this.inserts.push({ table, columns: Object.keys(row), values: Object.values(row) });
     return this;
   }
 
-  /** Sends the side rows (after the head, when given) and answers the head's rows (none without a head). */
-  async flush<Row>(tx: EntityManager, head?: Head): Promise<Row[]> {
-    if (this.inserts.length === 0 && !head) return [];
+  /** Sends the head and the side rows as one statement and answers the head's rows. */
+  async flush<Row>(tx: EntityManager, head: Head): Promise<Row[]> {
     const params: unknown[] = [];
     // One parameter per object: a record's data is also its version's data, its changes
     // are also its changelog entry's, and each is serialized and sent once.
@@ -60,22 +63,14 @@ export class SideWrites {
       return placeholder;
     };
     const render = (v: unknown) => (v instanceof FromHead ? v.render(bind) : bind(v));
-    const ctes = head ? [`r AS (${head.render(bind)})`] : [];
-    const statements = this.inserts.map((insert) => {
+    const ctes = [`r AS (${head.render(bind)})`];
+    for (const [i, insert] of this.inserts.entries()) {
       const values = insert.values.map(render).join(', ');
-      const into = `INSERT INTO ${insert.table} (${insert.columns.join(', ')})`;
-      return head ? `${into} SELECT ${values} FROM r` : `${into} VALUES (${values})`;
-    });
-    this.inserts.length = 0;
-    let sql: string;
-    if (head) {
-      ctes.push(...statements.map((s, i) => `w${i} AS (${s})`));
-      sql = `WITH ${ctes.join(', ')} SELECT * FROM r`; // r's own RETURNING lists its columns
-    } else {
-      const last = statements.pop()!;
-      sql = statements.length ? `WITH ${statements.map((s, i) => `w${i} AS (${s})`).join(', ')} ${last}` : last;
+      ctes.push(`w${i} AS (INSERT INTO ${insert.table} (${insert.columns.join(', ')}) SELECT ${values} FROM r)`);
     }
-    return queryPrepared<Row>(tx, sql, params);
+    this.inserts.length = 0;
+    // r's own RETURNING (or select list) names its columns.
+    return queryPrepared<Row>(tx, `WITH ${ctes.join(', ')} SELECT * FROM r`, params);
   }
 }
 

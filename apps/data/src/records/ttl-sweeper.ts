@@ -1,12 +1,12 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
 import type { Collection } from '@strata/contracts';
+import { issueWorkspaceScope, Transactions, type Tx } from '@strata/db';
 import { Clock, PeriodicTask, StrataException } from '@strata/platform';
+import { CollectionsRepository } from '../collections/collections.repository.js';
 import { DataConfig } from '../data.config.js';
 import { OutboxRelay } from '../events/outbox-relay.js';
-import { findCollection } from './collection-lookup.js';
 import { RecordWriter } from './record-writer.js';
+import { RecordsRepository } from './records.repository.js';
 import type { RecordRow } from './record.types.js';
 
 /** The actor of expiries, in events (`deletedBy`) and the changelog. */
@@ -26,7 +26,9 @@ export class TtlSweeper implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly task: PeriodicTask;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly transactions: Transactions,
+    private readonly records: RecordsRepository,
+    private readonly collections: CollectionsRepository,
     private readonly writer: RecordWriter,
     private readonly relay: OutboxRelay,
     private readonly config: DataConfig,
@@ -48,13 +50,8 @@ export class TtlSweeper implements OnApplicationBootstrap, OnApplicationShutdown
   /** Expires one batch of due records; returns how many expired. */
   async sweep(): Promise<number> {
     const now = this.clock.now();
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.query<RecordRow[]>(
-        `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
-          WHERE r.expires_at <= $1 AND r.deleted_at IS NULL AND c.deleted_at IS NULL
-          ORDER BY r.expires_at LIMIT 100 FOR UPDATE OF r SKIP LOCKED`,
-        [now],
-      );
+    return this.transactions.run(async (tx) => {
+      const rows = await this.records.claimExpired(tx, 100, now);
       const collections = new Map<string, Collection>();
       let expired = 0;
       for (const row of rows) if (await this.expire(tx, row, collections, now)) expired++;
@@ -62,27 +59,27 @@ export class TtlSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     });
   }
 
-  private async expire(
-    tx: EntityManager,
-    row: RecordRow,
-    collections: Map<string, Collection>,
-    now: Date,
-  ): Promise<boolean> {
-    await tx.query('SAVEPOINT expire_record');
+  /**
+   * Expires one claimed record within its own workspace: the scope is issued
+   * from the row the sweep claimed (a trusted source, not a request).
+   */
+  private async expire(tx: Tx, row: RecordRow, collections: Map<string, Collection>, now: Date): Promise<boolean> {
+    const scope = issueWorkspaceScope(row.workspace_slug);
     try {
-      const c =
-        collections.get(row.collection_id) ?? (await findCollection(tx, row.workspace_slug, { id: row.collection_id }));
-      collections.set(c.id, c);
-      await this.writer.delete(tx, c, row, TTL_ACTOR, { permanent: false, emit: true, event: 'record_expired' });
-      await tx.query('RELEASE SAVEPOINT expire_record');
+      await this.transactions.savepoint(tx, async () => {
+        const c =
+          collections.get(row.collection_id) ?? (await this.collections.find(scope, { id: row.collection_id }, { tx }));
+        collections.set(c.id, c);
+        await this.writer.delete(scope, tx, c, row, TTL_ACTOR, {
+          permanent: false,
+          emit: true,
+          event: 'record_expired',
+        });
+      });
       return true;
     } catch (err) {
       if (!(err instanceof StrataException)) throw err;
-      await tx.query('ROLLBACK TO SAVEPOINT expire_record');
-      await tx.query(`UPDATE data.records SET expires_at = $2::timestamptz + interval '1 hour' WHERE id = $1`, [
-        row.id,
-        now,
-      ]);
+      await this.records.postponeExpiry(scope, tx, row.id, now);
       this.logger.warn({ msg: 'expired record kept; retrying in an hour', recordId: row.id, reason: err.message });
       return false;
     }

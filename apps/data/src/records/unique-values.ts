@@ -1,7 +1,7 @@
-import type { EntityManager } from 'typeorm';
 import { ErrorCode, type PropertyDefinition } from '@strata/contracts';
 import { isUniqueViolation } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { own } from '../schema/issues.js';
 import { canonicalJson } from '../schema/value-check.js';
 import type { SideWrites } from './side-writes.js';
 
@@ -18,7 +18,7 @@ export function uniqueFields(properties: readonly PropertyDefinition[]): string[
  * writers of the same value, the second waits for the first and then fails, so
  * there is never a second winner. Values compare type-strictly (42 ≠ "42");
  * absent and null values are not indexed. Rows of an existing record must be
- * cleared first ({@link clearUniqueValues}).
+ * cleared first (RecordsRepository.clearUniqueValues).
  */
 export function addUniqueValues(
   side: SideWrites,
@@ -28,7 +28,7 @@ export function addUniqueValues(
   data: Record<string, unknown>,
 ): void {
   for (const field of fields) {
-    const value = data[field];
+    const value = own(data, field);
     if (value === undefined || value === null) continue;
     side.add('data.unique_values', {
       collection_id: collectionId,
@@ -37,10 +37,6 @@ export function addUniqueValues(
       record_id: recordId,
     });
   }
-}
-
-export async function clearUniqueValues(tx: EntityManager, recordId: string): Promise<void> {
-  await tx.query('DELETE FROM data.unique_values WHERE record_id = $1', [recordId]);
 }
 
 /** Turns a violation of the unique-values key into 409 DUPLICATE_KEY naming the field; rethrows anything else. */

@@ -1,18 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { Collection } from '@strata/contracts';
+import { Transactions, type WorkspaceScope } from '@strata/db';
 import { StrataException, type Grants } from '@strata/platform';
+import { CollectionsRepository } from '../collections/collections.repository.js';
 import { at, Issues } from '../schema/issues.js';
 import { canonicalJson } from '../schema/value-check.js';
-import { findCollection } from './collection-lookup.js';
 import type { UpsertRecordRequest } from './dto/upsert.requests.js';
 import { Idempotency, type StoredResponse } from './idempotency.js';
 import { RecordPresenter } from './record-presenter.js';
-import { RecordSecrets } from './record-secrets.js';
-import { validateForWrite } from './record-validation.js';
+import { RecordSecrets } from '../secrets/record-secrets.js';
+import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
-import type { RecordRow } from './record.types.js';
+import { RecordsRepository } from './records.repository.js';
 
 export interface UpsertResult {
   data: { id: string; data: Record<string, unknown>; version: number; createdAt?: string; updatedAt?: string };
@@ -29,7 +28,10 @@ export interface UpsertResult {
 @Injectable()
 export class UpsertService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly transactions: Transactions,
+    private readonly records: RecordsRepository,
+    private readonly collections: CollectionsRepository,
+    private readonly validator: RecordValidator,
     private readonly writer: RecordWriter,
     private readonly secrets: RecordSecrets,
     private readonly presenter: RecordPresenter,
@@ -37,54 +39,59 @@ export class UpsertService {
   ) {}
 
   async upsert(
-    workspace: string,
+    scope: WorkspaceScope,
     slug: string,
     actor: string,
     grants: Grants,
     body: UpsertRecordRequest,
     idempotencyKey: string | undefined,
   ): Promise<StoredResponse<UpsertResult>> {
-    return this.db.transaction(async (tx) => {
-      const c = await findCollection(tx, workspace, { slug }, true);
+    return this.transactions.run(async (tx) => {
+      const c = await this.collections.find(scope, { slug }, { tx, lock: true });
       checkMatch(c, body.match);
-      return this.idempotency.run<UpsertResult>(tx, workspace, idempotencyKey, { slug, ...body }, async () => {
-        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-          `data-upsert:${c.id}:${canonicalJson(body.match)}`,
-        ]);
-        const rows = await tx.query<RecordRow[]>(
-          `SELECT r.*, c.record_slug FROM data.records r JOIN data.collections c ON c.id = r.collection_id
-            WHERE r.collection_id = $1 AND r.deleted_at IS NULL AND r.data @> $2::jsonb
-            ORDER BY r.created_at, r.id LIMIT 2 FOR UPDATE OF r`,
-          [c.id, JSON.stringify(body.match)],
-        );
-        if (rows.length > 1)
-          throw StrataException.conflict('match is ambiguous: more than one record holds these values');
-        const current = rows[0];
-        if (!current) {
-          const data = await validateForWrite(tx, c, 'create', { ...body.data, ...body.match }, undefined);
-          const row = await this.writer.create(tx, c, data, actor, { emit: true });
-          const shown = await this.presenter.data(c, row.data, grants);
+      const masked = (result: UpsertResult): UpsertResult => ({
+        ...result,
+        data: { ...result.data, data: this.secrets.mask(c.properties, result.data.data) },
+      });
+      return this.idempotency.run<UpsertResult>(
+        scope,
+        tx,
+        idempotencyKey,
+        { slug, ...body },
+        async () => {
+          await this.records.lock(scope, tx, `upsert:${c.id}:${canonicalJson(body.match)}`);
+          const rows = await this.records.findByMatch(scope, tx, c.id, body.match);
+          if (rows.length > 1)
+            throw StrataException.conflict('match is ambiguous: more than one record holds these values');
+          const current = rows[0];
+          if (!current) {
+            const input = { ...body.data, ...body.match };
+            const data = await this.validator.forWrite(scope, tx, c, 'create', input, undefined);
+            const row = await this.writer.create(scope, tx, c, data, actor, { emit: true });
+            const shown = await this.presenter.data(c, row.id, row.data, grants);
+            return {
+              status: 201,
+              body: {
+                data: { id: row.id, data: shown, version: row.version, createdAt: row.created_at.toISOString() },
+                operation: 'created' as const,
+              },
+            };
+          }
+          const changes = Object.fromEntries(Object.entries(body.data).filter(([k]) => !Object.hasOwn(body.match, k)));
+          const previous = this.secrets.open(c, current.id, current.data);
+          const data = await this.validator.forWrite(scope, tx, c, 'patch', changes, previous);
+          const row = await this.writer.update(scope, tx, c, current, data, actor, { action: 'update', emit: true });
+          const shown = await this.presenter.data(c, row.id, row.data, grants);
           return {
-            status: 201,
+            status: 200,
             body: {
-              data: { id: row.id, data: shown, version: row.version, createdAt: row.created_at.toISOString() },
-              operation: 'created' as const,
+              data: { id: row.id, data: shown, version: row.version, updatedAt: row.updated_at.toISOString() },
+              operation: 'updated' as const,
             },
           };
-        }
-        const changes = Object.fromEntries(Object.entries(body.data).filter(([k]) => !(k in body.match)));
-        const previous = this.secrets.open(c.id, c.properties, current.data);
-        const data = await validateForWrite(tx, c, 'patch', changes, previous);
-        const row = await this.writer.update(tx, c, current, data, actor, { action: 'update', emit: true });
-        const shown = await this.presenter.data(c, row.data, grants);
-        return {
-          status: 200,
-          body: {
-            data: { id: row.id, data: shown, version: row.version, updatedAt: row.updated_at.toISOString() },
-            operation: 'updated' as const,
-          },
-        };
-      });
+        },
+        masked,
+      );
     });
   }
 }

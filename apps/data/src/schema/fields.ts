@@ -13,11 +13,11 @@ export class FieldReader {
   ) {}
 
   has(key: string): boolean {
-    return this.raw[key] !== undefined;
+    return this.own(key) !== undefined;
   }
 
   value(key: string): unknown {
-    return this.raw[key];
+    return this.own(key);
   }
 
   fieldPath(key: string): string {
@@ -29,7 +29,7 @@ export class FieldReader {
   }
 
   string(key: string, options: { maxLength?: number; nonEmpty?: boolean } = {}): string | undefined {
-    const v = this.raw[key];
+    const v = this.own(key);
     if (v === undefined) return undefined;
     if (typeof v !== 'string') return this.fail(key, 'must be a string');
     if (options.nonEmpty && v.trim() === '') return this.fail(key, 'must not be empty');
@@ -40,13 +40,13 @@ export class FieldReader {
   }
 
   boolean(key: string): boolean | undefined {
-    const v = this.raw[key];
+    const v = this.own(key);
     if (v === undefined) return undefined;
     return typeof v === 'boolean' ? v : this.fail(key, 'must be a boolean');
   }
 
   number(key: string, options: { positive?: boolean } = {}): number | undefined {
-    const v = this.raw[key];
+    const v = this.own(key);
     if (v === undefined) return undefined;
     if (typeof v !== 'number' || !Number.isFinite(v)) return this.fail(key, 'must be a number');
     if (options.positive && v <= 0) return this.fail(key, 'must be greater than 0');
@@ -54,7 +54,7 @@ export class FieldReader {
   }
 
   integer(key: string, options: { min?: number; max?: number } = {}): number | undefined {
-    const v = this.raw[key];
+    const v = this.own(key);
     if (v === undefined) return undefined;
     if (typeof v !== 'number' || !Number.isInteger(v)) return this.fail(key, 'must be an integer');
     if (options.min !== undefined && v < options.min) return this.fail(key, `must be at least ${options.min}`);
@@ -63,7 +63,7 @@ export class FieldReader {
   }
 
   oneOf<T extends string>(key: string, allowed: readonly T[]): T | undefined {
-    const v = this.raw[key];
+    const v = this.own(key);
     if (v === undefined) return undefined;
     if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
       return this.fail(key, `must be one of: ${allowed.join(', ')}`);
@@ -72,7 +72,7 @@ export class FieldReader {
   }
 
   array(key: string, options: { maxItems?: number } = {}): unknown[] | undefined {
-    const v = this.raw[key];
+    const v = this.own(key);
     if (v === undefined) return undefined;
     if (!Array.isArray(v)) return this.fail(key, 'must be an array');
     if (options.maxItems !== undefined && v.length > options.maxItems) {
@@ -83,7 +83,7 @@ export class FieldReader {
 
   /** A reader for a nested object field, or undefined (and a problem) when it is not an object. */
   object(key: string, expected: string): FieldReader | undefined {
-    const v = this.raw[key];
+    const v = this.own(key);
     if (v === undefined) return undefined;
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return this.fail(key, `must be ${expected}`);
     return new FieldReader(v as Record<string, unknown>, at(this.path, key), this.issues);
@@ -92,12 +92,17 @@ export class FieldReader {
   /** Refuses every key not in `allowed`, naming why when the key belongs to another type. */
   onlyKeys(allowed: ReadonlySet<string>, describe: (key: string) => string): void {
     for (const key of Object.keys(this.raw)) {
-      if (!allowed.has(key) && this.raw[key] !== undefined) this.problem(key, describe(key));
+      if (!allowed.has(key) && this.own(key) !== undefined) this.problem(key, describe(key));
     }
   }
 
+  /** Own fields only: a definition never has a `toString` or `constructor` field by inheritance. */
+  private own(key: string): unknown {
+    return Object.hasOwn(this.raw, key) ? this.raw[key] : undefined;
+  }
+
   private fail(key: string, message: string): undefined {
-    this.issues.add(at(this.path, key), `${message} (got ${show(this.raw[key])})`);
+    this.issues.add(at(this.path, key), `${message} (got ${show(this.own(key))})`);
     return undefined;
   }
 }

@@ -27,6 +27,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A field of a record's data, or undefined when the object has no such field of
+ * its own: a property may be named like a member every object inherits
+ * (`toString`, `constructor`), and `data.toString` would otherwise be a function.
+ */
+export function own(value: Readonly<Record<string, unknown>> | undefined, key: string): unknown {
+  return value !== undefined && Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
 /** A JSON value as a short, readable string for messages. */
 export function show(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);

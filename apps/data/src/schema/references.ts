@@ -41,12 +41,15 @@ export function checkReferences(
       issues.add(at(field, 'target'), `names no collection in this workspace: ${show(property.target)}`);
       return;
     }
-    const names = new Set(target.properties.map((p) => p.name));
+    const byName = new Map(target.properties.map((p) => [p.name, p]));
     for (const key of ['targetField', 'displayField'] as const) {
       const name = property[key];
-      if (name !== undefined && !SYSTEM_FIELDS.has(name) && !names.has(name)) {
-        issues.add(at(field, key), `names no property of ${property.target}: ${show(name)}`);
-      }
+      if (name === undefined || SYSTEM_FIELDS.has(name)) continue;
+      const named = byName.get(name);
+      if (!named) issues.add(at(field, key), `names no property of ${property.target}: ${show(name)}`);
+      // A reference holds (and shows) the target's value in plain: never a secret.
+      else if (named.type === 'string' && named.isSecret)
+        issues.add(at(field, key), `names a secret field: ${show(name)}`);
     }
     if (property.target !== ctx.collectionSlug) {
       const cycle = pathBack(property.target, ctx);

@@ -14,6 +14,16 @@ const authors: PropertyDefinition[] = [
     immutable: false,
     isSecret: false,
   },
+  {
+    id: 'a2',
+    name: 'token',
+    type: 'string',
+    required: false,
+    nullable: false,
+    isUnique: false,
+    immutable: false,
+    isSecret: true,
+  },
 ];
 function context(extra: Partial<PropertyContext> = {}): PropertyContext {
   return {
@@ -478,6 +488,24 @@ const INVALID: [string, unknown, [string, RegExp][]][] = [
     [['properties[0].displayField', /names no property of authors: "name"/]],
   ],
   [
+    'targetField or displayField naming a secret',
+    [
+      {
+        name: 'r',
+        type: 'reference',
+        target: 'authors',
+        targetField: 'token',
+        displayField: 'token',
+        relationship: 'many-to-one',
+        onDelete: 'restrict',
+      },
+    ],
+    [
+      ['properties[0].targetField', /names a secret field: "token"/],
+      ['properties[0].displayField', /names a secret field: "token"/],
+    ],
+  ],
+  [
     'circular reference',
     [{ name: 'r', type: 'reference', target: 'comments', relationship: 'many-to-one', onDelete: 'restrict' }],
     [['properties[0].target', /circular reference: posts → comments → posts/]],
@@ -584,6 +612,31 @@ describe('validateProperties: accepted definitions', () => {
     expect(properties[10]).toMatchObject({ targetField: 'email', relationship: 'many-to-one', onDelete: 'set_null' });
     expect(properties[11]).toMatchObject({ target: 'posts', targetField: 'id' });
     expect(properties[12]).toMatchObject({ id: 'kept-id', isSecret: true });
+  });
+
+  it('accepts secret strings at any depth: in objects and in the objects of arrays', () => {
+    const { properties, issues } = validateProperties(
+      [
+        {
+          name: 'credentials',
+          type: 'object',
+          properties: [
+            { name: 'token', type: 'string', isSecret: true },
+            { name: 'inner', type: 'object', properties: [{ name: 'pin', type: 'string', isSecret: true }] },
+          ],
+        },
+        {
+          name: 'contacts',
+          type: 'array',
+          items: { type: 'object' },
+          itemSchema: [{ name: 'phone', type: 'string', isSecret: true }],
+        },
+      ],
+      context(),
+    );
+    expect(issues.list).toEqual([]);
+    expect(properties[0]).toMatchObject({ properties: [{ isSecret: true }, { properties: [{ isSecret: true }] }] });
+    expect(properties[1]).toMatchObject({ itemSchema: [{ isSecret: true }] });
   });
 
   it('accepts an empty list', () => {

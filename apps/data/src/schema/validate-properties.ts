@@ -346,9 +346,6 @@ class PropertyValidator {
       const problem = definition[flag] ? notKeyable(definition, topLevel) : undefined;
       if (problem) r.problem(flag, problem);
     }
-    if (definition.type === 'string' && definition.isSecret && !topLevel) {
-      r.problem('isSecret', 'is only supported on top-level properties');
-    }
     if (definition.type === 'number' || definition.type === 'datetime') {
       if (definition.expression !== undefined) {
         if (!topLevel) r.problem('expression', 'computed fields are only supported at the top level');

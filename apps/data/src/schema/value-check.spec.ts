@@ -25,6 +25,25 @@ function problems(raw: unknown[], data: unknown, strict = true): string[] {
 }
 
 const CASES: [string, unknown[], unknown, string[]][] = [
+  [
+    'a property named like an inherited method is present only as an own field',
+    [
+      { name: 'toString', type: 'string', required: true },
+      { name: 'valueOf', type: 'number' },
+      { name: 'constructor', type: 'string' },
+    ],
+    {},
+    ['data.toString: is required'],
+  ],
+  [
+    'a property named like an inherited method checks its own value',
+    [
+      { name: 'toString', type: 'string' },
+      { name: 'constructor', type: 'number' },
+    ],
+    { toString: 'text', constructor: 'nine' },
+    ['data.constructor: must be a number'],
+  ],
   ['valid string', [{ name: 's', type: 'string', minLength: 2 }], { s: 'ab' }, []],
   [
     'string too short, counted in characters',

@@ -68,11 +68,13 @@ export function checkObject(
   for (const property of properties) {
     known.add(property.name);
     const field = at(path, property.name);
-    if (!(property.name in value) || value[property.name] === undefined) {
+    // Own fields only: a required property named toString is missing when the data lacks it.
+    const given = Object.hasOwn(value, property.name) ? value[property.name] : undefined;
+    if (given === undefined) {
       if (property.required || required.has(property.name)) issues.add(field, 'is required');
       continue;
     }
-    checkValue(property, value[property.name], field, issues);
+    checkValue(property, given, field, issues);
   }
   if (options.strictProperties) {
     for (const key of Object.keys(value)) {

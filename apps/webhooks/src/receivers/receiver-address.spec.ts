@@ -1,45 +1,50 @@
 import { describe, expect, it } from '@jest/globals';
-import { isPrivateAddress, refusedReceiver } from './receiver-address.js';
+import { PRIVATE_RECEIVERS_HINT, refusedReceiver } from './receiver-address.js';
 
 describe('receiver addresses', () => {
   it.each([
-    '127.0.0.1',
-    '127.8.9.10',
-    '10.1.2.3',
-    '172.16.0.1',
-    '172.31.255.255',
-    '192.168.1.1',
-    '169.254.169.254',
-    '100.64.0.1',
-    '0.0.0.0',
-    '::1',
-    '::',
-    'fe80::1',
-    'fd00::1',
-    '::ffff:127.0.0.1',
-    '::FFFF:10.0.0.1',
-  ])('%s is private', (ip) => expect(isPrivateAddress(ip)).toBe(true));
+    'http://localhost:3000/x',
+    'http://api.localhost/x',
+    'http://localhost./x',
+    'http://127.0.0.1/x',
+    'http://0x7f.1/',
+    'http://2130706433/',
+    'http://[::1]:8080/x',
+    'http://[::7f00:1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[64:ff9b:1::a00:1]/',
+    'http://[2002:7f00:1::]/',
+    'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+    'http://[2001:db8::1]/',
+    'http://[3fff::1]/',
+    'http://192.0.2.10/',
+    'http://198.51.100.10/',
+    'http://203.0.113.10/',
+    'https://169.254.169.254/latest',
+    'http://[fd00::1]/',
+  ])('refuses %s, naming the setting that allows it', (url) => {
+    expect(refusedReceiver(url, false)).toMatch(
+      new RegExp(`^(points to a non-public address|names \\S+, a loopback name).* \\(${PRIVATE_RECEIVERS_HINT}\\)$`),
+    );
+    expect(refusedReceiver(url, true)).toBeUndefined();
+  });
 
-  it.each([
-    '8.8.8.8',
-    '172.32.0.1',
-    '192.169.0.1',
-    '100.128.0.1',
-    '2001:4860:4860::8888',
-    '::ffff:8.8.8.8',
-    'example.com',
-  ])('%s is not', (ip) => expect(isPrivateAddress(ip)).toBe(false));
-
-  it('refuses localhost and literal private hosts in URLs, and lets names through to the delivery-time check', () => {
+  it('lets public addresses and names through to the delivery-time check', () => {
     for (const url of [
-      'http://localhost:3000/x',
-      'http://api.localhost/x',
-      'http://127.0.0.1/x',
-      'http://[::1]:8080/x',
-      'https://169.254.169.254/latest',
+      'https://hooks.example.com/in',
+      'http://8.8.8.8/in',
+      'http://receiver.internal/in',
+      'http://[2001:4860:4860::8888]/',
+      'http://[64:ff9b::8.8.8.8]/',
     ])
-      expect({ url, refused: refusedReceiver(url) }).toEqual({ url, refused: expect.stringContaining('private') });
-    for (const url of ['https://hooks.example.com/in', 'http://8.8.8.8/in', 'http://receiver.internal/in'])
-      expect(refusedReceiver(url)).toBeUndefined();
+      expect(refusedReceiver(url, false)).toBeUndefined();
+  });
+
+  it('refuses what is not an http(s) URL without the hint, whatever the setting', () => {
+    for (const allowPrivate of [false, true]) {
+      expect(refusedReceiver('ftp://example.com/x', allowPrivate)).toBe('must be an http or https URL');
+      expect(refusedReceiver('not a url', allowPrivate)).toBe('is not an absolute URL');
+    }
   });
 });

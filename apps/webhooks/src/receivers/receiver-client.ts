@@ -1,8 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { isPrivateAddress, refusedReceiver } from './receiver-address.js';
+import { checkUrl, egressLookup, isEgressRefusal, type Resolver } from '@strata/egress';
 
 export interface ReceiverClientOptions {
   readonly timeoutMs: number;
@@ -11,7 +10,7 @@ export interface ReceiverClientOptions {
   /** Sockets kept per receiver origin (keep-alive). */
   readonly maxSockets: number;
   /** Name resolution (dns.lookup unless given). */
-  readonly resolve?: typeof dnsLookup;
+  readonly resolve?: Resolver;
 }
 
 /** What a receiver answered, or why no answer came. */
@@ -22,9 +21,11 @@ export type ReceiverResult =
 /**
  * Sends one webhook POST: no redirects followed (a 3xx is an answer like any
  * other), one deadline for the whole exchange, at most `bodyMaxBytes` of the
- * response read, and, unless private receivers are allowed, a refusal when the
- * receiver's name resolves to a private, loopback or link-local address (checked
- * on the address actually connected to, so DNS rebinding cannot slip past).
+ * response read, and, unless private receivers are allowed, a refusal of any
+ * receiver that is not a global unicast address (`@strata/egress`): the URL's
+ * literal address or localhost name before anything is sent, and every address
+ * a name resolves to, in the connection's own lookup, so DNS rebinding cannot
+ * slip past.
  */
 export class ReceiverClient {
   private readonly agents: { http: http.Agent; https: https.Agent };
@@ -33,14 +34,15 @@ export class ReceiverClient {
   constructor(private readonly options: ReceiverClientOptions) {
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
-    this.lookup = options.allowPrivate ? undefined : publicOnlyLookup(options.resolve ?? dnsLookup);
+    this.lookup = options.allowPrivate ? undefined : egressLookup(options.resolve ? { resolve: options.resolve } : {});
   }
 
   async post(url: string, headers: Record<string, string>, body: string): Promise<ReceiverResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const refused = this.options.allowPrivate ? undefined : refusedReceiver(url);
-    if (refused) return { kind: 'error', error: `Receiver refused: ${refused}`, durationMs: 0 };
+    // Node never calls a lookup for an IP literal: the URL's host is checked here.
+    const refused = checkUrl(url, { allowPrivate: this.options.allowPrivate });
+    if (refused) return { kind: 'error', error: `Receiver refused: ${refused.reason}`, durationMs: 0 };
     try {
       const { status, text } = await this.exchange(new URL(url), headers, body);
       return { kind: 'response', status, body: text, durationMs: elapsed() };
@@ -98,32 +100,10 @@ export class ReceiverClient {
   }
 }
 
-/** A lookup that refuses private addresses (every address of the answer is checked). */
-function publicOnlyLookup(resolve: typeof dnsLookup): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err, '', 0);
-      const blocked = addresses.find((a) => isPrivateAddress(a.address));
-      if (blocked) {
-        const refused = Object.assign(new Error(`${hostname} resolves to a private address (${blocked.address})`), {
-          code: 'ERECEIVERPRIVATE',
-        });
-        return callback(refused, '', 0);
-      }
-      if (options.all) return (callback as unknown as AllCallback)(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-      return callback(null, first.address, first.family);
-    });
-  };
-}
-
-type AllCallback = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
-
 function describeError(err: unknown, timeoutMs: number): string {
   const e = err as NodeJS.ErrnoException;
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `Timed out after ${timeoutMs} ms`;
-  if (e?.code === 'ERECEIVERPRIVATE') return `Receiver refused: ${e.message}`;
+  if (isEgressRefusal(err)) return `Receiver refused: ${err.message}`;
   const code = e?.code ? ` (${e.code})` : '';
   return `${e?.message ?? String(err)}${code}`;
 }

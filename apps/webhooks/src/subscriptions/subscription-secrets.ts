@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { KeyRing, generateWebhookSecret } from '@strata/crypto';
-import { ServiceConfig } from '@strata/platform';
+import { type KeyRing, generateWebhookSecret } from '@strata/crypto';
+import { ServiceConfig, keyRingOf } from '@strata/platform';
+
+/** What a subscription's secrets (current and previous) are bound to. */
+export const subscriptionBinding = (subscriptionId: string): string => `webhook-subscription:${subscriptionId}`;
 
 /**
  * Subscription secrets at rest: key-ring envelopes (AES-256-GCM, key version
@@ -13,7 +16,7 @@ export class SubscriptionSecrets {
   private readonly ring: KeyRing;
 
   constructor(config: ServiceConfig) {
-    this.ring = KeyRing.parse(config.STRATA_ENCRYPTION_KEYS);
+    this.ring = keyRingOf(config);
   }
 
   /** A new secret and its envelope. */
@@ -23,10 +26,10 @@ export class SubscriptionSecrets {
   }
 
   seal(subscriptionId: string, secret: string): string {
-    return this.ring.encrypt(secret, `webhook-subscription:${subscriptionId}`);
+    return this.ring.encrypt(secret, subscriptionBinding(subscriptionId));
   }
 
   open(subscriptionId: string, sealed: string): string {
-    return this.ring.decryptString(sealed, `webhook-subscription:${subscriptionId}`);
+    return this.ring.decryptString(sealed, subscriptionBinding(subscriptionId));
   }
 }

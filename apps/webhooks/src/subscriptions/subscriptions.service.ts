@@ -108,7 +108,7 @@ export class SubscriptionsService {
 
   /** Refuses a receiver on a private address unless the operator allows them. */
   private checkReceiver(url: string): void {
-    const refused = this.config.WEBHOOKS_ALLOW_PRIVATE_RECEIVERS ? undefined : refusedReceiver(url);
+    const refused = refusedReceiver(url, this.config.WEBHOOKS_ALLOW_PRIVATE_RECEIVERS);
     if (refused) throw StrataException.validation([{ field: 'url', message: refused }]);
   }
 

@@ -1,11 +1,13 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import { permits, type Action, type Resource, type SpecialPermission } from '@strata/contracts';
 import type { Request } from 'express';
+import type { WorkspaceScope } from '@strata/db';
 import type { Principal } from './principal.js';
 
 export const ACCESS = 'strata:access';
 export const USER_ONLY = 'strata:user-only';
 export const REQUIRED_SCOPE = 'strata:required-scope';
+export const WORKSPACE_LESS = 'strata:workspace-less';
 
 export type AccessRule =
   | { readonly kind: 'public' }
@@ -38,9 +40,22 @@ export const UserOnly = (): ClassDecorator & MethodDecorator => SetMetadata(USER
 /** The bearer token must carry this OAuth scope (for example `webhooks:replay`). */
 export const RequireScope = (scope: string): ClassDecorator & MethodDecorator => SetMetadata(REQUIRED_SCOPE, scope);
 
+/**
+ * The route is not about one workspace (creating or listing workspaces): it has
+ * no `:workspace` parameter and gets no WorkspaceScope. Every other route that
+ * is not `@Public()` must name its workspace in the path, or the app refuses
+ * to boot (RouteAccessCheck).
+ */
+export const WorkspaceLess = (): ClassDecorator & MethodDecorator => SetMetadata(WORKSPACE_LESS, true);
+
 export const PRINCIPAL = Symbol('strata:principal');
 export const GRANTED = Symbol('strata:granted');
-export type AuthenticatedRequest = Request & { [PRINCIPAL]?: Principal; [GRANTED]?: ReadonlySet<string> };
+export const SCOPE = Symbol('strata:scope');
+export type AuthenticatedRequest = Request & {
+  [PRINCIPAL]?: Principal;
+  [GRANTED]?: ReadonlySet<string>;
+  [SCOPE]?: WorkspaceScope;
+};
 
 /** What the caller may do beyond the route's own permission (for example `secrets:reveal`). */
 export interface Grants {
@@ -58,4 +73,15 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   const principal = ctx.switchToHttp().getRequest<AuthenticatedRequest>()[PRINCIPAL];
   if (!principal) throw new Error('CurrentPrincipal used on a route without authentication');
   return principal;
+});
+
+/**
+ * The workspace scope the access guard issued for this request: the URL's
+ * workspace, once the caller's credential was checked against it. Every
+ * repository method that touches tenant data takes it.
+ */
+export const CallerScope = createParamDecorator((_: unknown, ctx: ExecutionContext): WorkspaceScope => {
+  const scope = ctx.switchToHttp().getRequest<AuthenticatedRequest>()[SCOPE];
+  if (!scope) throw new Error('CallerScope used on a route without a workspace (public or @WorkspaceLess)');
+  return scope;
 });

@@ -1,15 +1,16 @@
 import { ExecutionContext, Injectable, type CanActivate } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { ErrorCode, permits, type ErrorShape } from '@strata/contracts';
-import { ERROR_SHAPE } from '../errors/error-shape.decorator.js';
-import { SHAPE_ON_REQUEST } from '../errors/error.filter.js';
+import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH, permits } from '@strata/contracts';
+import { issueWorkspaceScope } from '@strata/db';
+import { rememberErrorShape } from '../errors/error-shape.decorator.js';
 import { StrataException } from '../errors/strata.exception.js';
 import {
   ACCESS,
   GRANTED,
   PRINCIPAL,
   REQUIRED_SCOPE,
+  SCOPE,
   USER_ONLY,
   type AccessRule,
   type AuthenticatedRequest,
@@ -69,9 +70,8 @@ export class AccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    const req = context.switchToHttp().getRequest<AuthenticatedRequest & { [SHAPE_ON_REQUEST]?: ErrorShape }>();
-    const shape = this.reflector.getAllAndOverride<ErrorShape | undefined>(ERROR_SHAPE, targets);
-    if (shape) req[SHAPE_ON_REQUEST] = shape;
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    rememberErrorShape(this.reflector, context);
 
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS, targets);
     if (!rule) throw new StrataException(ErrorCode.INTERNAL, 'Route declares no access rule');
@@ -80,6 +80,12 @@ export class AccessGuard implements CanActivate {
     const principal = await this.authenticate(context, req);
     req[PRINCIPAL] = principal;
     const workspace = workspaceOf(req);
+    if (
+      workspace !== undefined &&
+      (workspace.length > WORKSPACE_SLUG_MAX_LENGTH || !ID_FORMATS.workspaceSlug.test(workspace))
+    ) {
+      throw StrataException.notFound(`Workspace '${workspace}' not found`);
+    }
 
     if (principal.type === 'publishable_key' && !workspace) {
       throw StrataException.forbidden('A publishable key cannot call this endpoint');
@@ -93,11 +99,15 @@ export class AccessGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean | undefined>(USER_ONLY, targets) && principal.type !== 'user') {
       throw StrataException.forbidden('This endpoint needs a user token from an interactive login');
     }
-    const { permissions } = await this.resolver.resolve(principal, workspace);
+    // The credential holds this workspace (the token's claim; a key's own workspace is what the
+    // resolver confirms): once resolved, the request acts within it and nothing wider.
+    const scope = workspace === undefined ? undefined : issueWorkspaceScope(workspace);
+    const { permissions } = await this.resolver.resolve(principal, scope);
     req[GRANTED] = permissions;
-    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
-    if (scope && !holdsScope(principal, scope, permissions)) {
-      throw StrataException.forbidden(`The token lacks the scope '${scope}'`);
+    if (scope) req[SCOPE] = scope;
+    const oauthScope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
+    if (oauthScope && !holdsScope(principal, oauthScope, permissions)) {
+      throw StrataException.forbidden(`The token lacks the scope '${oauthScope}'`);
     }
     if (rule.kind === 'permission') {
       const missing = rule.permissions.filter((p) => {

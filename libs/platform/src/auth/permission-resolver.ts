@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { WorkspaceScope } from '@strata/db';
 import { ErrorCode } from '@strata/contracts';
 import { hashToken } from '@strata/crypto';
 import { ServiceConfig } from '../config/service-config.js';
@@ -15,7 +16,11 @@ export interface ResolvedPermissions {
  * well before its token expires). Throws 401 when it is not.
  */
 export abstract class PermissionResolver {
-  abstract resolve(principal: Principal, workspace: string | undefined): Promise<ResolvedPermissions>;
+  /**
+   * `scope` is the URL's workspace, issued by the access guard for this check;
+   * it reaches the handler only if the check passes.
+   */
+  abstract resolve(principal: Principal, scope: WorkspaceScope | undefined): Promise<ResolvedPermissions>;
 }
 
 interface CacheEntry {
@@ -49,9 +54,10 @@ export class HttpPermissionResolver extends PermissionResolver {
     this.ttl = config.PERMISSION_CACHE_TTL_MS;
   }
 
-  resolve(principal: Principal, workspace: string | undefined): Promise<ResolvedPermissions> {
+  resolve(principal: Principal, scope: WorkspaceScope | undefined): Promise<ResolvedPermissions> {
     // Routes without a workspace exist only in the auth service, which resolves locally.
-    if (workspace === undefined) return Promise.resolve({ permissions: new Set<string>() });
+    if (scope === undefined) return Promise.resolve({ permissions: new Set<string>() });
+    const workspace = scope.workspace;
     const key = `${workspace}\u0000${this.credentialHash(principal)}`;
     const now = Date.now();
     const hit = this.cache.get(key);

@@ -1,8 +1,10 @@
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsOptional } from '../validation/optional.js';
+import { ActiveKeyInRing, ValidKeyRing } from './key-ring.config.js';
 import { Secret } from './load-config.js';
 import { NotDefaultInProduction } from './not-default-in-production.js';
 
-/** Published in the source: refused when STRATA_ENV=production. */
+/** Published in the source: accepted only when STRATA_ENV=development. */
 export const DEVELOPMENT_ENCRYPTION_KEYS = '1:c3RyYXRhLWRldmVsb3BtZW50LWtleS0wMDAwMDAwMDA=';
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true } as const;
@@ -12,9 +14,13 @@ const URL_OPTIONS = { require_tld: false, require_protocol: true } as const;
  * are the environment variables; the initialisers are the documented defaults.
  */
 export class ServiceConfig {
-  /** `production` refuses development defaults of secrets (encryption keys, admin password). */
+  /**
+   * `development` accepts the published development defaults of secrets
+   * (encryption keys, admin password); anything else refuses them. Unset means
+   * production: a deployment that forgets it fails safe.
+   */
   @IsIn(['development', 'production'])
-  STRATA_ENV: 'development' | 'production' = 'development';
+  STRATA_ENV: 'development' | 'production' = 'production';
 
   @IsUrl({ ...URL_OPTIONS, protocols: ['postgres', 'postgresql'] }, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/strata';
@@ -69,14 +75,29 @@ export class ServiceConfig {
   @Max(5000)
   TOKEN_CACHE_TTL_MS = 3000;
 
-  /** `<version>:<base64 32 bytes>,…`: AES-256-GCM key-encryption keys; the highest version encrypts. */
+  /**
+   * `<version>:<base64 32 bytes>,…`: AES-256-GCM key-encryption keys; the highest version
+   * encrypts unless STRATA_ENCRYPTION_ACTIVE_KEY names another. Every version that
+   * encrypted a stored value must stay until `reencrypt` has moved it (docs/runbooks.md).
+   */
   @Secret()
   @IsString()
   @Matches(/^\s*\d+:[A-Za-z0-9+/=]{43,44}(\s*,\s*\d+:[A-Za-z0-9+/=]{43,44})*\s*$/, {
     message: 'must be <version>:<base64 of 32 bytes>[,…]',
   })
+  @ValidKeyRing()
   @NotDefaultInProduction(DEVELOPMENT_ENCRYPTION_KEYS)
   STRATA_ENCRYPTION_KEYS = DEVELOPMENT_ENCRYPTION_KEYS;
+
+  /**
+   * The key version that encrypts; 0 means the highest in STRATA_ENCRYPTION_KEYS. A new
+   * key is first added with this pinned to the current version, so that every replica
+   * can read the new version before any replica writes it.
+   */
+  @IsInt()
+  @Min(0)
+  @ActiveKeyInRing()
+  STRATA_ENCRYPTION_ACTIVE_KEY = 0;
 
   @IsInt()
   @Min(1)
@@ -94,6 +115,17 @@ export class ServiceConfig {
   @IsInt()
   @Min(1000)
   RATE_LIMIT_WINDOW_MS = 60_000;
+
+  /**
+   * How long an idle HTTP connection stays open (Node's default is 5 s). The
+   * gateway drops its idle upstream sockets before this (it honours the
+   * `Keep-Alive: timeout` the service announces), so it never reuses a socket
+   * the service is closing.
+   */
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
   @IsOptional()
   @IsUrl(URL_OPTIONS)

@@ -21,7 +21,8 @@ export class ErrorFilter implements ExceptionFilter {
 
   constructor(private readonly defaultShape: (path: string) => ErrorShape = () => 'general') {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(thrown: unknown, host: ArgumentsHost): void {
+    const exception = unwrap(thrown);
     const http = host.switchToHttp();
     const req = http.getRequest<ShapedRequest>();
     const res = http.getResponse<Response>();
@@ -72,6 +73,21 @@ export class ErrorFilter implements ExceptionFilter {
   }
 }
 
+/**
+ * Nest's Express adapter wraps an error passed on by a middleware that carries
+ * an HTTP status (body-parser's, or ours thrown in its `verify` hook) in an
+ * HttpException; the original, kept as its cause, knows the code and fields.
+ * A wrapped error of any other kind is not known to be the caller's fault: it
+ * is answered as itself (a 500), whatever status it claimed. Only the router's
+ * own undecodable path parameter keeps its 400.
+ */
+function unwrap(exception: unknown): unknown {
+  if (!(exception instanceof HttpException) || exception.cause === undefined) return exception;
+  const cause = exception.cause;
+  if (cause instanceof StrataException || bodyParserError(cause)) return cause;
+  return cause instanceof URIError ? exception : cause;
+}
+
 function messageOf(exception: HttpException): string {
   const response = exception.getResponse();
   if (typeof response === 'string') return response;
@@ -80,11 +96,29 @@ function messageOf(exception: HttpException): string {
   return typeof message === 'string' ? message : exception.message;
 }
 
+/**
+ * The client errors body-parser raises (its `type`s), by name: an error of any
+ * other kind, whatever status it carries, is not known to be the caller's fault
+ * and stays a 500.
+ */
+const BODY_PARSER_CLIENT_ERRORS = new Set([
+  'entity.parse.failed',
+  'entity.too.large',
+  'entity.verify.failed',
+  'charset.unsupported',
+  'encoding.unsupported',
+  'parameters.too.many',
+  'querystring.parse.rangeError',
+  'request.aborted',
+  'request.size.invalid',
+]);
+
 /** Errors raised by the JSON / urlencoded body parsers (malformed JSON, too large, bad charset). */
 function bodyParserError(exception: unknown): Omit<RenderableError, 'requestId'> | undefined {
   if (!exception || typeof exception !== 'object') return undefined;
   const e = exception as { type?: unknown; status?: unknown; message?: unknown };
   if (typeof e.type !== 'string' || typeof e.status !== 'number') return undefined;
+  if (!BODY_PARSER_CLIENT_ERRORS.has(e.type) || e.status < 400 || e.status >= 500) return undefined;
   const details: FieldError[] = [{ field: 'body', message: String(e.message) }];
   switch (e.type) {
     case 'entity.parse.failed':
@@ -92,9 +126,7 @@ function bodyParserError(exception: unknown): Omit<RenderableError, 'requestId'>
     case 'entity.too.large':
       return { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, message: 'Request body is too large' };
     default:
-      return e.status >= 400 && e.status < 500
-        ? { status: e.status, code: codeOfStatus(e.status), message: String(e.message), details }
-        : undefined;
+      return { status: e.status, code: codeOfStatus(e.status), message: String(e.message), details };
   }
 }
 

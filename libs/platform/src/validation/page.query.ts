@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { IsOptional } from './optional.js';
 
 /** Deepest offset a page may start at; walk further with cursors. */
 export const MAX_OFFSET = 1_000_000;

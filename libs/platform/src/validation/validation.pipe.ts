@@ -1,6 +1,7 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import type { FieldError } from '@strata/contracts';
 import { StrataException } from '../errors/strata.exception.js';
+import { copyJson, restoreFreeForm } from './free-form.js';
 
 /**
  * Flattens class-validator errors into one entry per offending field, with a
@@ -23,9 +24,23 @@ function joinPath(parent: string, property: string): string {
   return parent ? `${parent}.${property}` : property;
 }
 
-/** The one validation pipe: strips nothing silently, refuses unknown fields, converts types declared by DTOs. */
+/** Validates and transforms as Nest's pipe does, then puts back each free-form body value as it arrived. */
+class StrataValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const original = metadata.type === 'body' ? copyJson(value) : undefined;
+    const result: unknown = await super.transform(value, metadata);
+    if (original !== undefined) restoreFreeForm(result, original);
+    return result;
+  }
+}
+
+/**
+ * The one validation pipe: strips nothing silently, refuses unknown fields,
+ * converts types declared by DTOs, and keeps every key of free-form values
+ * (free-form.ts).
+ */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrataValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

@@ -5,12 +5,12 @@ import {
   IsArray,
   IsIn,
   IsNotEmpty,
-  IsOptional,
   IsString,
   Matches,
   MaxLength,
   ValidateIf,
 } from 'class-validator';
+import { IsOptional } from '@strata/platform';
 import { ACTIONS, RESOURCES } from '@strata/contracts';
 
 /** Actions beyond the CRUD set, valid on one resource only. */

@@ -6,13 +6,13 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsOptional,
   IsString,
   Matches,
   Max,
   MaxLength,
   Min,
 } from 'class-validator';
+import { IsOptional, MAX_INT32 } from '@strata/platform';
 import { Type } from 'class-transformer';
 
 /** OAuth scopes a service account may hold. */
@@ -66,11 +66,12 @@ export class DescribeServiceAccountRequest {
 }
 
 export class ListServiceAccountsQuery {
-  @ApiPropertyOptional({ default: 1 })
+  @ApiPropertyOptional({ default: 1, maximum: MAX_INT32 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_INT32)
   page?: number;
 
   @ApiPropertyOptional({ default: 50, maximum: 100 })

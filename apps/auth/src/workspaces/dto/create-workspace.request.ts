@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptional } from '@strata/platform';
 import { ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH } from '@strata/contracts';
 
 export class CreateWorkspaceRequest {

@@ -7,7 +7,6 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -16,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { COLLECTION_STATUSES, SCHEMA_DISCOVERY_MODES } from '@strata/contracts';
-import { PageQuery } from '@strata/platform';
+import { IsOptional, PageQuery } from '@strata/platform';
 
 export const RECORD_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsOptional, ValidateNested } from 'class-validator';
+import { IsIn, ValidateNested } from 'class-validator';
+import { IsOptional } from '@strata/platform';
 import { SCHEMA_DISCOVERY_MODES } from '@strata/contracts';
 import { SchemaDiscoveryConfigRequest } from '../../collections/dto/collection.requests.js';
 

@@ -1,18 +1,7 @@
-import { MAX_OFFSET } from '@strata/platform';
+import { IsOptional, MAX_OFFSET } from '@strata/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsArray,
-  IsBoolean,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 export class QueryPage {
   @ApiPropertyOptional({ default: 20, maximum: 100 })

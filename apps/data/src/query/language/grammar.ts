@@ -65,9 +65,10 @@ Or
 And
   = head:Not tail:(__ AndKw __ @Not)* { return tail.length ? { and: [head, ...tail] } : head; }
 
+// NOT NOT ... is read as a repetition, not by recursion; parse.ts bounds parentheses before
+// parsing and the depth of the condition tree after it.
 Not
-  = NotKw __ inner:Not { return { not: inner }; }
-  / Primary
+  = nots:(NotKw __)* inner:Primary { return nots.reduce((w) => ({ not: w }), inner); }
 
 Primary
   = "(" _ inner:Or _ ")" { return inner; }

@@ -1,6 +1,8 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CallerGrants, RequirePermission, type Grants } from '@strata/platform';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { WorkspaceScope } from '@strata/db';
+import { CallerGrants, CallerScope, RequirePermission, type Grants } from '@strata/platform';
+import { CheckedBodyPipe, type CheckedBody } from '../../schema/checked-body.js';
 import { LanguageQueryRequest } from './language.request.js';
 import { LanguageService, type LanguageResult } from './language.service.js';
 
@@ -14,12 +16,13 @@ export class LanguageController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Run a query in the string language (docs/queries.md)' })
+  @ApiBody({ type: LanguageQueryRequest })
   @RequirePermission('records', 'list')
   run(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CallerGrants() grants: Grants,
-    @Body() body: LanguageQueryRequest,
+    @Body(new CheckedBodyPipe(LanguageQueryRequest)) checked: CheckedBody<LanguageQueryRequest>,
   ): Promise<LanguageResult> {
-    return this.language.run(workspace, grants, body);
+    return this.language.run(scope, grants, checked.body, checked.problems);
   }
 }

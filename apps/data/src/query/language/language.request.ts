@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsObject, IsString, MaxLength } from 'class-validator';
+import { IsOptional } from '@strata/platform';
 
 export class LanguageQueryRequest {
   @ApiProperty({ example: 'FROM orders WHERE status = :status ORDER BY createdAt DESC LIMIT 10' })

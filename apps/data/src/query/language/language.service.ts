@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { Collection, FieldError } from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
 import { StrataException, type Grants } from '@strata/platform';
-import { findCollection } from '../../records/collection-lookup.js';
-import { RecordExpander } from '../../records/record-expander.js';
-import { RecordPresenter } from '../../records/record-presenter.js';
-import type { RecordRow } from '../../records/record.types.js';
-import { compileAggregate } from '../compile-aggregate.js';
-import { compileSelect, DEFAULT_SORT } from '../compile-select.js';
-import type { TypedWhere } from '../compile-where.js';
+import { CollectionsRepository } from '../../collections/collections.repository.js';
+import { compileAggregate } from '../../compiler/compile-aggregate.js';
+import { DEFAULT_SORT } from '../../compiler/compile-select.js';
+import type { TypedWhere } from '../../compiler/compile-where.js';
+import { RecordPages } from '../../records/record-pages.js';
+import { RecordsRepository } from '../../records/records.repository.js';
 import { project } from '../project.js';
 import type { LanguageQueryRequest } from './language.request.js';
 import { parseQuery, QuerySyntaxError } from './parse.js';
@@ -24,12 +22,19 @@ export interface LanguageResult {
 @Injectable()
 export class LanguageService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    private readonly presenter: RecordPresenter,
-    private readonly expander: RecordExpander,
+    private readonly collections: CollectionsRepository,
+    private readonly records: RecordsRepository,
+    private readonly pages: RecordPages,
   ) {}
 
-  async run(workspace: string, grants: Grants, body: LanguageQueryRequest): Promise<LanguageResult> {
+  /** `earlier`: the body's own problems (checkBody), answered together with the query's. */
+  async run(
+    scope: WorkspaceScope,
+    grants: Grants,
+    body: LanguageQueryRequest,
+    earlier: readonly FieldError[] = [],
+  ): Promise<LanguageResult> {
+    if (typeof body.query !== 'string') throw StrataException.validation([...earlier]);
     let ast;
     try {
       ast = parseQuery(body.query);
@@ -37,6 +42,7 @@ export class LanguageService {
       if (!(err instanceof QuerySyntaxError)) throw err;
       throw StrataException.validation(
         [
+          ...earlier,
           {
             field: `query@${err.position}`,
             message: `${err.message}${err.expected.length ? ` Expected: ${err.expected.join(', ')}.` : ''}`,
@@ -45,20 +51,20 @@ export class LanguageService {
         err.message,
       );
     }
-    const c = await findCollection(this.db.manager, workspace, { slug: ast.resource });
+    const c = await this.collections.find(scope, { slug: ast.resource });
     const collections = new Map<string, Collection>();
     for (const inc of ast.includes) {
       if (!collections.has(inc.resource))
-        collections.set(inc.resource, await findCollection(this.db.manager, workspace, { slug: inc.resource }));
+        collections.set(inc.resource, await this.collections.find(scope, { slug: inc.resource }));
     }
-    const problems: FieldError[] = [];
+    const problems: FieldError[] = [...earlier];
     const q = translate(ast, c, collections, body.parameters ?? {}, problems);
     if (problems.length) throw StrataException.validation(problems, 'The query does not fit its collection');
-    const scope = { workspace, collectionId: c.id };
+    const target = { scope, collectionId: c.id };
     const limit = q.limit;
     if (q.kind === 'aggregate') {
-      const compiled = compileAggregate({ ...scope, ...q, limit: limit + 1 });
-      const rows = await this.db.query<Record<string, unknown>[]>(compiled.sql, compiled.params);
+      const compiled = compileAggregate({ ...target, ...q, limit: limit + 1 });
+      const rows = await this.records.run<Record<string, unknown>>(scope, compiled);
       const names = [...q.groups.map((g) => g.name), ...q.aggregates.map((a) => a.alias)];
       const numeric = new Set(
         q.aggregates.filter((a) => (a.fn !== 'min' && a.fn !== 'max') || a.type === 'number').map((a) => a.alias),
@@ -74,29 +80,24 @@ export class LanguageService {
       return { data, meta: { limit, ...(q.offset ? { offset: q.offset } : {}), hasMore: rows.length > limit } };
     }
     const sort = q.sort.length ? q.sort : DEFAULT_SORT;
-    const compiled = compileSelect({
-      ...scope,
-      ...(q.where ? { where: q.where } : {}),
-      ...(q.text ? { text: q.text } : {}),
-      sort,
-      limit: limit + 1,
-      ...(q.offset ? { offset: q.offset } : {}),
+    const filters = new Map<string, TypedWhere>(q.includes.filter((i) => i.where).map((i) => [i.path[0]!, i.where!]));
+    const page = await this.pages.page(scope, {
+      collection: c,
+      query: {
+        ...target,
+        ...(q.where ? { where: q.where } : {}),
+        ...(q.text ? { text: q.text } : {}),
+        sort,
+        limit,
+        ...(q.offset ? { offset: q.offset } : {}),
+      },
+      sortSpec: '',
+      expand: { paths: q.includes.map((i) => i.path), filters },
+      grants,
     });
-    const rows = await this.db.query<RecordRow[]>(compiled.sql, compiled.params);
-    const records = await Promise.all(rows.slice(0, limit).map((row) => this.presenter.record(c, row, grants)));
-    if (q.includes.length) {
-      const filters = new Map<string, TypedWhere>(q.includes.filter((i) => i.where).map((i) => [i.path[0]!, i.where!]));
-      await this.expander.expand(
-        c,
-        records.map((r) => r.data),
-        q.includes.map((i) => i.path),
-        grants,
-        filters,
-      );
-    }
     return {
-      data: q.select ? records.map((r) => project(r, q.select!)) : records,
-      meta: { limit, ...(q.offset ? { offset: q.offset } : {}), hasMore: rows.length > limit },
+      data: q.select ? page.records.map((r) => project(r, q.select!)) : page.records,
+      meta: { limit, ...(q.offset ? { offset: q.offset } : {}), hasMore: page.hasMore },
     };
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { parseQuery, QuerySyntaxError } from './parse.js';
+import { LANGUAGE_LIMITS, parseQuery, QuerySyntaxError, tooDeepParenthesis } from './parse.js';
 
 describe('parseQuery', () => {
   it('reads a full query', () => {
@@ -125,5 +125,67 @@ describe('parseQuery', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  describe('nesting', () => {
+    const max = LANGUAGE_LIMITS.maxNesting;
+    const nestingError = (source: string): QuerySyntaxError => {
+      try {
+        parseQuery(source);
+      } catch (err) {
+        if (err instanceof QuerySyntaxError) return err;
+        throw err;
+      }
+      throw new Error('parsed');
+    };
+
+    it.each([
+      ['parentheses', (n: number) => `FROM t WHERE ${'('.repeat(n)}x = 1${')'.repeat(n)}`],
+      ['NOT', (n: number) => `FROM t WHERE ${'NOT '.repeat(n)}x = 1`],
+      [
+        'AND and OR groups',
+        (n: number) =>
+          `FROM t WHERE ${Array.from({ length: n }, (_, i) => `a = 1 ${i % 2 ? 'AND' : 'OR'} (`).join('')}x = 1${')'.repeat(n)}`,
+      ],
+      ['an INCLUDE condition', (n: number) => `FROM t INCLUDE r FROM u WHERE ${'NOT '.repeat(n)}x = 1`],
+    ])('accepts %s up to the limit and refuses them beyond, without exhausting the stack', (_label, query) => {
+      expect(() => parseQuery(query(max - 1))).not.toThrow();
+      for (const depth of [max + 1, 2000, 5000]) {
+        const source = query(depth);
+        if (source.length > LANGUAGE_LIMITS.maxLength) continue;
+        const err = nestingError(source);
+        expect(err.message).toMatch(new RegExp(`^Conditions nest deeper than ${max} levels at line 1, column \\d+`));
+        expect(err.position).toBeGreaterThan(12);
+        expect(err.position).toBeLessThan(source.length);
+      }
+    });
+
+    it('builds NOT chains as nested nots', () => {
+      expect(parseQuery('FROM t WHERE NOT NOT x = 1').where).toEqual({
+        not: { not: { condition: expect.objectContaining({ field: 'x', op: 'eq' }) } },
+      });
+    });
+
+    it('does not count parentheses inside strings and quoted names', () => {
+      const deep = '('.repeat(max + 5);
+      expect(tooDeepParenthesis(`FROM t WHERE x = '${deep}' AND "${deep}" = 1`)).toBeUndefined();
+      expect(tooDeepParenthesis(`FROM t WHERE x = 'it''s ${deep}'`)).toBeUndefined();
+      expect(tooDeepParenthesis(`FROM t WHERE ${deep}`)).toBe(13 + max);
+    });
+
+    it('answers any run of parentheses and NOTs with a result or a QuerySyntaxError', () => {
+      const piece = fc.constantFrom('(', ')', 'NOT ', 'x = 1', ' AND ', ' OR ', "'('", '"("');
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 3000 }), (pieces) => {
+          try {
+            parseQuery(`FROM t WHERE ${pieces.join('')}`.slice(0, LANGUAGE_LIMITS.maxLength));
+          } catch (err) {
+            return err instanceof QuerySyntaxError;
+          }
+          return true;
+        }),
+        { numRuns: 300 },
+      );
+    });
   });
 });

@@ -61,7 +61,11 @@ export class QuerySyntaxError extends Error {
   }
 }
 
-export const LANGUAGE_LIMITS = { maxLength: 10_000 } as const;
+export const LANGUAGE_LIMITS = {
+  maxLength: 10_000,
+  /** Parentheses inside one another, and levels of the condition tree (NOT, AND, OR). */
+  maxNesting: 32,
+} as const;
 
 const parser = peggy.generate(GRAMMAR_PRELUDE + GRAMMAR);
 
@@ -82,8 +86,13 @@ export function parseQuery(source: string): AstQuery {
       [],
     );
   }
+  // The parser descends once per parenthesis: a deep run would exhaust the call stack
+  // before it could report anything, so parentheses are counted first.
+  const deepParenthesis = tooDeepParenthesis(source);
+  if (deepParenthesis !== undefined) throw nestingError(source, deepParenthesis);
+  let ast: AstQuery;
   try {
-    return parser.parse(source) as AstQuery;
+    ast = parser.parse(source) as AstQuery;
   } catch (err) {
     const e = err as Partial<PeggySyntaxError>;
     if (!e.location) throw err;
@@ -98,5 +107,63 @@ export function parseQuery(source: string): AstQuery {
       column,
       expected,
     );
+  }
+  for (const where of [ast.where, ...ast.includes.map((i) => i.where)]) {
+    const deep = where ? tooDeepCondition(where) : undefined;
+    if (deep !== undefined) throw nestingError(source, deep);
+  }
+  return ast;
+}
+
+function nestingError(source: string, offset: number): QuerySyntaxError {
+  const before = source.slice(0, offset).split('\n');
+  return new QuerySyntaxError(
+    `Conditions nest deeper than ${LANGUAGE_LIMITS.maxNesting} levels at line ${before.length}, column ${before.at(-1)!.length + 1} (position ${offset}): parentheses, NOT, AND and OR each count`,
+    offset,
+    before.length,
+    before.at(-1)!.length + 1,
+    [],
+  );
+}
+
+/**
+ * The offset of the first parenthesis that opens a level beyond the limit, or
+ * undefined. Parentheses inside 'strings' and "quoted names" do not count.
+ */
+export function tooDeepParenthesis(source: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === "'" || ch === '"') {
+      // A quote ends the string ('' inside a string is an escaped quote: it closes and reopens).
+      const end = source.indexOf(ch, i + 1);
+      if (end === -1) return undefined;
+      i = end;
+    } else if (ch === '(') {
+      if (++depth > LANGUAGE_LIMITS.maxNesting) return i;
+    } else if (ch === ')') depth = Math.max(0, depth - 1);
+  }
+  return undefined;
+}
+
+/** The position of the first condition nested beyond the limit, walked without recursion. */
+function tooDeepCondition(root: AstWhere): number | undefined {
+  const stack: { where: AstWhere; depth: number }[] = [{ where: root, depth: 1 }];
+  while (stack.length) {
+    const { where, depth } = stack.pop()!;
+    if (depth > LANGUAGE_LIMITS.maxNesting) return positionOf(where);
+    const children = 'and' in where ? where.and : 'or' in where ? where.or : 'not' in where ? [where.not] : [];
+    for (const child of children) stack.push({ where: child, depth: depth + 1 });
+  }
+  return undefined;
+}
+
+/** The offset of a condition's first leaf. */
+function positionOf(where: AstWhere): number {
+  let node = where;
+  for (;;) {
+    if ('condition' in node) return node.condition.at;
+    if ('search' in node) return node.search.at;
+    node = 'and' in node ? node.and[0]! : 'or' in node ? node.or[0]! : node.not;
   }
 }

@@ -1,12 +1,12 @@
 import type { Collection, FieldError, ReferenceProperty } from '@strata/contracts';
 import { show } from '../../schema/issues.js';
 import { MAX_OFFSET } from '@strata/platform';
-import { typedCondition } from '../check-condition.js';
-import type { AggregateItem, GroupKey } from '../compile-aggregate.js';
-import type { TypedSortKey } from '../compile-select.js';
-import type { TypedWhere } from '../compile-where.js';
-import { resolveField } from '../resolve-field.js';
-import type { FieldRef, Operator, TextSearch } from '../query.types.js';
+import { typedCondition } from '../../compiler/check-condition.js';
+import type { AggregateItem, GroupKey } from '../../compiler/compile-aggregate.js';
+import type { TypedSortKey } from '../../compiler/compile-select.js';
+import type { TypedWhere } from '../../compiler/compile-where.js';
+import { resolveField } from '../../compiler/resolve-field.js';
+import type { FieldRef, Operator, TextSearch } from '../../compiler/query.types.js';
 import type { AstQuery, AstValue, AstWhere } from './parse.js';
 
 export const LANGUAGE_QUERY_LIMITS = { maxConditions: 100, recordsLimit: 100, groupsLimit: 1000 } as const;
@@ -53,7 +53,7 @@ export function translate(
   const value = (v: AstValue, at: number): unknown => {
     if ('literal' in v) return v.literal;
     if ('list' in v) return v.list.map((item) => value(item, at));
-    if (!(v.parameter in parameters)) {
+    if (!Object.hasOwn(parameters, v.parameter)) {
       problem(v.at, `parameter :${v.parameter} is not given`);
       return undefined;
     }
@@ -134,7 +134,8 @@ export function translate(
   const select: string[] = [];
   for (const item of ast.select ?? []) {
     if (item.kind !== 'field') continue;
-    const field = resolveField(item.field, c, true);
+    // Selecting a secret field is allowed: the presenter masks it unless the caller holds secrets:reveal.
+    const field = resolveField(item.field, c, true, 'select');
     if ('problem' in field) problems.push({ field: 'query', message: `SELECT: ${field.problem}` });
     else select.push(field.ref.kind === 'system' ? field.ref.column : `data.${field.ref.path.join('.')}`);
   }

@@ -1,7 +1,7 @@
 import { ID_FORMATS } from '@strata/contracts';
 import { parseIsoDatetime } from '../../schema/datetime.js';
 import { isPlainObject, show } from '../../schema/issues.js';
-import { OPERATORS as OPERATOR_NAMES } from '../query.types.js';
+import { OPERATORS as OPERATOR_NAMES } from '../../compiler/query.types.js';
 
 export const VARIABLE_TYPES = ['uuid', 'string', 'number', 'boolean', 'datetime'] as const;
 export type VariableType = (typeof VARIABLE_TYPES)[number];
@@ -113,7 +113,8 @@ export function substitute(definition: unknown, values: ReadonlyMap<string, unkn
         }
         // A list emptied by missing values (and: [...], in: [...]) goes too.
         if (Array.isArray(replaced) && replaced.length === 0 && Array.isArray(value) && value.length > 0) continue;
-        out[key] = replaced;
+        // Defined, not assigned: a key named __proto__ stays a key.
+        Object.defineProperty(out, key, { value: replaced, writable: true, enumerable: true, configurable: true });
       }
       // A map whose every entry went is itself gone.
       return keys.length > 0 && Object.keys(out).length === 0 ? ABSENT : out;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseInterceptors } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import {
   CallerGrants,
@@ -10,7 +10,10 @@ import {
   UuidPipe,
   type Grants,
   type Principal,
+  CallerScope,
 } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
+import { bodyOrThrow, CheckedBodyPipe, type CheckedBody } from '../../schema/checked-body.js';
 import {
   CreateSavedQueryRequest,
   ExecuteSavedQueryRequest,
@@ -34,14 +37,15 @@ export class SavedQueriesController {
 
   @Post()
   @HttpCode(201)
+  @ApiBody({ type: CreateSavedQueryRequest })
   @RequirePermission('saved-queries', 'create')
   async create(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateSavedQueryRequest,
+    @Body(new CheckedBodyPipe(CreateSavedQueryRequest)) checked: CheckedBody<CreateSavedQueryRequest>,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const saved = await this.saved.create(workspace, principal.id, body);
+    const saved = await this.saved.create(scope, principal.id, checked.body, checked.problems);
     if (saved.deprecatedPlaceholders) {
       setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: '/docs/data.json#saved-query-variables' });
     }
@@ -51,65 +55,70 @@ export class SavedQueriesController {
   @Post('slug/:recordSlug/execute/:id')
   @HttpCode(200)
   @ApiOperation({ summary: 'Legacy execution; answers {result: {rows, meta, fields}}', deprecated: true })
+  @ApiBody({ type: ExecuteSavedQueryRequest })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
   async executeLegacy(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('recordSlug') recordSlug: string,
     @Param('id', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
-    @Body() body: ExecuteSavedQueryRequest,
+    @Body(new CheckedBodyPipe(ExecuteSavedQueryRequest)) checked: CheckedBody<ExecuteSavedQueryRequest>,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ) {
     const base = req.path.slice(0, req.path.indexOf('/slug/')).replace('/smart-queries', '/saved-queries');
     setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: `${base}/${id}/execute` });
-    const { data, meta } = await this.saved.execute(workspace, grants, id, body.variables ?? {}, recordSlug);
+    const body = bodyOrThrow(checked);
+    const { data, meta } = await this.saved.execute(scope, grants, id, body.variables ?? {}, recordSlug);
     const fields = [...new Set(data.flatMap((row) => Object.keys((row as { data?: object }).data ?? {})))];
     return { result: { rows: data, meta, fields } };
   }
 
   @Get(':resource')
   @RequirePermission('saved-queries', 'list')
-  list(@Param('workspace') workspace: string, @Param('resource') resource: string) {
-    return this.saved.list(workspace, resource);
+  list(@CallerScope() scope: WorkspaceScope, @Param('resource') resource: string) {
+    return this.saved.list(scope, resource);
   }
 
   @Post(':resource/test')
   @HttpCode(200)
   @ApiOperation({ summary: 'Check and run a definition without saving it' })
+  @ApiBody({ type: TestSavedQueryRequest })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
   test(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('resource') resource: string,
     @CallerGrants() grants: Grants,
-    @Body() body: TestSavedQueryRequest,
+    @Body(new CheckedBodyPipe(TestSavedQueryRequest)) checked: CheckedBody<TestSavedQueryRequest>,
   ) {
-    return this.saved.test(workspace, grants, resource, body);
+    return this.saved.test(scope, grants, resource, checked.body, checked.problems);
   }
 
   @Post(':id/execute')
   @HttpCode(200)
+  @ApiBody({ type: ExecuteSavedQueryRequest })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
   execute(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('id', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
-    @Body() body: ExecuteSavedQueryRequest,
+    @Body(new CheckedBodyPipe(ExecuteSavedQueryRequest)) checked: CheckedBody<ExecuteSavedQueryRequest>,
   ) {
-    return this.saved.execute(workspace, grants, id, body.variables ?? {});
+    return this.saved.execute(scope, grants, id, bodyOrThrow(checked).variables ?? {});
   }
 
   @Post(':resource/:id/execute')
   @HttpCode(200)
   @ApiOperation({ summary: 'Earlier canonical execution path' })
+  @ApiBody({ type: ExecuteSavedQueryRequest })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
   executeInResource(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('resource') resource: string,
     @Param('id', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
-    @Body() body: ExecuteSavedQueryRequest,
+    @Body(new CheckedBodyPipe(ExecuteSavedQueryRequest)) checked: CheckedBody<ExecuteSavedQueryRequest>,
   ) {
-    return this.saved.execute(workspace, grants, id, body.variables ?? {}, resource);
+    return this.saved.execute(scope, grants, id, bodyOrThrow(checked).variables ?? {}, resource);
   }
 }

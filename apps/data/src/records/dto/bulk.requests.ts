@@ -1,15 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsObject,
-  IsOptional,
-  IsUUID,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsObject, IsUUID, ValidateNested } from 'class-validator';
+import { IsOptional } from '@strata/platform';
 
 /** Most records one bulk or batch request may carry (the spec leaves it open). */
 export const MAX_BULK_RECORDS = 1000;

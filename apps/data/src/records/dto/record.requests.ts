@@ -1,19 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { PageQuery } from '@strata/platform';
-import {
-  IsBoolean,
-  IsDateString,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { IsDateTime, IsNullable, IsOptional, MAX_INT32, PageQuery } from '@strata/platform';
+import { IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 /** Query flags arrive as strings: only `true` and `false` are accepted. */
 const booleanFlag = () =>
@@ -34,8 +22,8 @@ class RecordWriteFields {
   ttlSeconds?: number;
 
   @ApiPropertyOptional({ description: 'when the record expires (ISO 8601); null on PATCH clears it', nullable: true })
-  @IsOptional()
-  @IsDateString({}, { message: 'expiresAt must be an ISO 8601 date-time' })
+  @IsNullable()
+  @IsDateTime({ message: 'expiresAt must be an ISO 8601 date-time' })
   expiresAt?: string | null;
 }
 
@@ -85,9 +73,10 @@ export class ReplaceRecordRequest {
 }
 
 export class RestoreRecordRequest {
-  @ApiProperty()
+  @ApiProperty({ minimum: 1, maximum: MAX_INT32 })
   @IsInt()
   @Min(1)
+  @Max(MAX_INT32)
   version!: number;
 
   @ApiPropertyOptional()
@@ -118,11 +107,12 @@ export class GetRecordQuery {
   @MaxLength(1000)
   expand?: string;
 
-  @ApiPropertyOptional({ description: 'return this version of the record' })
+  @ApiPropertyOptional({ description: 'return this version of the record', minimum: 1, maximum: MAX_INT32 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_INT32)
   version?: number;
 }
 
@@ -193,11 +183,11 @@ export class ChangelogQuery {
 
   @ApiPropertyOptional()
   @IsOptional()
-  @IsDateString({}, { message: 'startDate must be an ISO 8601 date-time' })
+  @IsDateTime({ message: 'startDate must be an ISO 8601 date-time' })
   startDate?: string;
 
   @ApiPropertyOptional()
   @IsOptional()
-  @IsDateString({}, { message: 'endDate must be an ISO 8601 date-time' })
+  @IsDateTime({ message: 'endDate must be an ISO 8601 date-time' })
   endDate?: string;
 }

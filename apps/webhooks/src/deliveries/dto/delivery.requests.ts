@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsObject, IsOptional } from 'class-validator';
+import { IsIn, IsObject } from 'class-validator';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '@strata/contracts';
-import { PageQuery } from '@strata/platform';
+import { IsDateTime, IsOptional, PageQuery } from '@strata/platform';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../delivery.js';
 
 export const DEFAULT_DELIVERY_LIMIT = 50;
@@ -15,12 +15,12 @@ export class ListDeliveriesQuery extends PageQuery {
 
   @ApiPropertyOptional({ description: 'ISO 8601; deliveries created at or after' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  @IsDateTime({ message: 'must be an ISO 8601 date-time' })
   since?: string;
 
   @ApiPropertyOptional({ description: 'ISO 8601; deliveries created before' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  @IsDateTime({ message: 'must be an ISO 8601 date-time' })
   until?: string;
 }
 

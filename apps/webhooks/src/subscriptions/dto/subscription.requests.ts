@@ -8,12 +8,12 @@ import {
   IsBoolean,
   IsIn,
   IsNotEmpty,
-  IsOptional,
   IsString,
   IsUrl,
   Matches,
   MaxLength,
 } from 'class-validator';
+import { IsOptional } from '@strata/platform';
 import { WEBHOOK_EVENTS } from '@strata/contracts';
 
 const URL_RULE: Parameters<typeof IsUrl>[0] = {

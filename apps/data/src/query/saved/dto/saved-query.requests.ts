@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsObject, IsString, MaxLength } from 'class-validator';
+import { IsOptional } from '@strata/platform';
 
 export class CreateSavedQueryRequest {
   @ApiProperty({ example: 'expensive-active-products' })

@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { SecretsModule } from '../secrets/secrets.module.js';
+import { CollectionsController } from './collections.controller.js';
+import { CollectionsRepository } from './collections.repository.js';
+import { CollectionsService } from './collections.service.js';
+import { PropertyIndexer } from './indexes/property-indexer.js';
+import { SecretFieldsRepository } from './secret-fields.repository.js';
+import { SuggestionsRepository } from './suggestions/suggestions.repository.js';
+import { WriteCollections } from './write-collections.js';
+
+/** Collections (structures): their definitions, per-collection indexes and proposed properties. */
+@Module({
+  imports: [SecretsModule],
+  controllers: [CollectionsController],
+  providers: [
+    CollectionsRepository,
+    CollectionsService,
+    PropertyIndexer,
+    SecretFieldsRepository,
+    SuggestionsRepository,
+    WriteCollections,
+  ],
+  exports: [CollectionsRepository, CollectionsService, SuggestionsRepository, WriteCollections],
+})
+export class CollectionsModule {}

@@ -1,0 +1,93 @@
+// Lint rules that keep tenant isolation structural (docs/architecture.md, "Workspace scope"):
+//   - strata/data-access: only repositories (and migrations, module wiring and the listed system
+//     files) import TypeORM, so services cannot run SQL except through repository methods that
+//     take a WorkspaceScope;
+//   - strata/scope-issuers: only the access guard and the listed trusted sources issue a
+//     WorkspaceScope, and nothing casts a value to one.
+import path from 'node:path';
+
+const ROOT = path.dirname(import.meta.dirname);
+
+/** Files, other than repositories and migrations, that may use TypeORM, each with its reason. */
+const DATA_ACCESS = {
+  'apps/data/src/app.module.ts': 'module wiring: the data source',
+  'apps/auth/src/app.module.ts': 'module wiring: the data source',
+  'apps/data/src/records/side-writes.ts': 'builds the statement a repository sends (flush takes the manager)',
+  'apps/data/src/collections/indexes/property-indexer.ts': 'system: index DDL for every collection, run at boot',
+  'apps/data/src/secrets/reencrypt-records.ts':
+    'system: the reencrypt command, over every workspace (docs/runbooks.md)',
+  'apps/auth/src/oidc/signing-keys.service.ts': 'system: the token signing keys (global, not per workspace)',
+  'apps/auth/src/oidc/rotate-signing-key.ts': 'system: the key rotation command',
+};
+
+/** Files that may issue a WorkspaceScope, each with its reason. Tests may too. */
+const ISSUERS = {
+  'libs/platform/src/auth/access.guard.ts': "a request's workspace, once its credential is checked against it",
+  'apps/data/src/records/ttl-sweeper.ts': 'the workspace of a record row the sweep claimed',
+  'apps/auth/src/workspaces/workspaces.service.ts': 'the workspace this transaction just created',
+  'apps/auth/src/oidc/oidc.service.ts': "the token endpoint: the authenticated client's own workspace",
+};
+
+/** The apps whose data access the rules cover. */
+const COVERED = ['apps/auth/', 'apps/data/'];
+
+const TEST = /(\.spec|\.int-spec|\.e2e-spec)\.ts$|^(e2e|testkit|bench)\//;
+
+const relative = (context) => path.relative(ROOT, context.filename).split(path.sep).join('/');
+
+const dataAccess = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Only repositories reach the database: services take repositories, never TypeORM.' },
+    schema: [],
+  },
+  create(context) {
+    const file = relative(context);
+    if (!COVERED.some((p) => file.startsWith(p)) || TEST.test(file)) return {};
+    if (file.endsWith('.repository.ts') || file.includes('/migrations/') || file in DATA_ACCESS) return {};
+    return {
+      ImportDeclaration(node) {
+        if (node.source.value === 'typeorm' || node.source.value === '@nestjs/typeorm') {
+          context.report({
+            node,
+            message:
+              'Only *.repository.ts files use TypeORM: put the statement in a repository method that takes the WorkspaceScope.',
+          });
+        }
+      },
+    };
+  },
+};
+
+const scopeIssuers = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Only the access guard and the listed trusted sources issue a WorkspaceScope.' },
+    schema: [],
+  },
+  create(context) {
+    const file = relative(context);
+    if (file.startsWith('libs/db/')) return {};
+    const mayIssue = file in ISSUERS || TEST.test(file);
+    const cast = (node) =>
+      context.report({ node, message: 'A WorkspaceScope is issued, never cast: take it from @CallerScope().' });
+    return {
+      ImportSpecifier(node) {
+        if (mayIssue || node.parent.source.value !== '@strata/db') return;
+        if (node.imported.name === 'issueWorkspaceScope') {
+          context.report({
+            node,
+            message:
+              'Only the access guard and the trusted sources listed in eslint/workspace-scope.js issue a WorkspaceScope: take it from @CallerScope().',
+          });
+        }
+      },
+      'TSAsExpression[typeAnnotation.typeName.name="WorkspaceScope"]': cast,
+      'TSTypeAssertion[typeAnnotation.typeName.name="WorkspaceScope"]': cast,
+    };
+  },
+};
+
+export const workspaceScopePlugin = {
+  rules: { 'data-access': dataAccess, 'scope-issuers': scopeIssuers },
+};

@@ -1,0 +1,46 @@
+/**
+ * The workspace an operation may touch, as a value only trusted code can make.
+ *
+ * Repositories take a `WorkspaceScope` on every method that reads or writes
+ * tenant data and put `workspace_slug = scope.workspace` (or a join to a
+ * parent row that carries it) into the same statement, so a tenant query
+ * without a scope does not compile. Scopes are issued by the access guard for
+ * the URL's workspace once the caller's credential is checked against it, and
+ * by a short, lint-enforced list of trusted internal sources (an event a
+ * consumer took from our own stream, a row a sweeper claimed): see
+ * docs/architecture.md, "Workspace scope". Nothing else may call
+ * {@link issueWorkspaceScope} or cast a value to `WorkspaceScope`.
+ */
+export class WorkspaceScope {
+  /** Nominal: an object literal with a `workspace` field is not a scope. */
+  readonly #issued = true;
+
+  private constructor(readonly workspace: string) {}
+
+  /** @internal {@link issueWorkspaceScope} is the only door. */
+  static issue(workspace: string): WorkspaceScope {
+    if (!WORKSPACE_SLUG.test(workspace)) throw new Error(`not a workspace slug: ${JSON.stringify(workspace)}`);
+    return new WorkspaceScope(workspace);
+  }
+
+  /** Whether the value was issued (not forged by a cast). */
+  static isScope(value: unknown): value is WorkspaceScope {
+    return typeof value === 'object' && value !== null && #issued in value;
+  }
+
+  toString(): string {
+    return `WorkspaceScope(${this.workspace})`;
+  }
+}
+
+/** The shape of a workspace slug (the auth service checks the exact rule when it creates one). */
+const WORKSPACE_SLUG = /^[a-z0-9][a-z0-9-]{0,99}$/;
+
+/**
+ * Issues the scope of one workspace. Callers are restricted by ESLint
+ * (`no-restricted-imports` in eslint.config.js) to the access guard and the
+ * trusted internal sources listed there, each with the reason it may.
+ */
+export function issueWorkspaceScope(workspace: string): WorkspaceScope {
+  return WorkspaceScope.issue(workspace);
+}

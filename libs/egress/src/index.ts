@@ -1,0 +1,4 @@
+export * from './address-verdict.js';
+export * from './destination.js';
+export * from './egress-lookup.js';
+export * from './special-purpose-blocks.js';
