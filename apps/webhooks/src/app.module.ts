@@ -1,19 +1,22 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DatabaseReadiness, PlatformModule, type Clock } from '@strata/platform';
+import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
 import { serviceDataSourceOptions } from '@strata/db';
-import { ReceiverCircuits } from './breaker/receiver-circuits.js';
+import { ReceiverCircuits } from './breaker/receiver-circuits.repository.js';
 import { DeliveriesController } from './deliveries/deliveries.controller.js';
+import { DeliveriesRepository } from './deliveries/deliveries.repository.js';
 import { DeliveriesService } from './deliveries/deliveries.service.js';
 import { DeliveryDispatcher } from './deliveries/delivery-dispatcher.js';
-import { DeliveryStore } from './deliveries/delivery-store.js';
+import { DeliveryStore } from './deliveries/delivery-store.repository.js';
 import { SubscriptionDeliveriesController } from './deliveries/subscription-deliveries.controller.js';
 import { SubscriptionHealthService } from './deliveries/subscription-health.service.js';
 import { RecordEventConsumer } from './events/record-event-consumer.js';
 import { WEBHOOKS_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { SubscriptionIdempotency } from './subscriptions/subscription-idempotency.js';
+import { SubscriptionIdempotencyRepository } from './subscriptions/subscription-idempotency.repository.js';
 import { SubscriptionSecrets } from './subscriptions/subscription-secrets.js';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller.js';
+import { SubscriptionsRepository } from './subscriptions/subscriptions.repository.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { WebhooksConfig } from './webhooks.config.js';
 
@@ -44,6 +47,10 @@ export class WebhooksAppModule {
       // DeliveriesController before the :id routes, so `deliveries/…` is never read as an id.
       controllers: [DeliveriesController, SubscriptionsController, SubscriptionDeliveriesController],
       providers: [
+        TransactionsProvider,
+        SubscriptionsRepository,
+        SubscriptionIdempotencyRepository,
+        DeliveriesRepository,
         SubscriptionsService,
         SubscriptionSecrets,
         SubscriptionIdempotency,

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequirePermission, RequireScope, UuidPipe } from '@strata/platform';
+import { RequirePermission, RequireScope, UuidPipe, CallerScope } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import { DeliveriesService } from './deliveries.service.js';
 import { ListDeliveriesQuery } from './dto/delivery.requests.js';
 
@@ -14,15 +15,15 @@ export class DeliveriesController {
   @Get('recent')
   @ApiOperation({ summary: 'Recent deliveries of every subscription, newest first' })
   @RequirePermission('webhook-subscriptions', 'list')
-  recent(@Param('workspace') workspace: string, @Query() query: ListDeliveriesQuery) {
-    return this.deliveries.list(workspace, query);
+  recent(@CallerScope() scope: WorkspaceScope, @Query() query: ListDeliveriesQuery) {
+    return this.deliveries.list(scope, query);
   }
 
   @Get('failed')
   @ApiOperation({ summary: 'Failed deliveries of every subscription, newest first' })
   @RequirePermission('webhook-subscriptions', 'list')
-  failed(@Param('workspace') workspace: string, @Query() query: ListDeliveriesQuery) {
-    return this.deliveries.list(workspace, { ...query, status: 'failed' });
+  failed(@CallerScope() scope: WorkspaceScope, @Query() query: ListDeliveriesQuery) {
+    return this.deliveries.list(scope, { ...query, status: 'failed' });
   }
 
   @Post(':deliveryId/retry')
@@ -30,8 +31,8 @@ export class DeliveriesController {
   @ApiOperation({ summary: 'Replays a finished delivery as a new one (replayedFrom); scope webhooks:replay' })
   @RequirePermission('webhook-subscriptions', 'update')
   @RequireScope('webhooks:replay')
-  retry(@Param('workspace') workspace: string, @Param('deliveryId', UuidPipe) deliveryId: string) {
-    return this.deliveries.replay(workspace, deliveryId);
+  retry(@CallerScope() scope: WorkspaceScope, @Param('deliveryId', UuidPipe) deliveryId: string) {
+    return this.deliveries.replay(scope, deliveryId);
   }
 
   @Post(':deliveryId/cancel')
@@ -39,7 +40,7 @@ export class DeliveriesController {
   @ApiOperation({ summary: 'Stops a retrying delivery: failed, "Cancelled by user"; scope webhooks:cancel' })
   @RequirePermission('webhook-subscriptions', 'update')
   @RequireScope('webhooks:cancel')
-  cancel(@Param('workspace') workspace: string, @Param('deliveryId', UuidPipe) deliveryId: string) {
-    return this.deliveries.cancel(workspace, deliveryId);
+  cancel(@CallerScope() scope: WorkspaceScope, @Param('deliveryId', UuidPipe) deliveryId: string) {
+    return this.deliveries.cancel(scope, deliveryId);
   }
 }

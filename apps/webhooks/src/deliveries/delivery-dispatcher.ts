@@ -1,11 +1,11 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '@strata/platform';
 import { breakerId, breakerOf } from '../breaker/circuit-policy.js';
-import { ReceiverCircuits } from '../breaker/receiver-circuits.js';
+import { ReceiverCircuits } from '../breaker/receiver-circuits.repository.js';
 import { ReceiverClient } from '../receivers/receiver-client.js';
 import { SubscriptionSecrets } from '../subscriptions/subscription-secrets.js';
 import { WebhooksConfig } from '../webhooks.config.js';
-import { DeliveryStore, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.js';
+import { DeliveryStore, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.repository.js';
 import { signedHeaders } from './signed-headers.js';
 
 /**

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequirePermission, UuidPipe } from '@strata/platform';
+import { RequirePermission, UuidPipe, CallerScope } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import { DeliveriesService } from './deliveries.service.js';
 import { ListDeliveriesQuery, TestDeliveryRequest } from './dto/delivery.requests.js';
 import { SubscriptionHealthService } from './subscription-health.service.js';
@@ -18,19 +19,19 @@ export class SubscriptionDeliveriesController {
   @Get('deliveries')
   @ApiOperation({ summary: 'Deliveries of the subscription, newest first, without payloads' })
   @RequirePermission('webhook-subscriptions', 'list')
-  list(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string, @Query() query: ListDeliveriesQuery) {
-    return this.deliveries.list(workspace, query, id);
+  list(@CallerScope() scope: WorkspaceScope, @Param('id', UuidPipe) id: string, @Query() query: ListDeliveriesQuery) {
+    return this.deliveries.list(scope, query, id);
   }
 
   @Get('deliveries/:deliveryId')
   @ApiOperation({ summary: 'A delivery with its payload, headers, receiver response and attempts' })
   @RequirePermission('webhook-subscriptions', 'retrieve')
   get(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('id', UuidPipe) id: string,
     @Param('deliveryId', UuidPipe) deliveryId: string,
   ) {
-    return this.deliveries.get(workspace, deliveryId, id);
+    return this.deliveries.get(scope, deliveryId, id);
   }
 
   @Post('test')
@@ -39,14 +40,14 @@ export class SubscriptionDeliveriesController {
     summary: 'Sends a synthetic delivery (isTest) through the pipeline; answers the row after attempt 1',
   })
   @RequirePermission('webhook-subscriptions', 'update')
-  test(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string, @Body() body: TestDeliveryRequest) {
-    return this.deliveries.test(workspace, id, body);
+  test(@CallerScope() scope: WorkspaceScope, @Param('id', UuidPipe) id: string, @Body() body: TestDeliveryRequest) {
+    return this.deliveries.test(scope, id, body);
   }
 
   @Get('health')
   @ApiOperation({ summary: 'Success rates and totals over 1 h and 24 h, and the last failure' })
   @RequirePermission('webhook-subscriptions', 'retrieve')
-  health(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string) {
-    return this.healthService.health(workspace, id);
+  health(@CallerScope() scope: WorkspaceScope, @Param('id', UuidPipe) id: string) {
+    return this.healthService.health(scope, id);
   }
 }

@@ -1,3 +1,4 @@
+import { issueWorkspaceScope } from '@strata/db';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
 import { recordEventsStream, type RecordEvent } from '@strata/contracts';
@@ -5,7 +6,7 @@ import { consumeJson, ensureStream, type RunningConsumer } from '@strata/events'
 import { NatsConnectionHolder } from '@strata/platform';
 import { bodyOfEvent } from '../deliveries/delivery-body.js';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher.js';
-import { DeliveryStore } from '../deliveries/delivery-store.js';
+import { DeliveryStore } from '../deliveries/delivery-store.repository.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 
 /**
@@ -54,9 +55,12 @@ export class RecordEventConsumer implements OnApplicationBootstrap, OnApplicatio
     if (!body) return;
     // The stream sequence identifies the message when a publisher set no id.
     const eventId = msg.headers?.get('Nats-Msg-Id') || `seq:${msg.info.streamSequence}`;
+    // The event's own workspace (an event taken from our record stream, published by the
+    // data service for a change in that workspace): its deliveries are made within it.
+    const scope = issueWorkspaceScope(event.workspaceSlug);
     const created = await this.store.createForEvent(
+      scope,
       eventId,
-      event.workspaceSlug,
       event.event,
       event.recordSlug,
       JSON.stringify(body),

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Tx, WorkspaceScope } from '@strata/db';
 import { IdempotencyKeys } from '@strata/platform';
 import { WebhooksConfig } from '../webhooks.config.js';
+import { SubscriptionIdempotencyRepository } from './subscription-idempotency.repository.js';
 
 /**
  * `Idempotency-Key` on subscription create: the key remembers the subscription
@@ -12,17 +13,16 @@ import { WebhooksConfig } from '../webhooks.config.js';
  */
 @Injectable()
 export class SubscriptionIdempotency {
-  constructor(private readonly config: WebhooksConfig) {}
+  constructor(
+    private readonly config: WebhooksConfig,
+    private readonly keys: SubscriptionIdempotencyRepository,
+  ) {}
 
   /** The subscription an earlier request with this key created, or undefined (after taking the key's lock). */
-  async lookup(tx: EntityManager, workspace: string, key: string, request: unknown): Promise<string | undefined> {
+  async lookup(scope: WorkspaceScope, tx: Tx, key: string, request: unknown): Promise<string | undefined> {
     IdempotencyKeys.check(key);
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhooks-idempotency:${workspace}:${key}`]);
-    const [stored] = await tx.query<{ request_hash: string; subscription_id: string }[]>(
-      `SELECT request_hash, subscription_id FROM webhooks.idempotency_keys
-        WHERE workspace_slug = $1 AND key = $2 AND created_at > now() - make_interval(hours => $3)`,
-      [workspace, key, this.config.WEBHOOKS_IDEMPOTENCY_WINDOW_HOURS],
-    );
+    await this.keys.lock(scope, tx, key);
+    const stored = await this.keys.find(scope, tx, key, this.config.WEBHOOKS_IDEMPOTENCY_WINDOW_HOURS);
     if (!stored) return undefined;
     if (stored.request_hash !== IdempotencyKeys.fingerprint(JSON.stringify(request))) {
       throw IdempotencyKeys.reused();
@@ -30,17 +30,7 @@ export class SubscriptionIdempotency {
     return stored.subscription_id;
   }
 
-  async remember(
-    tx: EntityManager,
-    workspace: string,
-    key: string,
-    request: unknown,
-    subscriptionId: string,
-  ): Promise<void> {
-    await tx.query(
-      `INSERT INTO webhooks.idempotency_keys (workspace_slug, key, request_hash, subscription_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (workspace_slug, key) DO UPDATE SET request_hash = $3, subscription_id = $4, created_at = now()`,
-      [workspace, key, IdempotencyKeys.fingerprint(JSON.stringify(request)), subscriptionId],
-    );
+  async remember(scope: WorkspaceScope, tx: Tx, key: string, request: unknown, subscriptionId: string): Promise<void> {
+    await this.keys.store(scope, tx, key, IdempotencyKeys.fingerprint(JSON.stringify(request)), subscriptionId);
   }
 }

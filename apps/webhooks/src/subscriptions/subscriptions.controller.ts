@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal } from '@strata/platform';
+import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal, CallerScope } from '@strata/platform';
+import type { WorkspaceScope } from '@strata/db';
 import { CreateSubscriptionRequest, UpdateSubscriptionRequest } from './dto/subscription.requests.js';
 import { SubscriptionsService } from './subscriptions.service.js';
 
@@ -17,42 +18,42 @@ export class SubscriptionsController {
   @ApiHeader({ name: 'Idempotency-Key', required: false })
   @RequirePermission('webhook-subscriptions', 'create')
   create(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateSubscriptionRequest,
     @Headers('idempotency-key') idempotencyKey?: string,
   ) {
-    return this.subscriptions.create(workspace, principal.id, body, idempotencyKey);
+    return this.subscriptions.create(scope, principal.id, body, idempotencyKey);
   }
 
   @Get()
   @RequirePermission('webhook-subscriptions', 'list')
-  list(@Param('workspace') workspace: string) {
-    return this.subscriptions.list(workspace);
+  list(@CallerScope() scope: WorkspaceScope) {
+    return this.subscriptions.list(scope);
   }
 
   @Patch(':id')
   @RequirePermission('webhook-subscriptions', 'update')
   update(
-    @Param('workspace') workspace: string,
+    @CallerScope() scope: WorkspaceScope,
     @Param('id', UuidPipe) id: string,
     @Body() body: UpdateSubscriptionRequest,
   ) {
-    return this.subscriptions.update(workspace, id, body);
+    return this.subscriptions.update(scope, id, body);
   }
 
   @Delete(':id')
   @HttpCode(204)
   @RequirePermission('webhook-subscriptions', 'delete')
-  async delete(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string): Promise<void> {
-    await this.subscriptions.delete(workspace, id);
+  async delete(@CallerScope() scope: WorkspaceScope, @Param('id', UuidPipe) id: string): Promise<void> {
+    await this.subscriptions.delete(scope, id);
   }
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
   @ApiOperation({ summary: 'A new secret, answered once; the previous one keeps signing for 24 hours' })
   @RequirePermission('webhook-subscriptions', 'update')
-  rotateSecret(@Param('workspace') workspace: string, @Param('id', UuidPipe) id: string) {
-    return this.subscriptions.rotateSecret(workspace, id);
+  rotateSecret(@CallerScope() scope: WorkspaceScope, @Param('id', UuidPipe) id: string) {
+    return this.subscriptions.rotateSecret(scope, id);
   }
 }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
-import { rowsOf } from '@strata/db';
+import type { DataSource } from 'typeorm';
+import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock } from '@strata/platform';
-import { ReceiverCircuits } from '../breaker/receiver-circuits.js';
+import { ReceiverCircuits } from '../breaker/receiver-circuits.repository.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 import type { DeliveryRow } from './delivery.js';
 import { MAX_ATTEMPTS, RetrySchedule } from './retry-schedule.js';
@@ -32,7 +32,6 @@ export type AttemptOutcome =
 
 export interface NewDelivery {
   readonly id: string;
-  readonly workspace: string;
   readonly subscriptionId: string;
   readonly event: string;
   readonly recordSlug: string | null;
@@ -60,6 +59,10 @@ const INTERRUPTED = (attempt: number) => `Attempt ${attempt} was interrupted (th
  * dies mid-attempt leaves a delivery whose next attempt comes due by itself, and
  * no attempt slot is ever sent twice.
  *
+ * Creating deliveries is done within a workspace (the scope of an event the
+ * consumer took, or of a request); claims and outcomes run over the due
+ * attempts of every workspace, each written back to its own delivery row.
+ *
  * Due times, leases and the instants attempts are recorded at come from the
  * service's `Clock` (passed to every statement), so a test moves the schedule on
  * by moving the clock; row bookkeeping (created_at, updated_at, completed_at) is
@@ -85,8 +88,8 @@ export class DeliveryStore {
    * subscriptions), due now. A repeated event id makes nothing new. Returns how many deliveries were created.
    */
   async createForEvent(
+    scope: WorkspaceScope,
     eventId: string,
-    workspace: string,
     event: string,
     recordSlug: string,
     body: string,
@@ -101,7 +104,7 @@ export class DeliveryStore {
           AND (s.record_slugs IS NULL OR $2 = ANY(s.record_slugs)) AND s.created_at <= $6
        ON CONFLICT (subscription_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
        RETURNING id`,
-      [workspace, recordSlug, eventId, event, body, occurredAt, this.clock.now()],
+      [scope.workspace, recordSlug, eventId, event, body, occurredAt, this.clock.now()],
     );
     return rows.length;
   }
@@ -111,17 +114,19 @@ export class DeliveryStore {
    * created already claimed for its first attempt (the caller sends it at once
    * and answers with the outcome).
    */
-  async insert(tx: EntityManager, d: NewDelivery): Promise<DeliveryRow> {
-    const [row] = await tx.query<DeliveryRow[]>(
+  async insert(scope: WorkspaceScope, tx: Tx, d: NewDelivery): Promise<DeliveryRow> {
+    // Written from the subscription's row in the scope's workspace: no row, no delivery.
+    const [row] = await managerOf(this.db, tx).query<DeliveryRow[]>(
       `INSERT INTO webhooks.deliveries
          (id, workspace_slug, subscription_id, event, record_slug, is_test, replayed_from, request_body,
           attempt_count, leased, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-               $12::timestamptz + make_interval(secs => $11::double precision / 1000))
+       SELECT $1, s.workspace_slug, s.id, $4, $5, $6, $7, $8, $9, $10,
+              $12::timestamptz + make_interval(secs => $11::double precision / 1000)
+         FROM webhooks.subscriptions s WHERE s.workspace_slug = $2 AND s.id = $3
        RETURNING *`,
       [
         d.id,
-        d.workspace,
+        scope.workspace,
         d.subscriptionId,
         d.event,
         d.recordSlug,
@@ -134,7 +139,8 @@ export class DeliveryStore {
         this.clock.now(),
       ],
     );
-    return row!;
+    if (!row) throw new Error(`subscription ${d.subscriptionId} is not in the scope of ${scope.workspace}`);
+    return row;
   }
 
   /**
