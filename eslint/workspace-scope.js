@@ -30,7 +30,6 @@ const ISSUERS = {
   'apps/webhooks/src/events/record-event-consumer.ts': 'the workspace of a record event taken from our own stream',
 };
 
-
 const TEST = /(\.spec|\.int-spec|\.e2e-spec)\.ts$|^(e2e|testkit|bench)\//;
 
 const relative = (context) => path.relative(ROOT, context.filename).split(path.sep).join('/');
