@@ -1,3 +1,6 @@
+/** Makes a scope; set once, in WorkspaceScope's static block, and called only by issueWorkspaceScope. */
+let mint: (workspace: string) => WorkspaceScope;
+
 /**
  * The workspace an operation may touch, as a value only trusted code can make.
  *
@@ -17,10 +20,9 @@ export class WorkspaceScope {
 
   private constructor(readonly workspace: string) {}
 
-  /** @internal {@link issueWorkspaceScope} is the only door. */
-  static issue(workspace: string): WorkspaceScope {
-    if (!WORKSPACE_SLUG.test(workspace)) throw new Error(`not a workspace slug: ${JSON.stringify(workspace)}`);
-    return new WorkspaceScope(workspace);
+  static {
+    // The only place the private constructor is reached from: issueWorkspaceScope below.
+    mint = (workspace) => new WorkspaceScope(workspace);
   }
 
   /** Whether the value was issued (not forged by a cast). */
@@ -38,9 +40,10 @@ const WORKSPACE_SLUG = /^[a-z0-9][a-z0-9-]{0,99}$/;
 
 /**
  * Issues the scope of one workspace. Callers are restricted by ESLint
- * (`no-restricted-imports` in eslint.config.js) to the access guard and the
- * trusted internal sources listed there, each with the reason it may.
+ * (`strata/scope-issuers`, eslint/workspace-scope.js) to the access guard and
+ * the trusted sources listed there, each with the reason it may.
  */
 export function issueWorkspaceScope(workspace: string): WorkspaceScope {
-  return WorkspaceScope.issue(workspace);
+  if (!WORKSPACE_SLUG.test(workspace)) throw new Error(`not a workspace slug: ${JSON.stringify(workspace)}`);
+  return mint(workspace);
 }
