@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import type { Resolver } from '@strata/egress';
+import { eventually } from '@strata/testing';
 import { ReceiverClient } from '../src/receivers/receiver-client.js';
 
 let server: Server;
@@ -52,6 +53,38 @@ const answering =
 const toLoopback = answering('127.0.0.1');
 
 describe('receiver client', () => {
+  it('closes an idle keep-alive socket itself, before the receiver would', async () => {
+    // A receiver that announces `Keep-Alive: timeout=30` and never closes an idle connection:
+    // only the client's own idle timeout can close it (and it must, well before 30 s).
+    const sockets: { socket: Socket; closedByClient: boolean }[] = [];
+    const receiver = createTcpServer((socket) => {
+      const entry = { socket, closedByClient: false };
+      sockets.push(entry);
+      socket.on('end', () => {
+        entry.closedByClient = true;
+        socket.end();
+      });
+      socket.on('error', () => undefined);
+      socket.on('data', () =>
+        socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\nkeep-alive: timeout=30\r\n\r\nok',
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const client = new ReceiverClient({ timeoutMs: 10_000, bodyMaxBytes: 1024, allowPrivate: true, maxSockets: 4 });
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+      expect(await client.post(url, {}, '{}')).toMatchObject({ kind: 'response', status: 200 });
+      await eventually(() => (sockets[0]?.closedByClient ? true : undefined), 20_000);
+      expect(sockets).toHaveLength(1);
+    } finally {
+      client.close();
+      for (const s of sockets) s.socket.destroy();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+
   it('answers a 3xx as it is, without following the redirect', async () => {
     const client = new ReceiverClient(options);
     const result = await client.post(`http://127.0.0.1:${port}/redirect`, {}, '{}');

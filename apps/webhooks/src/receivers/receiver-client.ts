@@ -27,12 +27,21 @@ export type ReceiverResult =
  * a name resolves to, in the connection's own lookup, so DNS rebinding cannot
  * slip past.
  */
+/**
+ * How long an idle keep-alive socket to a receiver is kept: below the 5 s that
+ * Node's own servers (and many others) keep an idle connection open.
+ */
+export const RECEIVER_IDLE_TIMEOUT_MS = 4000;
+
 export class ReceiverClient {
   private readonly agents: { http: http.Agent; https: https.Agent };
   private readonly lookup: LookupFunction | undefined;
 
   constructor(private readonly options: ReceiverClientOptions) {
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets };
+    // Idle sockets are closed after RECEIVER_IDLE_TIMEOUT_MS, or 1 s before the `Keep-Alive: timeout`
+    // a receiver announces (Node honours that only when the agent has a timeout of its own): an
+    // attempt sent on a socket the receiver was closing would fail with a reset and spend an attempt.
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, timeout: RECEIVER_IDLE_TIMEOUT_MS };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
     this.lookup = options.allowPrivate ? undefined : egressLookup(options.resolve ? { resolve: options.resolve } : {});
   }
