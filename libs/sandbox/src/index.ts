@@ -1,0 +1,2 @@
+export * from './code-check.js';
+export * from './types.js';

@@ -1,0 +1,149 @@
+/** Only JSON crosses the sandbox boundary, in both directions. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** The two shapes of user code (spec, "Function code contract"). */
+export type FunctionKind = 'run' | 'endpoint';
+
+/** Limits of one run. Every one of them is enforced by the engine, none is advisory. */
+export interface SandboxLimits {
+  /** Heap limit of the isolate that serves the run, in MiB (isolated-vm's minimum is 8). */
+  memoryMb: number;
+  /** CPU time of the isolate during the run, in ms (sync and async code alike). */
+  cpuMs: number;
+  /** Wall-clock time of the run, in ms, awaits included. */
+  wallMs: number;
+  /** UTF-8 bytes of all log messages of the run together. */
+  maxLogBytes: number;
+  /** Number of log entries of the run. */
+  maxLogEntries: number;
+  /** UTF-8 bytes of the JSON of the return value (and of the endpoint response). */
+  maxOutputBytes: number;
+}
+
+/** The request an endpoint function sees as `context.req`. */
+export interface EndpointRequest {
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+  payload: JsonValue;
+}
+
+export interface SandboxJob {
+  kind: FunctionKind;
+  code: string;
+  /** The global `triggerParams` (a fresh copy per run). */
+  triggerParams: JsonValue;
+  /** The global `executionParams` (a fresh copy per run). */
+  executionParams: JsonValue;
+  /** kind 'endpoint': `context.req`. */
+  request?: EndpointRequest;
+  limits: SandboxLimits;
+}
+
+/** What the bridge learns about the run it serves. */
+export interface SandboxCallContext {
+  /** Aborted when the run ends (settled, timed out, killed): stop work nobody will read. */
+  signal: AbortSignal;
+}
+
+/**
+ * The host side of `api`: the caller (the worker) implements it (data-service calls and so on).
+ * Arguments arrive parsed from JSON; the result is sent back as JSON. A rejection becomes an `Error`
+ * thrown inside the isolate carrying only the rejection's message (never a host stack).
+ */
+export interface SandboxBridge {
+  call(method: BridgedApiMethod, args: JsonValue[], context: SandboxCallContext): Promise<JsonValue>;
+}
+
+export type SandboxLogLevel = 'info' | 'warn' | 'error' | 'debug';
+
+export interface SandboxLogEntry {
+  level: SandboxLogLevel;
+  message: string;
+  /** ms since the run started. */
+  at: number;
+}
+
+export type SandboxStatus = 'succeeded' | 'failed' | 'timed_out' | 'memory_exceeded';
+
+export interface SandboxError {
+  name: string;
+  message: string;
+  /** The isolate's stack (user code is compiled as `function.js`), never a host stack. */
+  stack?: string;
+}
+
+export interface EndpointResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: JsonValue;
+}
+
+export interface SandboxResult {
+  status: SandboxStatus;
+  /** What run() (or the endpoint function) returned, JSON-copied; also kept for `{success:false}` returns. */
+  returnValue?: JsonValue;
+  /** Set for every status but 'succeeded'. */
+  error?: SandboxError;
+  logs: SandboxLogEntry[];
+  logsTruncated: boolean;
+  /** kind 'endpoint', when the run succeeded: set through context.res.json, or the return value as a 200 body. */
+  response?: EndpointResponse;
+  /** CPU time the isolate spent on this run. */
+  cpuMs: number;
+  wallMs: number;
+  /** Growth of the isolate's heap (used + external) across the run; the limit for 'memory_exceeded'. */
+  memoryUsageBytes: number;
+}
+
+export interface SandboxStats {
+  /** Isolates alive now. */
+  isolates: number;
+  /** Runs executing now. */
+  busy: number;
+  /** Runs that could start now without waiting. */
+  available: number;
+  /** Runs waiting for a free isolate. */
+  queued: number;
+  runs: number;
+  isolatesCreated: number;
+  /** Isolates disposed, by reason. */
+  isolatesRetired: { runs: number; heap: number; killed: number; limitChange: number; closed: number };
+}
+
+/** The engine: owns its isolates (or whatever it runs code in); the bridge belongs to the caller. */
+export interface SandboxEngine {
+  /** Runs the job, waiting for a free isolate if needed; rejects with SandboxBusyError when the wait queue is full. */
+  run(job: SandboxJob, bridge: SandboxBridge): Promise<SandboxResult>;
+  /** Runs the job only if an isolate is free now; `undefined` otherwise (answer 503 rather than queue). */
+  tryRun(job: SandboxJob, bridge: SandboxBridge): Promise<SandboxResult> | undefined;
+  /** How many runs could start now without waiting. */
+  available(): number;
+  stats(): SandboxStats;
+  /** Refuses new runs, rejects queued ones, waits for running ones, disposes every isolate. */
+  close(): Promise<void>;
+}
+
+/** The `api` methods the engine forwards to the bridge (spec, "Function code contract", 4). */
+export const BRIDGED_API_METHODS = [
+  'fetchRecord',
+  'createRecord',
+  'updateRecord',
+  'queryRecords',
+  'bulkCreateRecords',
+  'batchCreateRecords',
+  'executeSavedQuery',
+  'invokeTrigger',
+  'httpPost',
+  'fetch',
+  'hmacSha256',
+  'storeAsJSON',
+] as const;
+
+export type BridgedApiMethod = (typeof BRIDGED_API_METHODS)[number];
+
+/** Thrown (rejected) by `run` when every isolate is busy and the wait queue is full, or after `close`. */
+export class SandboxBusyError extends Error {
+  override readonly name = 'SandboxBusyError';
+}
