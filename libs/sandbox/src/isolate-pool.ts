@@ -1,0 +1,147 @@
+import { SandboxBusyError } from './types.js';
+
+/** Why an isolate left the pool. */
+export type RetireReason = 'runs' | 'heap' | 'killed' | 'limitChange' | 'closed';
+
+/** What the pool needs from the thing it pools (an isolated-vm Isolate in production). */
+export interface PooledWorker {
+  readonly memoryMb: number;
+  runs: number;
+  dispose(): void;
+}
+
+interface Slot<W extends PooledWorker> {
+  worker?: W;
+  busy: boolean;
+}
+
+interface Waiter<W extends PooledWorker> {
+  memoryMb: number;
+  resolve(lease: Lease<W>): void;
+  reject(error: Error): void;
+}
+
+export interface Lease<W extends PooledWorker> {
+  readonly worker: W;
+  /** Gives the slot back; with a reason, the worker is disposed first (the next run gets a new one). */
+  release(retire?: RetireReason): void;
+}
+
+export interface IsolatePoolOptions<W extends PooledWorker> {
+  /** Runs at once = workers alive at most. */
+  size: number;
+  /** Runs allowed to wait for a slot; beyond that, `acquire` rejects with SandboxBusyError. */
+  maxQueue: number;
+  create(memoryMb: number): W;
+  onRetire?(reason: RetireReason): void;
+}
+
+/**
+ * A fixed number of slots, each holding at most one worker (isolate) created for one memory limit.
+ * A run asks for a slot for its memory limit: an idle slot whose worker has that limit, else an empty
+ * idle slot, else an idle slot whose worker is replaced by one with that limit. So the number of
+ * isolates, and of runs at once, never exceeds `size`, whatever mix of limits the runs ask for.
+ */
+export class IsolatePool<W extends PooledWorker> {
+  private readonly slots: Slot<W>[];
+  private readonly waiters: Waiter<W>[] = [];
+  private closed = false;
+  private created = 0;
+
+  constructor(private readonly options: IsolatePoolOptions<W>) {
+    if (!Number.isInteger(options.size) || options.size < 1)
+      throw new RangeError('The pool needs at least one isolate');
+    this.slots = Array.from({ length: options.size }, () => ({ busy: false }));
+  }
+
+  /** A slot now, or undefined when every slot is busy (or the pool is closed). */
+  tryAcquire(memoryMb: number): Lease<W> | undefined {
+    if (this.closed) return undefined;
+    const slot = this.pickIdle(memoryMb);
+    return slot ? this.lease(slot, memoryMb) : undefined;
+  }
+
+  /** A slot, waiting in FIFO order when every slot is busy. */
+  acquire(memoryMb: number): Promise<Lease<W>> {
+    if (this.closed) return Promise.reject(new SandboxBusyError('The sandbox engine is closed'));
+    const lease = this.tryAcquire(memoryMb);
+    if (lease) return Promise.resolve(lease);
+    if (this.waiters.length >= this.options.maxQueue) {
+      return Promise.reject(new SandboxBusyError('Every isolate is busy and the wait queue is full'));
+    }
+    return new Promise((resolve, reject) => this.waiters.push({ memoryMb, resolve, reject }));
+  }
+
+  available(): number {
+    return this.closed ? 0 : this.slots.filter((slot) => !slot.busy).length;
+  }
+
+  counts(): { isolates: number; busy: number; queued: number; created: number } {
+    return {
+      isolates: this.slots.filter((slot) => slot.worker).length,
+      busy: this.slots.filter((slot) => slot.busy).length,
+      queued: this.waiters.length,
+      created: this.created,
+    };
+  }
+
+  /** Rejects the waiters; disposes the idle workers now and the busy ones when they are released. */
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new SandboxBusyError('The sandbox engine is closed'));
+    for (const slot of this.slots) if (!slot.busy) this.retire(slot, 'closed');
+  }
+
+  private pickIdle(memoryMb: number): Slot<W> | undefined {
+    const idle = this.slots.filter((slot) => !slot.busy);
+    return idle.find((slot) => slot.worker?.memoryMb === memoryMb) ?? idle.find((slot) => !slot.worker) ?? idle[0];
+  }
+
+  private lease(slot: Slot<W>, memoryMb: number): Lease<W> {
+    if (slot.worker && slot.worker.memoryMb !== memoryMb) this.retire(slot, 'limitChange');
+    if (!slot.worker) {
+      slot.worker = this.options.create(memoryMb);
+      this.created++;
+    }
+    slot.busy = true;
+    const worker = slot.worker;
+    let released = false;
+    return {
+      worker,
+      release: (reason?: RetireReason) => {
+        if (released) return;
+        released = true;
+        if (reason) this.retire(slot, reason);
+        slot.busy = false;
+        this.handOver(slot);
+      },
+    };
+  }
+
+  private handOver(slot: Slot<W>): void {
+    if (this.closed) {
+      this.retire(slot, 'closed');
+      return;
+    }
+    const waiter = this.waiters.shift();
+    if (!waiter) return;
+    try {
+      waiter.resolve(this.lease(slot, waiter.memoryMb));
+    } catch (error) {
+      slot.busy = false;
+      waiter.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private retire(slot: Slot<W>, reason: RetireReason): void {
+    const worker = slot.worker;
+    if (!worker) return;
+    slot.worker = undefined;
+    try {
+      worker.dispose();
+    } catch {
+      // Already disposed (memory limit, or killed by the run's own timer).
+    }
+    this.options.onRetire?.(reason);
+  }
+}

@@ -1,0 +1,589 @@
+import { performance } from 'node:perf_hooks';
+import ivm from 'isolated-vm';
+import { MISSING_DEFAULT_EXPORT_MESSAGE, MISSING_RUN_MESSAGE } from './code-check.js';
+import { IsolatePool, type PooledWorker, type RetireReason } from './isolate-pool.js';
+import { LogCollector } from './log-collector.js';
+import { PRELUDE_FILENAME, PRELUDE_SOURCE, type PreludeConfig, type PreludeEnvelope } from './prelude.js';
+import {
+  BRIDGED_API_METHODS,
+  type BridgedApiMethod,
+  type EndpointResponse,
+  type JsonValue,
+  type SandboxBridge,
+  type SandboxEngine,
+  type SandboxError,
+  type SandboxJob,
+  type SandboxLimits,
+  type SandboxResult,
+  type SandboxStats,
+} from './types.js';
+
+export interface IsolatedVmEngineOptions {
+  /** Isolates alive at most = runs at once. */
+  isolates: number;
+  /** An isolate is disposed after this many runs (V8 heaps of reused isolates grow; see docs/sandbox.md). */
+  maxRunsPerIsolate: number;
+  /** An isolate is disposed after a run that leaves its used heap above this share of its limit. Default 0.5. */
+  maxHeapRatio?: number;
+  /** Runs allowed to wait for a free isolate; beyond that `run` rejects with SandboxBusyError. Default 1000. */
+  maxQueue?: number;
+  /** Bytes of JSON of the arguments of one api call. Default 1 MiB. */
+  maxArgBytes?: number;
+  /** api calls of one run awaiting the bridge at once. Default 32. */
+  maxPendingCalls?: number;
+  /** setTimeout timers of one run pending at once. Default 64. */
+  maxTimers?: number;
+  /**
+   * isolated-vm's "V8 lost control of an isolate" callback. Its advice: stop taking work and end the
+   * process. Default: write the message to stderr and abort.
+   */
+  onCatastrophicError?: (message: string) => void;
+}
+
+/** The file name user code is compiled under: stack frames of user code read `function.js:line:column`. */
+export const USER_CODE_FILENAME = 'function.js';
+export const SEARCH_RECORDS_MESSAGE =
+  'api.searchRecords is not a function: method not found (removed; use api.queryRecords)';
+
+const MIB = 1024 * 1024;
+const MAX_ERROR_CHARS = 8 * 1024;
+const SYNC_TIMEOUT_MESSAGE = 'Script execution timed out.';
+const BRIDGED = new Set<string>(BRIDGED_API_METHODS);
+
+interface EngineIsolate extends PooledWorker {
+  readonly isolate: ivm.Isolate;
+  /** Used + external heap after the last run (the baseline of the next run's memory figure). */
+  heapBytes: number;
+}
+
+type Killed = 'wall' | 'cpu';
+
+/** A run's end, before it becomes a SandboxResult. */
+interface Outcome {
+  status: SandboxResult['status'];
+  returnValue?: JsonValue;
+  error?: SandboxError;
+  response?: EndpointResponse;
+  /** The isolate must not serve another run. */
+  retire?: RetireReason;
+}
+
+/**
+ * The isolated-vm engine: a pool of isolates, a fresh context per run, user code compiled as
+ * `function.js`, host references reachable only from the prelude's closure.
+ */
+export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): SandboxEngine {
+  const settings = {
+    maxRunsPerIsolate: positiveInteger(options.maxRunsPerIsolate, 'maxRunsPerIsolate'),
+    maxHeapRatio: options.maxHeapRatio ?? 0.5,
+    maxArgBytes: options.maxArgBytes ?? MIB,
+    maxPendingCalls: options.maxPendingCalls ?? 32,
+    maxTimers: options.maxTimers ?? 64,
+  };
+  const onCatastrophicError =
+    options.onCatastrophicError ??
+    ((message: string) => {
+      process.stderr.write(`isolated-vm: catastrophic error, aborting: ${message}\n`);
+      process.abort();
+    });
+  const retired = { runs: 0, heap: 0, killed: 0, limitChange: 0, closed: 0 };
+  let runs = 0;
+  const running = new Set<Promise<unknown>>();
+
+  const pool = new IsolatePool<EngineIsolate>({
+    size: positiveInteger(options.isolates, 'isolates'),
+    maxQueue: options.maxQueue ?? 1000,
+    create: (memoryMb) => {
+      const isolate = new ivm.Isolate({ memoryLimit: memoryMb, onCatastrophicError });
+      const heap = isolate.getHeapStatisticsSync();
+      return {
+        isolate,
+        memoryMb,
+        runs: 0,
+        heapBytes: heap.used_heap_size + heap.externally_allocated_size,
+        dispose: () => {
+          if (!isolate.isDisposed) isolate.dispose();
+        },
+      };
+    },
+    onRetire: (reason) => {
+      retired[reason]++;
+    },
+  });
+
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    running.add(promise);
+    void promise.finally(() => running.delete(promise)).catch(() => undefined);
+    return promise;
+  };
+
+  const runLeased = async (
+    lease: { worker: EngineIsolate; release(reason?: RetireReason): void },
+    job: SandboxJob,
+    bridge: SandboxBridge,
+  ): Promise<SandboxResult> => {
+    let retire: RetireReason | undefined;
+    try {
+      runs++;
+      lease.worker.runs++;
+      const { result, retire: verdict } = await executeOnIsolate(lease.worker, job, bridge, settings);
+      retire = verdict;
+      return result;
+    } catch (error) {
+      retire = 'killed';
+      throw error;
+    } finally {
+      lease.release(retire);
+    }
+  };
+
+  return {
+    run(job, bridge) {
+      const invalid = invalidJob(job);
+      if (invalid) return Promise.reject(invalid);
+      return track(pool.acquire(job.limits.memoryMb).then((lease) => runLeased(lease, job, bridge)));
+    },
+    tryRun(job, bridge) {
+      const invalid = invalidJob(job);
+      if (invalid) return Promise.reject(invalid);
+      const lease = pool.tryAcquire(job.limits.memoryMb); // undefined after close, too
+      return lease ? track(runLeased(lease, job, bridge)) : undefined;
+    },
+    available: () => pool.available(),
+    stats(): SandboxStats {
+      const counts = pool.counts();
+      return {
+        isolates: counts.isolates,
+        busy: counts.busy,
+        available: pool.available(),
+        queued: counts.queued,
+        runs,
+        isolatesCreated: counts.created,
+        isolatesRetired: { ...retired },
+      };
+    },
+    async close() {
+      pool.close();
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
+}
+
+function invalidJob(job: SandboxJob): Error | undefined {
+  if (job.kind !== 'run' && job.kind !== 'endpoint') return new TypeError(`Unknown function kind ${String(job.kind)}`);
+  if (typeof job.code !== 'string') return new TypeError('The code must be a string');
+  const limits: Partial<SandboxLimits> = job.limits ?? {};
+  for (const name of ['memoryMb', 'cpuMs', 'wallMs', 'maxLogBytes', 'maxLogEntries', 'maxOutputBytes'] as const) {
+    const value = limits[name];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      return new RangeError(`limits.${name} must be a finite number >= 0`);
+    }
+  }
+  if (!Number.isInteger(limits.memoryMb) || limits.memoryMb! < 8) {
+    return new RangeError('limits.memoryMb must be an integer >= 8 (isolated-vm minimum)');
+  }
+  if (limits.cpuMs! <= 0 || limits.wallMs! <= 0) return new RangeError('limits.cpuMs and limits.wallMs must be > 0');
+  return undefined;
+}
+
+/** One run on one leased isolate: never throws for anything user code does. */
+async function executeOnIsolate(
+  worker: EngineIsolate,
+  job: SandboxJob,
+  bridge: SandboxBridge,
+  settings: {
+    maxRunsPerIsolate: number;
+    maxHeapRatio: number;
+    maxArgBytes: number;
+    maxPendingCalls: number;
+    maxTimers: number;
+  },
+): Promise<{ result: SandboxResult; retire?: RetireReason }> {
+  const { isolate } = worker;
+  const { limits } = job;
+  const startedAt = performance.now();
+  const deadline = startedAt + limits.wallMs;
+  const cpuStart = isolate.cpuTime;
+  const cpuBudget = BigInt(Math.round(limits.cpuMs * 1e6));
+  let cpuSeen = cpuStart;
+  const readCpu = (): bigint => {
+    try {
+      if (!isolate.isDisposed) cpuSeen = isolate.cpuTime;
+    } catch {
+      // disposed between the check and the read
+    }
+    return cpuSeen;
+  };
+
+  const logs = new LogCollector(limits, startedAt);
+  const abort = new AbortController();
+  const timers = new HostTimers(deadline, settings.maxTimers);
+  let ended = false;
+  let pendingCalls = 0;
+
+  // Killing: a host timer for the wall clock, a host poll of the isolate's CPU time (the `timeout`
+  // option only covers synchronous stretches started by the host, not continuations after an await).
+  let killed: Killed | undefined;
+  let signalKilled!: () => void;
+  const killedSignal = new Promise<never>((_resolve, reject) => {
+    signalKilled = () => reject(new Error('killed'));
+  });
+  killedSignal.catch(() => undefined);
+  const kill = (reason: Killed) => {
+    if (killed) return;
+    killed = reason;
+    readCpu();
+    try {
+      isolate.dispose();
+    } catch {
+      // already disposed
+    }
+    signalKilled();
+  };
+  const wallTimer = setTimeout(() => kill('wall'), limits.wallMs);
+  const cpuTimer = setInterval(
+    () => {
+      if (readCpu() - cpuStart > cpuBudget) kill('cpu');
+    },
+    Math.min(50, Math.max(5, Math.floor(limits.cpuMs / 10))),
+  );
+  /** The `timeout` of a synchronous stretch: what is left of the CPU budget (and of the wall clock). */
+  const remainingMs = () => {
+    const cpuLeft = limits.cpuMs - Number(readCpu() - cpuStart) / 1e6;
+    const wallLeft = deadline - performance.now();
+    return Math.max(1, Math.ceil(Math.min(cpuLeft, wallLeft)));
+  };
+
+  const hostCall = new ivm.Reference(async (method: unknown, argsJson: unknown): Promise<string> => {
+    const refuse = (message: string) => JSON.stringify({ ok: false, message });
+    if (ended) return refuse('The run has ended');
+    if (typeof method !== 'string' || !BRIDGED.has(method)) return refuse('api method not found');
+    if (typeof argsJson !== 'string') return refuse(`api.${method}: the arguments are not JSON`);
+    if (Buffer.byteLength(argsJson) > settings.maxArgBytes) {
+      return refuse(`api.${method}: the arguments exceed ${settings.maxArgBytes} bytes of JSON`);
+    }
+    if (pendingCalls >= settings.maxPendingCalls) {
+      return refuse(`api.${method}: too many api calls at once (at most ${settings.maxPendingCalls})`);
+    }
+    let args: unknown;
+    try {
+      args = JSON.parse(argsJson);
+    } catch {
+      return refuse(`api.${method}: the arguments are not JSON`);
+    }
+    if (!Array.isArray(args)) return refuse(`api.${method}: the arguments are not a list`);
+    pendingCalls++;
+    try {
+      const value = await bridge.call(method as BridgedApiMethod, args as JsonValue[], { signal: abort.signal });
+      const json = JSON.stringify(value === undefined ? null : value);
+      if (typeof json !== 'string') return refuse(`api.${method}: the host returned no JSON`);
+      return `{"ok":true,"value":${json}}`;
+    } catch (error) {
+      // Only the message crosses: never a host stack or any other property of a host error.
+      return refuse(isErrorLike(error) ? error.message : String(error));
+    } finally {
+      pendingCalls--;
+    }
+  });
+  const hostLog = new ivm.Reference((level: unknown, message: unknown) => {
+    if (!ended) logs.add(level, message);
+  });
+  const hostTimer = new ivm.Reference((id: unknown, ms: unknown): Promise<string> => timers.set(id, ms, ended));
+  const hostClearTimer = new ivm.Reference((id: unknown) => timers.clear(id));
+  const config: PreludeConfig = {
+    kind: job.kind,
+    triggerParams: job.triggerParams ?? null,
+    executionParams: job.executionParams ?? null,
+    request: job.kind === 'endpoint' ? (job.request ?? null) : null,
+    maxOutputBytes: limits.maxOutputBytes,
+    maxLogBytes: limits.maxLogBytes,
+    maxLogEntries: limits.maxLogEntries,
+    maxArgBytes: settings.maxArgBytes,
+    maxTimers: settings.maxTimers,
+    maxErrorChars: MAX_ERROR_CHARS,
+    methods: BRIDGED_API_METHODS,
+    searchRecordsMessage: SEARCH_RECORDS_MESSAGE,
+    missingEntryMessage: job.kind === 'run' ? MISSING_RUN_MESSAGE : MISSING_DEFAULT_EXPORT_MESSAGE,
+  };
+
+  const releasables: { release(): void }[] = [hostCall, hostLog, hostTimer, hostClearTimer];
+  const work = async (): Promise<unknown> => {
+    const context = await isolate.createContext();
+    releasables.push(context);
+    const start = await context.evalClosure(
+      PRELUDE_SOURCE,
+      [hostCall, hostLog, hostTimer, hostClearTimer, JSON.stringify(config)],
+      { result: { reference: true }, filename: PRELUDE_FILENAME, timeout: remainingMs() },
+    );
+    releasables.push(start);
+    let namespace: ivm.Dereference<unknown> | undefined;
+    if (job.kind === 'run') {
+      const script = await isolate.compileScript(job.code, { filename: USER_CODE_FILENAME });
+      releasables.push(script);
+      await script.run(context, { timeout: remainingMs() });
+    } else {
+      const module = await isolate.compileModule(job.code, { filename: USER_CODE_FILENAME });
+      releasables.push(module);
+      await module.instantiate(context, (specifier) => {
+        throw new Error(`Cannot import '${specifier}': functions run without a module loader`);
+      });
+      await module.evaluate({ timeout: remainingMs() });
+      namespace = module.namespace.derefInto();
+    }
+    return start.apply(undefined, [namespace], { result: { promise: true, copy: true }, timeout: remainingMs() });
+  };
+
+  let outcome: Outcome;
+  try {
+    const envelope = await Promise.race([work(), killedSignal]);
+    outcome = readEnvelope(envelope, job);
+  } catch (error) {
+    outcome = classifyThrown(error, killed, isolate.isDisposed, limits);
+  } finally {
+    ended = true;
+    clearTimeout(wallTimer);
+    clearInterval(cpuTimer);
+    timers.cancelAll();
+    abort.abort();
+  }
+  if (killed && outcome.status !== 'timed_out') outcome = classifyThrown(undefined, killed, true, limits);
+  for (const releasable of releasables) {
+    try {
+      releasable.release();
+    } catch {
+      // the isolate is gone
+    }
+  }
+
+  const cpuMs = Number(readCpu() - cpuStart) / 1e6;
+  let memoryUsageBytes = 0;
+  let retire = outcome.retire;
+  if (isolate.isDisposed) {
+    retire = 'killed';
+    if (outcome.status === 'memory_exceeded') memoryUsageBytes = limits.memoryMb * MIB;
+  } else {
+    try {
+      const heap = await isolate.getHeapStatistics();
+      const heapBytes = heap.used_heap_size + heap.externally_allocated_size;
+      memoryUsageBytes = Math.max(0, heapBytes - worker.heapBytes);
+      worker.heapBytes = heapBytes;
+      if (!retire && heapBytes > settings.maxHeapRatio * worker.memoryMb * MIB) retire = 'heap';
+    } catch {
+      retire = 'killed';
+    }
+    if (!retire && worker.runs >= settings.maxRunsPerIsolate) retire = 'runs';
+  }
+
+  const result: SandboxResult = {
+    status: outcome.status,
+    logs: logs.entries,
+    logsTruncated: logs.truncated,
+    cpuMs,
+    wallMs: performance.now() - startedAt,
+    memoryUsageBytes,
+  };
+  if (outcome.returnValue !== undefined) result.returnValue = outcome.returnValue;
+  if (outcome.error) result.error = outcome.error;
+  if (outcome.response) result.response = outcome.response;
+  return { result, retire };
+}
+
+/** The prelude's answer, checked again on this side (types, sizes, the response's shape). */
+function readEnvelope(envelope: unknown, job: SandboxJob): Outcome {
+  if (typeof envelope !== 'string') return failed('Error', 'The function ended without a result');
+  let parsed: PreludeEnvelope;
+  try {
+    parsed = JSON.parse(envelope) as PreludeEnvelope;
+  } catch {
+    return failed('Error', 'The function ended without a readable result');
+  }
+  if (parsed.ok !== true) {
+    const error: SandboxError = { name: capped(parsed.name), message: capped(parsed.message) };
+    const stack = isolateStack(parsed.stack);
+    if (stack) error.stack = stack;
+    return { status: 'failed', error };
+  }
+  const { maxOutputBytes } = job.limits;
+  let returnValue: JsonValue | undefined;
+  if (typeof parsed.value === 'string') {
+    const bytes = Buffer.byteLength(parsed.value);
+    if (bytes > maxOutputBytes) {
+      return failed('RangeError', `The return value is larger than the output limit of ${maxOutputBytes} bytes`);
+    }
+    returnValue = JSON.parse(parsed.value) as JsonValue;
+  }
+  if (job.kind === 'endpoint') {
+    const response = parsed.response === null ? undefined : readResponse(parsed.response, maxOutputBytes);
+    if (typeof response === 'string') return failed('RangeError', response);
+    const outcome: Outcome = {
+      status: 'succeeded',
+      response: response ?? { statusCode: 200, headers: {}, body: returnValue ?? null },
+    };
+    if (returnValue !== undefined) outcome.returnValue = returnValue;
+    return outcome;
+  }
+  // spec: `{success: false, error}` is a structured failure the function chose to return.
+  if (isObject(returnValue) && returnValue.success === false) {
+    const reported = returnValue.error;
+    const message =
+      typeof reported === 'string'
+        ? reported
+        : reported === undefined
+          ? 'run() returned success: false'
+          : JSON.stringify(reported);
+    return { status: 'failed', returnValue, error: { name: 'FunctionError', message: capped(message) } };
+  }
+  const outcome: Outcome = { status: 'succeeded' };
+  if (returnValue !== undefined) outcome.returnValue = returnValue;
+  return outcome;
+}
+
+/** The endpoint response set through context.res.json, or a message saying why it is refused. */
+function readResponse(json: string, maxOutputBytes: number): EndpointResponse | string {
+  const value = JSON.parse(json) as { statusCode?: unknown; headers?: unknown; body?: JsonValue };
+  const { statusCode, headers, body } = value;
+  if (typeof statusCode !== 'number' || !Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
+    return 'context.res.json: statusCode must be an integer from 100 to 599';
+  }
+  const clean: Record<string, string> = {};
+  if (isObject(headers)) {
+    for (const [name, headerValue] of Object.entries(headers)) {
+      if (typeof headerValue === 'string') clean[name] = headerValue;
+    }
+  }
+  const bodyBytes = Buffer.byteLength(JSON.stringify(body ?? null));
+  if (bodyBytes > maxOutputBytes) return `The response body is larger than the output limit of ${maxOutputBytes} bytes`;
+  return { statusCode, headers: clean, body: body ?? null };
+}
+
+/** An error raised outside the prelude's `start`: compilation, top-level code, or the engine's kills. */
+function classifyThrown(error: unknown, killed: Killed | undefined, disposed: boolean, limits: SandboxLimits): Outcome {
+  if (killed === 'wall') {
+    return {
+      status: 'timed_out',
+      error: {
+        name: 'TimeoutError',
+        message: `The function ran longer than its wall-clock limit of ${limits.wallMs} ms`,
+      },
+      retire: 'killed',
+    };
+  }
+  const cpuOut: Outcome = {
+    status: 'timed_out',
+    error: { name: 'TimeoutError', message: `The function used more than its CPU time limit of ${limits.cpuMs} ms` },
+    retire: 'killed',
+  };
+  if (killed === 'cpu') return cpuOut;
+  const { name, message } = copiedError(error);
+  if (message === SYNC_TIMEOUT_MESSAGE) return cpuOut;
+  if (disposed) {
+    return {
+      status: 'memory_exceeded',
+      error: { name: 'MemoryLimitError', message: `The function exceeded its memory limit of ${limits.memoryMb} MB` },
+      retire: 'killed',
+    };
+  }
+  const sandboxError: SandboxError = { name: capped(name), message: capped(message) };
+  const stack = isErrorLike(error) ? isolateStack(error.stack) : undefined;
+  if (stack) sandboxError.stack = stack;
+  return { status: 'failed', error: sandboxError };
+}
+
+/**
+ * Name and message of an error isolated-vm copied out of the isolate. Errors thrown by user code at
+ * load time arrive as a plain Error whose message is the isolate's `Name: message` (its own timeout,
+ * too, when it interrupts a nested call): split that back. Compile errors keep their name.
+ */
+function copiedError(error: unknown): { name: string; message: string } {
+  if (!isErrorLike(error)) return { name: 'Error', message: String(error) };
+  if (error.name === 'Error') {
+    const match = /^([A-Za-z_$][\w$]*): ([\s\S]*)$/.exec(error.message);
+    if (match) return { name: match[1]!, message: match[2]! };
+  }
+  return { name: error.name, message: error.message };
+}
+
+/** Duck-typed: errors made by isolated-vm's native code are not `instanceof` the caller's realm's Error (Jest). */
+function isErrorLike(value: unknown): value is { name: string; message: string; stack?: string } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { name?: unknown }).name === 'string' &&
+    typeof (value as { message?: unknown }).message === 'string'
+  );
+}
+
+function failed(name: string, message: string): Outcome {
+  return { status: 'failed', error: { name, message } };
+}
+
+function capped(text: unknown): string {
+  const value = typeof text === 'string' ? text : String(text);
+  return value.length > MAX_ERROR_CHARS ? value.slice(0, MAX_ERROR_CHARS) : value;
+}
+
+/** The isolate's part of a stack: no prelude frames, nothing after isolated-vm's boundary (host frames). */
+function isolateStack(stack: unknown): string | undefined {
+  if (typeof stack !== 'string') return undefined;
+  const lines: string[] = [];
+  for (const line of stack.split('\n')) {
+    if (line.includes('<isolated-vm boundary>')) break;
+    if (line.includes(PRELUDE_FILENAME) || line.includes('at <isolated-vm>')) continue;
+    lines.push(line);
+  }
+  const text = lines.join('\n');
+  return text.length > MAX_ERROR_CHARS * 4 ? text.slice(0, MAX_ERROR_CHARS * 4) : text;
+}
+
+function isObject(value: unknown): value is Record<string, JsonValue> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * setTimeout on the host side: each timer a promise the isolate awaits, resolved 'fire' when due,
+ * 'cancel' when cleared or when the run ends. A timer due after the run's deadline is never scheduled
+ * (the run is killed before it could fire); it waits for the end of the run to be cancelled.
+ */
+class HostTimers {
+  private readonly pending = new Map<number, { resolve(outcome: string): void; handle?: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly deadline: number,
+    private readonly max: number,
+  ) {}
+
+  set(id: unknown, ms: unknown, ended: boolean): Promise<string> {
+    if (ended || typeof id !== 'number' || this.pending.has(id) || this.pending.size >= this.max) {
+      return Promise.resolve('cancel');
+    }
+    const delay = typeof ms === 'number' && ms > 0 ? ms : 0;
+    return new Promise<string>((resolve) => {
+      const timer: { resolve(outcome: string): void; handle?: NodeJS.Timeout } = { resolve };
+      this.pending.set(id, timer);
+      if (performance.now() + delay < this.deadline) {
+        timer.handle = setTimeout(() => {
+          this.pending.delete(id);
+          resolve('fire');
+        }, delay);
+      }
+    });
+  }
+
+  clear(id: unknown): void {
+    if (typeof id !== 'number') return;
+    const timer = this.pending.get(id);
+    if (!timer) return;
+    this.pending.delete(id);
+    clearTimeout(timer.handle);
+    timer.resolve('cancel');
+  }
+
+  cancelAll(): void {
+    for (const id of [...this.pending.keys()]) this.clear(id);
+  }
+}
