@@ -15,6 +15,7 @@ echo "[start] migrating (creates the database when missing)"
 node apps/auth/dist/main.js migrate
 node apps/data/dist/main.js migrate
 node apps/webhooks/dist/main.js migrate
+node apps/compute/dist/main.js migrate
 
 pids=()
 run() { # name command...
@@ -35,10 +36,15 @@ trap stop INT TERM
 run auth node --enable-source-maps apps/auth/dist/main.js
 run data node --enable-source-maps apps/data/dist/main.js
 run webhooks node --enable-source-maps apps/webhooks/dist/main.js
+run compute node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js
+# Sandbox workers are processes of their own (COMPUTE_WORKERS of them, default 1).
+for i in $(seq 1 "${COMPUTE_WORKERS:-1}"); do
+  run "compute-worker-$i" node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js worker
+done
 run gateway node --enable-source-maps apps/gateway/dist/main.js
 
 for _ in $(seq 1 60); do
-  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8085/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
+  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8085/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8083/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
   sleep 0.5
 done
 cat <<MSG

@@ -1,6 +1,9 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { AuthConfig, createAuthApp, migrateAuth } from '@strata/auth';
+import { ComputeConfig, createComputeApp, migrateCompute } from '@strata/compute';
 import { DataConfig, createDataApp, migrateData } from '@strata/data';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
 import { WebhooksConfig, createWebhooksApp, migrateWebhooks } from '@strata/webhooks';
@@ -17,7 +20,21 @@ export interface StackOptions {
    * Restarted services and replicas get the same clock. Services not named keep
    * the system clock.
    */
-  readonly clocks?: { readonly auth?: Clock; readonly data?: Clock; readonly webhooks?: Clock };
+  readonly clocks?: {
+    readonly auth?: Clock;
+    readonly data?: Clock;
+    readonly webhooks?: Clock;
+    readonly compute?: Clock;
+  };
+  /** Sandbox worker processes to start (default 0: only tests that run functions need them; see `startWorker`). */
+  readonly workers?: number;
+}
+
+/** A sandbox worker: a child process running `apps/compute/dist/main.js worker` (the build must be current). */
+export interface WorkerProcess {
+  readonly pid: number;
+  /** Sends `signal` (SIGTERM by default) and waits for the process to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 export interface Stack {
@@ -44,6 +61,12 @@ export interface Stack {
   stopWebhooks(): Promise<void>;
   /** Starts one more webhooks replica on the same database and NATS prefix (not behind the gateway). */
   startWebhooksReplica(overrides?: Record<string, string>): Promise<INestApplication>;
+  /** The compute service itself, not through the gateway. */
+  readonly computeUrl: string;
+  /** Starts a sandbox worker process on the stack's database and NATS prefix, with `overrides` on top. */
+  startWorker(overrides?: Record<string, string>): Promise<WorkerProcess>;
+  /** Stops the compute API and starts a fresh one on the same port, with `overrides` on top. */
+  restartCompute(overrides?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,7 +74,8 @@ export interface Stack {
 export async function startStack(overrides: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const clocks = options.clocks ?? {};
   const db: TestDatabase = await createTestDatabase();
-  const [authPort, dataPort, webhooksPort, gatewayPort] = [
+  const [authPort, dataPort, webhooksPort, computePort, gatewayPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -85,12 +109,31 @@ export async function startStack(overrides: Record<string, string> = {}, options
   await migrateWebhooks(webhooksConfig);
   let webhooks: INestApplication | undefined = await createWebhooksApp(webhooksConfig, { clock: clocks.webhooks });
   await webhooks.listen(webhooksPort, '127.0.0.1');
+  const computeEnv = { ...env, COMPUTE_PORT: String(computePort) };
+  const computeConfig = loadConfig(ComputeConfig, computeEnv);
+  await migrateCompute(computeConfig);
+  let compute: INestApplication = await createComputeApp(computeConfig, { clock: clocks.compute });
+  await compute.listen(computePort, '127.0.0.1');
+  const workers = new Set<WorkerProcess>();
+  const startWorker = async (extra: Record<string, string> = {}): Promise<WorkerProcess> => {
+    const worker = await spawnWorker({ ...computeEnv, ...extra });
+    workers.add(worker);
+    return {
+      pid: worker.pid,
+      async stop(signal) {
+        workers.delete(worker);
+        await worker.stop(signal);
+      },
+    };
+  };
+  for (let i = 0; i < (options.workers ?? 0); i++) await startWorker();
   const gatewayConfig = loadConfig(GatewayConfig, {
     ...env,
     GATEWAY_PORT: String(gatewayPort),
     AUTH_SERVICE_URL: authUrl,
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     WEBHOOKS_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
+    COMPUTE_SERVICE_URL: `http://127.0.0.1:${computePort}`,
   });
   const gateway: Server = await listen(
     createGateway(gatewayConfig),
@@ -108,6 +151,15 @@ export async function startStack(overrides: Record<string, string> = {}, options
     authConfig,
     databaseUrl: db.url,
     natsPrefix: env.NATS_PREFIX,
+    computeUrl: `http://127.0.0.1:${computePort}`,
+    startWorker,
+    async restartCompute(extra = {}) {
+      await compute.close();
+      compute = await createComputeApp(loadConfig(ComputeConfig, { ...computeEnv, ...extra }), {
+        clock: clocks.compute,
+      });
+      await compute.listen(computePort, '127.0.0.1');
+    },
     async startDataReplica(extra = {}) {
       const replicaPort = await freePort();
       const replica = await createDataApp(
@@ -155,6 +207,8 @@ export async function startStack(overrides: Record<string, string> = {}, options
         gateway.close(() => resolve());
         gateway.closeAllConnections();
       });
+      await Promise.all([...workers].map((w) => w.stop()));
+      await compute.close();
       await webhooks?.close();
       await data.close();
       await auth.close();
@@ -266,4 +320,46 @@ export async function serviceAccountToken(
     }),
   });
   return ((await issued.json()) as { access_token: string }).access_token;
+}
+
+/** The built compute entry point (npm test builds before Jest runs). */
+const COMPUTE_MAIN = path.resolve(import.meta.dirname, '../../apps/compute/dist/main.js');
+
+/** Spawns a worker process and waits until it has joined the work queue (it logs "worker ready"). */
+async function spawnWorker(
+  env: Record<string, string | undefined>,
+): Promise<{ pid: number; stop(signal?: NodeJS.Signals): Promise<void> }> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--no-node-snapshot', '--enable-source-maps', COMPUTE_MAIN, 'worker'],
+    { env: { ...env, LOG_LEVEL: 'log' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start in 60 s:\n${output}`)), 60_000);
+    const look = (chunk: Buffer): void => {
+      output = (output + chunk.toString()).slice(-20_000);
+      if (output.includes('worker ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+  // Keep draining its output so a full pipe never blocks it.
+  child.stdout!.on('data', () => undefined);
+  child.stderr!.on('data', () => undefined);
+  return {
+    pid: child.pid!,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
 }

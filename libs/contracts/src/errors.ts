@@ -128,6 +128,8 @@ export interface GeneralErrorBody {
 export interface FunctionsErrorBody {
   error: string;
   statusCode: number;
+  /** One entry per offending field, on validation errors (beyond the spec's two fields). */
+  details?: FieldError[];
 }
 
 export interface RecordsErrorBody {

@@ -115,3 +115,18 @@ export function recordEventSubject(
 ): string {
   return `${prefix}.records.${workspace}.${recordSlug}.${event}`;
 }
+
+/** The work queue of function executions: one message per queued run, taken by the sandbox workers. */
+export function computeJobsStream(prefix: string): { name: string; subjects: string[]; retention: 'workqueue' } {
+  return { name: `${prefix}_compute_jobs`, subjects: [`${prefix}.compute.jobs.>`], retention: 'workqueue' };
+}
+
+export function computeJobSubject(prefix: string, workspace: string): string {
+  return `${prefix}.compute.jobs.${workspace}`;
+}
+
+/** A compute job: which run to execute (the run row holds everything else). */
+export interface ComputeJob {
+  readonly runId: string;
+  readonly workspaceSlug: string;
+}

@@ -1,6 +1,6 @@
 import { context } from '@opentelemetry/api';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, RetentionPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { publishAll, type PublishResult } from './publish-batch.js';
 import { extractTraceContext } from './trace-context.js';
 
@@ -12,6 +12,8 @@ export interface StreamSpec {
   /** Window in which a repeated `Nats-Msg-Id` is dropped by the stream. */
   readonly duplicateWindowMs?: number;
   readonly maxAgeMs?: number;
+  /** `workqueue`: a message is removed once acknowledged (one consumer takes each); default `limits`. */
+  readonly retention?: 'limits' | 'workqueue';
 }
 
 /** Creates the stream, or updates its subjects and windows when it exists. */
@@ -25,6 +27,7 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
     subjects: spec.subjects,
     duplicate_window: duplicateWindowMs * NANOS_PER_MS,
     max_age: maxAgeMs * NANOS_PER_MS,
+    retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
   };
   try {
     await jsm.streams.info(spec.name);

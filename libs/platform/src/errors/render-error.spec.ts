@@ -28,4 +28,24 @@ describe('renderError', () => {
       details,
     });
   });
+
+  it('gives the functions shape the field messages as its error, and the details beside it', () => {
+    const one = [{ field: 'name', message: 'Function name is required.' }];
+    expect(
+      renderError('functions', { status: 400, code: 'VALIDATION_ERROR', message: 'Validation failed', details: one }),
+    ).toEqual({
+      error: 'Function name is required.',
+      statusCode: 400,
+      details: one,
+    });
+    const two = [...one, { field: 'code', message: 'Function code is required.' }];
+    expect(
+      renderError('functions', { status: 400, code: 'VALIDATION_ERROR', message: 'Validation failed', details: two })
+        .error,
+    ).toBe('Function name is required.; Function code is required.');
+    // Other errors with details keep their own message.
+    expect(
+      renderError('functions', { status: 400, code: 'INVALID_ID', message: "Invalid id 'x'", details: one }).error,
+    ).toBe("Invalid id 'x'");
+  });
 });

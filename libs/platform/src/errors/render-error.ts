@@ -44,7 +44,13 @@ export function renderError(shape: ErrorShape, e: RenderableError): ErrorBody {
         ...(e.requestId ? { requestId: e.requestId } : {}),
       };
     case 'functions':
-      return { error: e.message, statusCode: e.status };
+      // The message of each offending field (one alone reads exactly as the spec's messages), and the list.
+      if (!fieldList?.length) return { error: e.message, statusCode: e.status };
+      return {
+        error: e.code === 'VALIDATION_ERROR' ? fieldList.map((d) => d.message).join('; ') : e.message,
+        statusCode: e.status,
+        details: fieldList,
+      };
     case 'records':
       return { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } };
     case 'orchestration':

@@ -1,0 +1,79 @@
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { ServiceConfig } from '@strata/platform';
+
+/** Settings of the compute service and its sandbox workers (environment variables; initialisers are the defaults). */
+export class ComputeConfig extends ServiceConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  COMPUTE_PORT = 8083;
+
+  /** Isolates one worker process runs at once (its concurrency); docs/compute.md says how to size it. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  COMPUTE_WORKER_ISOLATES = 4;
+
+  /** Runs an isolate serves (each in a fresh context) before it is replaced. */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  COMPUTE_RUNS_PER_ISOLATE = 100;
+
+  /** Heap limit of a run's isolate, in MiB. */
+  @IsInt()
+  @Min(8)
+  @Max(4096)
+  COMPUTE_MEMORY_MB = 64;
+
+  /** CPU time a run may use, in milliseconds (across awaits). */
+  @IsInt()
+  @Min(10)
+  @Max(300_000)
+  COMPUTE_CPU_MS = 10_000;
+
+  /** Wall-clock time a run may take, in milliseconds (the spec's 30 seconds). */
+  @IsInt()
+  @Min(50)
+  @Max(300_000)
+  COMPUTE_WALL_MS = 30_000;
+
+  /** Bytes of `api.log` output kept per run, and entries; the rest is dropped and the run marked truncated. */
+  @IsInt()
+  @Min(1024)
+  @Max(16 * 1024 * 1024)
+  COMPUTE_MAX_LOG_BYTES = 256 * 1024;
+
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  COMPUTE_MAX_LOG_ENTRIES = 1000;
+
+  /** Largest return value (as JSON) a run may produce; a larger one fails the run. */
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  COMPUTE_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+  /** How long a worker's hold on a running run lasts without renewal (renewed every third of it). */
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  COMPUTE_LEASE_MS = 30_000;
+
+  /** How often this API replica looks for runs whose worker was lost and for jobs not taken. */
+  @IsInt()
+  @Min(50)
+  @Max(600_000)
+  COMPUTE_SWEEP_INTERVAL_MS = 5000;
+
+  /** A queued run not taken after this long has its job published again (the claim makes repeats harmless). */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  COMPUTE_REPUBLISH_AFTER_MS = 30_000;
+
+  /** Whether this API replica runs the sweeps (replicas share them: every step is conditional). */
+  @IsBoolean()
+  COMPUTE_SWEEPER_ENABLED = true;
+}

@@ -1,0 +1,71 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsObject, IsString, MaxLength } from 'class-validator';
+import { IsNullable, IsOptional } from '@strata/platform';
+import { IsText } from './is-text.js';
+
+/** Longest function name and description, in characters. */
+export const MAX_FUNCTION_NAME = 200;
+export const MAX_FUNCTION_DESCRIPTION = 2000;
+/** Largest function code, in characters (a function is one file; libraries are not bundled in). */
+export const MAX_FUNCTION_CODE = 256 * 1024;
+
+const NAME = {
+  required: 'Function name is required.',
+  maxLength: MAX_FUNCTION_NAME,
+  tooLong: `Function name must be at most ${MAX_FUNCTION_NAME} characters.`,
+  notBlank: true,
+};
+const CODE = {
+  required: 'Function code is required.',
+  maxLength: MAX_FUNCTION_CODE,
+  tooLong: `Function code must be at most ${MAX_FUNCTION_CODE} characters.`,
+};
+
+export class CreateFunctionRequest {
+  @ApiProperty({ maxLength: MAX_FUNCTION_NAME })
+  @IsText(NAME)
+  name!: string;
+
+  @ApiPropertyOptional({ maxLength: MAX_FUNCTION_DESCRIPTION, nullable: true })
+  @IsNullable()
+  @IsString({ message: 'description must be a string.' })
+  @MaxLength(MAX_FUNCTION_DESCRIPTION, {
+    message: `description must be at most ${MAX_FUNCTION_DESCRIPTION} characters.`,
+  })
+  description?: string | null;
+
+  @ApiProperty({ description: 'JavaScript defining `async function run()`', maxLength: MAX_FUNCTION_CODE })
+  @IsText(CODE)
+  code!: string;
+}
+
+export class UpdateFunctionRequest {
+  @ApiPropertyOptional({ maxLength: MAX_FUNCTION_NAME })
+  @IsOptional()
+  @IsText(NAME)
+  name?: string;
+
+  @ApiPropertyOptional({ maxLength: MAX_FUNCTION_DESCRIPTION, nullable: true })
+  @IsNullable()
+  @IsString({ message: 'description must be a string.' })
+  @MaxLength(MAX_FUNCTION_DESCRIPTION, {
+    message: `description must be at most ${MAX_FUNCTION_DESCRIPTION} characters.`,
+  })
+  description?: string | null;
+
+  @ApiPropertyOptional({ maxLength: MAX_FUNCTION_CODE })
+  @IsOptional()
+  @IsText(CODE)
+  code?: string;
+}
+
+/** `POST /compute-functions/test`: code run once through the system default trigger. */
+export class TestFunctionRequest {
+  @ApiProperty({ maxLength: MAX_FUNCTION_CODE })
+  @IsText(CODE)
+  code!: string;
+
+  @ApiProperty({ description: 'Becomes executionParams', type: Object })
+  @IsObject({ message: 'params is required and must be an object.' })
+  params!: Record<string, unknown>;
+}

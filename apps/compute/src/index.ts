@@ -1,0 +1,3 @@
+export { ComputeConfig } from './compute.config.js';
+export { createComputeApp, migrateCompute } from './create-compute-app.js';
+export type { ComputeAppOptions } from './app.module.js';

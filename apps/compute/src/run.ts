@@ -1,0 +1,24 @@
+import { loadConfigOrExit } from '@strata/platform';
+import { ComputeConfig } from './compute.config.js';
+import { createComputeApp, migrateCompute } from './create-compute-app.js';
+
+/**
+ * `node --no-node-snapshot dist/main.js [migrate | worker]`: serve the API, only
+ * run the migrations, or run a sandbox worker (a process of its own; scale
+ * workers by running more of them).
+ */
+export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const config = loadConfigOrExit(ComputeConfig, 'strata-compute');
+  if (argv[0] === 'migrate') {
+    const ran = await migrateCompute(config);
+    process.stdout.write(`strata-compute: ${ran.length ? `ran ${ran.join(', ')}` : 'schema compute is up to date'}\n`);
+    return;
+  }
+  if (argv[0] === 'worker') {
+    const { startComputeWorker } = await import('./worker/start-worker.js');
+    await startComputeWorker(config);
+    return;
+  }
+  const app = await createComputeApp(config);
+  await app.listen(config.COMPUTE_PORT, config.HOST);
+}

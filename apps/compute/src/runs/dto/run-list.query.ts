@@ -1,0 +1,54 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsUUID, Max, Min } from 'class-validator';
+import { IsDateTime, IsOptional, MAX_INT32 } from '@strata/platform';
+import { RUN_STATUSES, type RunStatus } from '../run-status.js';
+
+/** `GET /function-runs` query: filters and a page (newest first). */
+export class RunListQueryRequest {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'jobId must be a UUID' })
+  jobId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'functionId must be a UUID' })
+  functionId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'triggerId must be a UUID' })
+  triggerId?: string;
+
+  @ApiPropertyOptional({ enum: RUN_STATUSES })
+  @IsOptional()
+  @IsIn(RUN_STATUSES)
+  status?: RunStatus;
+
+  @ApiPropertyOptional({ description: 'Runs queued at or after this instant (ISO 8601)' })
+  @IsOptional()
+  @IsDateTime()
+  since?: string;
+
+  @ApiPropertyOptional({ description: 'Runs queued before this instant (ISO 8601)' })
+  @IsOptional()
+  @IsDateTime()
+  until?: string;
+
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT32)
+  page?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+}

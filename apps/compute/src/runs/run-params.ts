@@ -1,0 +1,21 @@
+import type { KeyRing } from '@strata/crypto';
+import { KeyRing as Ring } from '@strata/crypto';
+
+/** What a run is executed with: the trigger's static parameters and this invocation's input. */
+export interface RunParams {
+  readonly triggerParams: unknown;
+  readonly executionParams: unknown;
+}
+
+/** Additional data binding a sealed parameter envelope to its run. */
+const aad = (runId: string): string => `compute.runs.params:${runId}`;
+
+/** Seals a run's parameters with the key ring's active key (they may hold decrypted trigger secrets). */
+export function sealRunParams(ring: KeyRing, runId: string, params: RunParams): { sealed: string; keyVersion: number } {
+  const sealed = ring.encrypt(JSON.stringify(params), aad(runId));
+  return { sealed, keyVersion: Ring.versionOf(sealed) };
+}
+
+export function openRunParams(ring: KeyRing, runId: string, sealed: string): RunParams {
+  return JSON.parse(ring.decryptString(sealed, aad(runId))) as RunParams;
+}

@@ -1,0 +1,65 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { issueWorkspaceScope } from '@strata/db';
+import { Clock, PeriodicTask } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import { RunJobs } from './run-jobs.js';
+import { RunsRepository } from './runs.repository.js';
+
+const BATCH = 100;
+
+/** The error a run gets when its worker stopped renewing its lease. */
+export const WORKER_LOST = {
+  name: 'WorkerLost',
+  message:
+    'The worker running this function stopped (crashed, killed or cut off) before it finished; the run is not retried automatically.',
+};
+
+/**
+ * Keeps the job pipeline honest, on every API replica (each step is
+ * conditional, so replicas may overlap):
+ *  - a running run whose lease expired lost its worker: it is failed, not
+ *    retried (a function may have written records or called out before the
+ *    crash; running it again is the caller's choice, through a re-run);
+ *  - a queued run not taken for a while has its job published again (the
+ *    publish after the insert may have failed, or the message been lost).
+ */
+@Injectable()
+export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('RunSweeper');
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly jobs: RunJobs,
+    private readonly config: ComputeConfig,
+    private readonly clock: Clock,
+  ) {
+    this.task = new PeriodicTask('run sweeper', config.COMPUTE_SWEEP_INTERVAL_MS, () => this.sweep());
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.COMPUTE_SWEEPER_ENABLED) this.task.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
+  }
+
+  /** One pass: fail lost runs, re-publish stale jobs. */
+  async sweep(): Promise<{ failed: number; republished: number }> {
+    const now = this.clock.now();
+    let failed = 0;
+    for (const lost of await this.runs.expiredLeases(now, BATCH)) {
+      // The workspace of a run row this sweep read from our own table.
+      const scope = issueWorkspaceScope(lost.workspace_slug);
+      if (await this.runs.failLost(scope, lost.id, now, JSON.stringify(WORKER_LOST))) failed++;
+    }
+    let republished = 0;
+    const before = new Date(now.getTime() - this.config.COMPUTE_REPUBLISH_AFTER_MS);
+    for (const stale of await this.runs.staleQueued(before, BATCH)) {
+      if (await this.jobs.publish({ runId: stale.id, workspaceSlug: stale.workspace_slug })) republished++;
+    }
+    if (failed || republished) this.logger.log({ msg: 'run sweep', failed, republished });
+    return { failed, republished };
+  }
+}

@@ -1,0 +1,261 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { managerOf, type Tx, type WorkspaceScope } from '@strata/db';
+import type { JsonObject } from '../json.js';
+import { RunEntity } from './run.entity.js';
+import type { ExecutionSource, RunStatus } from './run-status.js';
+
+export interface NewRun {
+  readonly id: string;
+  readonly jobId: string;
+  readonly functionId: string | null;
+  readonly functionVersion: number | null;
+  readonly functionCodeHash: string;
+  readonly code: string | null;
+  readonly triggerId: string | null;
+  readonly executionSource: ExecutionSource;
+  readonly sealedParams: string;
+  readonly paramsKeyVersion: number;
+  readonly executionContext: JsonObject;
+  readonly limits: Record<string, number>;
+  readonly createdBy: string;
+  readonly queuedAt: Date;
+}
+
+export interface RunFilters {
+  readonly jobId?: string | undefined;
+  readonly functionId?: string | undefined;
+  readonly triggerId?: string | undefined;
+  readonly status?: RunStatus | undefined;
+  readonly since?: Date | undefined;
+  readonly until?: Date | undefined;
+  readonly page: number;
+  readonly limit: number;
+}
+
+/** How a run ended, as the worker writes it. */
+export interface RunOutcome {
+  readonly status: Extract<RunStatus, 'succeeded' | 'failed' | 'timed_out'>;
+  readonly logs: string;
+  readonly logsTruncated: boolean;
+  readonly apiCalls: string;
+  readonly returnValue: string | null;
+  readonly error: string | null;
+  readonly memoryUsageBytes: number;
+  readonly cpuUsageSeconds: number;
+  readonly finishedAt: Date;
+}
+
+/** The columns of a list row: what user code produced is left for the detail. */
+const LIST_COLUMNS = [
+  'r.id',
+  'r.jobId',
+  'r.workspaceSlug',
+  'r.functionId',
+  'r.functionVersion',
+  'r.functionCodeHash',
+  'r.triggerId',
+  'r.executionSource',
+  'r.status',
+  'r.executionContext',
+  'r.limits',
+  'r.logsTruncated',
+  'r.error',
+  'r.memoryUsageBytes',
+  'r.cpuUsageSeconds',
+  'r.queuedAt',
+  'r.startedAt',
+  'r.finishedAt',
+  'r.originalRunId',
+  'r.isRerun',
+  'r.rerunCount',
+  'r.rerunBy',
+  'r.rerunReason',
+  'r.createdBy',
+];
+
+/**
+ * compute.runs within one workspace. Every statement carries
+ * `workspace_slug = scope.workspace`; the worker's statements also carry the
+ * state they expect (a claim only takes a queued run, a finish only a run this
+ * worker still holds), so a late or repeated message changes nothing.
+ */
+@Injectable()
+export class RunsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insert(scope: WorkspaceScope, tx: Tx | undefined, r: NewRun): Promise<RunEntity> {
+    const manager = managerOf(this.db, tx);
+    const row = manager.create(RunEntity, {
+      id: r.id,
+      jobId: r.jobId,
+      workspaceSlug: scope.workspace,
+      functionId: r.functionId,
+      functionVersion: r.functionVersion,
+      functionCodeHash: r.functionCodeHash,
+      code: r.code,
+      triggerId: r.triggerId,
+      executionSource: r.executionSource,
+      status: 'queued',
+      params: r.sealedParams,
+      paramsKeyVersion: r.paramsKeyVersion,
+      executionContext: r.executionContext,
+      limits: r.limits,
+      workerId: null,
+      leaseExpiresAt: null,
+      logs: '[]',
+      logsTruncated: false,
+      apiCalls: '[]',
+      returnValue: null,
+      error: null,
+      memoryUsageBytes: null,
+      cpuUsageSeconds: null,
+      queuedAt: r.queuedAt,
+      startedAt: null,
+      finishedAt: null,
+      originalRunId: null,
+      isRerun: false,
+      rerunCount: 0,
+      rerunBy: null,
+      rerunReason: null,
+      createdBy: r.createdBy,
+    });
+    // TypeORM's deep-partial type of the JSON columns recurses without end here (TS2589); the row is complete.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without it tsc stops at TS2589
+    await manager.insert(RunEntity, row as never);
+    return row;
+  }
+
+  async find(scope: WorkspaceScope, id: string): Promise<RunEntity | undefined> {
+    const row = await this.db
+      .createQueryBuilder(RunEntity, 'r')
+      .where('r.workspace_slug = :workspace AND r.id = :id', { workspace: scope.workspace, id })
+      .getOne();
+    return row ?? undefined;
+  }
+
+  /** A page of runs, newest first, without logs, return values or parameters. */
+  async list(scope: WorkspaceScope, f: RunFilters): Promise<{ rows: RunEntity[]; total: number }> {
+    const query = this.db
+      .createQueryBuilder(RunEntity, 'r')
+      .select(LIST_COLUMNS)
+      .where('r.workspace_slug = :workspace', { workspace: scope.workspace });
+    if (f.jobId) query.andWhere('r.job_id = :jobId', { jobId: f.jobId });
+    if (f.functionId) query.andWhere('r.function_id = :functionId', { functionId: f.functionId });
+    if (f.triggerId) query.andWhere('r.trigger_id = :triggerId', { triggerId: f.triggerId });
+    if (f.status) query.andWhere('r.status = :status', { status: f.status });
+    if (f.since) query.andWhere('r.queued_at >= :since', { since: f.since });
+    if (f.until) query.andWhere('r.queued_at < :until', { until: f.until });
+    const [rows, total] = await query
+      .orderBy('r.queued_at', 'DESC')
+      .addOrderBy('r.id', 'DESC')
+      .offset((f.page - 1) * f.limit)
+      .limit(f.limit)
+      .getManyAndCount();
+    return { rows, total };
+  }
+
+  /** Cancels the function's runs that have not started (its deletion stops them). */
+  async cancelQueuedOfFunction(scope: WorkspaceScope, tx: Tx, functionId: string, reason: string, now: Date) {
+    await managerOf(this.db, tx).query(
+      `UPDATE compute.runs SET status = 'cancelled', finished_at = $4, error = $3
+        WHERE workspace_slug = $1 AND function_id = $2 AND status = 'queued'`,
+      [scope.workspace, functionId, JSON.stringify({ name: 'Cancelled', message: reason }), now],
+    );
+  }
+
+  /** Takes a queued run for `workerId` until `leaseUntil`; undefined when it is not queued (any more). */
+  async claim(
+    scope: WorkspaceScope,
+    id: string,
+    workerId: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<RunEntity | undefined> {
+    const result = await this.db
+      .createQueryBuilder()
+      .update(RunEntity)
+      .set({ status: 'running', workerId, startedAt: now, leaseExpiresAt: leaseUntil })
+      .where("workspace_slug = :workspace AND id = :id AND status = 'queued'", { workspace: scope.workspace, id })
+      .returning('*')
+      .execute();
+    const raw = (result.raw as Record<string, unknown>[])[0];
+    if (!raw) return undefined;
+    return this.find(scope, id);
+  }
+
+  /** Extends the lease of a run this worker still holds; whether it still does. */
+  async extendLease(scope: WorkspaceScope, id: string, workerId: string, leaseUntil: Date): Promise<boolean> {
+    const result = await this.db
+      .createQueryBuilder()
+      .update(RunEntity)
+      .set({ leaseExpiresAt: leaseUntil })
+      .where("workspace_slug = :workspace AND id = :id AND status = 'running' AND worker_id = :workerId", {
+        workspace: scope.workspace,
+        id,
+        workerId,
+      })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Records how a run this worker holds ended; whether it still held it. */
+  async finish(scope: WorkspaceScope, id: string, workerId: string, o: RunOutcome): Promise<boolean> {
+    const result = await this.db
+      .createQueryBuilder()
+      .update(RunEntity)
+      .set({
+        status: o.status,
+        logs: o.logs,
+        logsTruncated: o.logsTruncated,
+        apiCalls: o.apiCalls,
+        returnValue: o.returnValue,
+        error: o.error,
+        memoryUsageBytes: String(o.memoryUsageBytes),
+        cpuUsageSeconds: o.cpuUsageSeconds.toFixed(6),
+        finishedAt: o.finishedAt,
+        leaseExpiresAt: null,
+      })
+      .where("workspace_slug = :workspace AND id = :id AND status = 'running' AND worker_id = :workerId", {
+        workspace: scope.workspace,
+        id,
+        workerId,
+      })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Fails a running run whose lease has expired (its worker is gone); whether it did. */
+  async failLost(scope: WorkspaceScope, id: string, now: Date, error: string): Promise<boolean> {
+    const result = await this.db
+      .createQueryBuilder()
+      .update(RunEntity)
+      .set({ status: 'failed', error, finishedAt: now, leaseExpiresAt: null })
+      .where("workspace_slug = :workspace AND id = :id AND status = 'running' AND lease_expires_at < :now", {
+        workspace: scope.workspace,
+        id,
+        now,
+      })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** System (every workspace): running runs whose lease expired before `now`, for the lease reaper. */
+  expiredLeases(now: Date, limit: number): Promise<{ id: string; workspace_slug: string }[]> {
+    return this.db.query(
+      `SELECT id, workspace_slug FROM compute.runs
+        WHERE status = 'running' AND lease_expires_at < $1 ORDER BY lease_expires_at LIMIT $2`,
+      [now, limit],
+    );
+  }
+
+  /** System (every workspace): runs queued before `before` and not taken, for re-publishing their jobs. */
+  staleQueued(before: Date, limit: number): Promise<{ id: string; workspace_slug: string }[]> {
+    return this.db.query(
+      `SELECT id, workspace_slug FROM compute.runs
+        WHERE status = 'queued' AND queued_at < $1 ORDER BY queued_at LIMIT $2`,
+      [before, limit],
+    );
+  }
+}

@@ -1,0 +1,106 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { computeJobsStream, type ComputeJob } from '@strata/contracts';
+import { issueWorkspaceScope } from '@strata/db';
+import { ensureStream, extractTraceContext } from '@strata/events';
+import { NatsConnectionHolder } from '@strata/platform';
+import { context } from '@opentelemetry/api';
+import { ComputeConfig } from '../compute.config.js';
+import { RunExecutor } from './run-executor.js';
+
+const NANOS_PER_MS = 1_000_000;
+
+/** Narrows a job message; anything else is terminated. */
+export function parseComputeJob(payload: unknown): ComputeJob {
+  const p = payload as Record<string, unknown> | null;
+  if (typeof p !== 'object' || p === null || typeof p['runId'] !== 'string' || typeof p['workspaceSlug'] !== 'string') {
+    throw new Error('not a compute job');
+  }
+  return { runId: p['runId'], workspaceSlug: p['workspaceSlug'] };
+}
+
+/**
+ * Takes jobs from the work queue, as many at once as the worker has isolates.
+ * A job is acknowledged once its run is claimed (or found taken): from then
+ * on the run row and its lease are the truth, not the message, so a long run
+ * never outlives an ack deadline and a lost worker is found by its lease.
+ */
+@Injectable()
+export class JobConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('JobConsumer');
+  private messages: ConsumerMessages | undefined;
+  private loop: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly nats: NatsConnectionHolder,
+    private readonly executor: RunExecutor,
+    private readonly config: ComputeConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const nc = await this.nats.get();
+    const stream = computeJobsStream(this.config.NATS_PREFIX);
+    await ensureStream(nc, stream);
+    const durable = `${this.config.NATS_PREFIX}_compute_workers`;
+    const jsm = await jetstreamManager(nc);
+    await jsm.consumers.add(stream.name, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      // Only the claim happens before the ack: a short deadline hands a stuck job to another worker soon.
+      ack_wait: 10_000 * NANOS_PER_MS,
+      max_deliver: -1,
+    });
+    const consumer = await jetstream(nc).consumers.get(stream.name, durable);
+    const limit = this.config.COMPUTE_WORKER_ISOLATES;
+    this.messages = await consumer.consume({ max_messages: limit });
+    const messages = this.messages;
+    this.loop = (async () => {
+      for await (const msg of messages) {
+        const handled = this.handle(msg).finally(() => this.inFlight.delete(handled));
+        this.inFlight.add(handled);
+        if (this.inFlight.size >= limit) await Promise.race(this.inFlight);
+      }
+    })();
+    this.logger.log({ msg: 'worker ready', stream: stream.name, durable, isolates: limit });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.messages?.close();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private async handle(msg: JsMsg): Promise<void> {
+    let job: ComputeJob;
+    try {
+      job = parseComputeJob(msg.json());
+    } catch {
+      msg.term();
+      return;
+    }
+    await context.with(extractTraceContext(msg.headers), async () => {
+      // The workspace of a job taken from our own work queue, published by the compute API for a
+      // run it inserted in that workspace: the run is claimed and executed within it.
+      const scope = issueWorkspaceScope(job.workspaceSlug);
+      let run;
+      try {
+        run = await this.executor.claim(scope, job.runId);
+      } catch (err) {
+        this.logger.warn({ msg: 'run not claimed; the job is redelivered', runId: job.runId, err: String(err) });
+        msg.nak(1000);
+        return;
+      }
+      msg.ack();
+      if (run) await this.executor.execute(scope, run);
+    });
+  }
+}

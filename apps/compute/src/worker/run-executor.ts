@@ -1,0 +1,121 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { KeyRing } from '@strata/crypto';
+import type { WorkspaceScope } from '@strata/db';
+import { Clock, keyRingOf } from '@strata/platform';
+import type { JsonValue, SandboxEngine, SandboxResult } from '@strata/sandbox';
+import { ComputeConfig } from '../compute.config.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
+import type { RunEntity } from '../runs/run.entity.js';
+import type { RunLimits } from '../runs/run-limits.js';
+import { openRunParams } from '../runs/run-params.js';
+import { RunsRepository, type RunOutcome } from '../runs/runs.repository.js';
+import { RunBridge } from './run-bridge.js';
+import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
+import { Inject } from '@nestjs/common';
+
+/** The worker's own name on the runs it holds. */
+export const WORKER_ID = `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** A run's engine result as the run record stores it. */
+export function outcomeOf(result: SandboxResult, bridge: RunBridge, finishedAt: Date): RunOutcome {
+  const status = result.status === 'succeeded' ? 'succeeded' : result.status === 'timed_out' ? 'timed_out' : 'failed';
+  return {
+    status,
+    logs: JSON.stringify(result.logs),
+    logsTruncated: result.logsTruncated,
+    apiCalls: JSON.stringify(
+      bridge.unrecordedCalls ? [...bridge.calls, { unrecordedCalls: bridge.unrecordedCalls }] : bridge.calls,
+    ),
+    returnValue: result.returnValue === undefined ? null : JSON.stringify(result.returnValue),
+    error: result.error
+      ? JSON.stringify({
+          ...result.error,
+          ...(result.status === 'memory_exceeded' ? { name: 'MemoryLimitExceeded' } : {}),
+        })
+      : null,
+    memoryUsageBytes: Math.max(0, Math.round(result.memoryUsageBytes)),
+    cpuUsageSeconds: result.cpuMs / 1000,
+    finishedAt,
+  };
+}
+
+/**
+ * Executes one claimed run in the sandbox: reads its code (the function version
+ * it names, or a test run's own code) and parameters, renews its lease while it
+ * runs, and writes how it ended. Any failure of the platform itself (not of the
+ * user's code) fails the run with that reason rather than leaving it running.
+ */
+@Injectable()
+export class RunExecutor {
+  private readonly logger = new Logger('RunExecutor');
+  private readonly ring: KeyRing;
+
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly functions: FunctionsRepository,
+    @Inject(SANDBOX_ENGINE) private readonly engine: SandboxEngine,
+    private readonly config: ComputeConfig,
+    private readonly clock: Clock,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  /** Claims the run for this worker; undefined when another worker has it or it is not queued. */
+  claim(scope: WorkspaceScope, runId: string): Promise<RunEntity | undefined> {
+    const now = this.clock.now();
+    return this.runs.claim(scope, runId, WORKER_ID, now, this.leaseFrom(now));
+  }
+
+  async execute(scope: WorkspaceScope, run: RunEntity): Promise<void> {
+    const heartbeat = setInterval(
+      () => {
+        this.runs
+          .extendLease(scope, run.id, WORKER_ID, this.leaseFrom(this.clock.now()))
+          .catch((err: unknown) => this.logger.warn({ msg: 'lease not renewed', runId: run.id, err: String(err) }));
+      },
+      Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
+    );
+    const bridge = new RunBridge();
+    try {
+      const code = await this.codeOf(scope, run);
+      const params = openRunParams(this.ring, run.id, run.params);
+      const result = await this.engine.run(
+        {
+          kind: 'run',
+          code,
+          triggerParams: (params.triggerParams ?? {}) as JsonValue,
+          executionParams: (params.executionParams ?? {}) as JsonValue,
+          limits: run.limits as unknown as RunLimits,
+        },
+        bridge,
+      );
+      await this.runs.finish(scope, run.id, WORKER_ID, outcomeOf(result, bridge, this.clock.now()));
+    } catch (err) {
+      this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
+      await this.runs.finish(scope, run.id, WORKER_ID, {
+        status: 'failed',
+        logs: '[]',
+        logsTruncated: false,
+        apiCalls: JSON.stringify(bridge.calls),
+        returnValue: null,
+        error: JSON.stringify({ name: 'PlatformError', message: 'The platform could not execute this run.' }),
+        memoryUsageBytes: 0,
+        cpuUsageSeconds: 0,
+        finishedAt: this.clock.now(),
+      });
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private leaseFrom(now: Date): Date {
+    return new Date(now.getTime() + this.config.COMPUTE_LEASE_MS);
+  }
+
+  private async codeOf(scope: WorkspaceScope, run: RunEntity): Promise<string> {
+    if (run.code !== null) return run.code;
+    const version = await this.functions.version(scope, run.functionId!, run.functionVersion!);
+    if (!version) throw new Error(`function version ${run.functionId}@${run.functionVersion} is missing`);
+    return version.code;
+  }
+}

@@ -1,0 +1,19 @@
+import type { OnApplicationShutdown, Provider } from '@nestjs/common';
+import { createIsolatedVmEngine, type SandboxEngine } from '@strata/sandbox';
+import { ComputeConfig } from '../compute.config.js';
+
+/** Injection token of the worker's sandbox engine (an interface: the engine can change). */
+export const SANDBOX_ENGINE = Symbol('SandboxEngine');
+
+/** The isolated-vm engine, sized by COMPUTE_WORKER_ISOLATES; closed when the worker shuts down. */
+export const SandboxEngineProvider: Provider = {
+  provide: SANDBOX_ENGINE,
+  inject: [ComputeConfig],
+  useFactory: (config: ComputeConfig): SandboxEngine & OnApplicationShutdown => {
+    const engine = createIsolatedVmEngine({
+      isolates: config.COMPUTE_WORKER_ISOLATES,
+      maxRunsPerIsolate: config.COMPUTE_RUNS_PER_ISOLATE,
+    });
+    return Object.assign(engine, { onApplicationShutdown: () => engine.close() });
+  },
+};

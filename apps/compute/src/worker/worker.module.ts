@@ -1,0 +1,48 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { serviceDataSourceOptions } from '@strata/db';
+import { Clock, NatsConnectionHolder, ServiceConfig, systemClock } from '@strata/platform';
+import { COMPUTE_ENTITIES } from '../app.module.js';
+import { ComputeConfig } from '../compute.config.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
+import { COMPUTE_SCHEMA, MIGRATIONS } from '../migrations/index.js';
+import { RunsRepository } from '../runs/runs.repository.js';
+import { JobConsumer } from './job-consumer.js';
+import { RunExecutor } from './run-executor.js';
+import { SandboxEngineProvider } from './sandbox-engine.provider.js';
+
+/**
+ * A sandbox worker: no HTTP API, only the job consumer, the executor and the
+ * engine. It runs in a process of its own (`main.js worker`), so a runaway
+ * isolate or a crash in native code never takes the API down.
+ */
+@Module({})
+export class WorkerModule {
+  static forRoot(config: ComputeConfig, clock: Clock = systemClock): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        TypeOrmModule.forRoot(
+          serviceDataSourceOptions({
+            url: config.DATABASE_URL,
+            schema: COMPUTE_SCHEMA,
+            entities: COMPUTE_ENTITIES,
+            migrations: MIGRATIONS,
+            poolSize: config.COMPUTE_WORKER_ISOLATES + 2,
+          }),
+        ),
+      ],
+      providers: [
+        { provide: ComputeConfig, useValue: config },
+        { provide: ServiceConfig, useValue: config },
+        { provide: Clock, useValue: clock },
+        NatsConnectionHolder,
+        FunctionsRepository,
+        RunsRepository,
+        SandboxEngineProvider,
+        RunExecutor,
+        JobConsumer,
+      ],
+    };
+  }
+}

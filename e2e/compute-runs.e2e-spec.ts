@@ -1,0 +1,242 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { adminWorkspaceToken, call, startStack, type Stack, type WorkerProcess } from '@strata/testkit';
+
+let stack: Stack;
+let worker: WorkerProcess;
+const suffix = Date.now().toString(36);
+const ws = `runs-${suffix}`;
+const otherWs = `runs-other-${suffix}`;
+let token: string;
+let otherToken: string;
+
+/** Small limits so the abusive functions below end quickly; the worker gets them from its runs. */
+const LIMITS = {
+  COMPUTE_WALL_MS: '3000',
+  COMPUTE_CPU_MS: '1500',
+  COMPUTE_MEMORY_MB: '32',
+  COMPUTE_SWEEP_INTERVAL_MS: '200',
+};
+
+beforeAll(async () => {
+  stack = await startStack(LIMITS);
+  worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  token = await adminWorkspaceToken(stack, ws);
+  otherToken = await adminWorkspaceToken(stack, otherWs);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1`;
+const FINAL = ['succeeded', 'failed', 'timed_out', 'cancelled'];
+
+async function test(code: string, params: unknown = {}): Promise<string> {
+  const queued = await call('POST', `${base()}/compute-functions/test`, { token, body: { code, params } });
+  expect(queued.status).toBe(200);
+  expect(queued.body).toEqual({ jobId: expect.any(String), status: 'queued', queuedAt: expect.any(String) });
+  return queued.body.jobId as string;
+}
+
+/** The run of a job once it is final (polled with a deadline; no timing is asserted). */
+async function finished(jobId: string, deadlineMs = 45_000): Promise<Record<string, any>> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const listed = await call('GET', `${base()}/function-runs?jobId=${jobId}`, { token });
+    expect(listed.status).toBe(200);
+    const run = listed.body.runs[0];
+    if (run && FINAL.includes(run.status)) {
+      const detail = await call('GET', `${base()}/function-runs/${run.id}`, { token });
+      expect(detail.status).toBe(200);
+      return detail.body;
+    }
+    if (Date.now() > until) throw new Error(`run of job ${jobId} not final: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const run = async (code: string, params: unknown = {}) => finished(await test(code, params));
+
+describe('function runs through the test endpoint', () => {
+  it('runs code with executionParams and records the result, logs, timings and code hash', async () => {
+    const code = `async function run() {
+      api.log('hello', executionParams.name);
+      return { success: true, data: { greeting: 'hi ' + executionParams.name, trigger: triggerParams } };
+    }`;
+    const r = await run(code, { name: 'ada' });
+    expect(r).toMatchObject({
+      status: 'succeeded',
+      executionSource: 'manual',
+      functionId: null,
+      functionCodeHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      result: { success: true, data: { greeting: 'hi ada', trigger: {} } },
+      error: null,
+      storedParameters: { encrypted: true, keyVersion: expect.any(Number) },
+      executionContext: { trigger: { name: 'system-default' }, environment: { runtime: 'isolated-vm' } },
+      memoryUsageBytes: expect.any(Number),
+      cpuUsageSeconds: expect.any(Number),
+    });
+    expect(r.logs).toEqual([expect.objectContaining({ level: 'info', message: expect.stringContaining('hello') })]);
+    for (const t of ['queuedAt', 'startedAt', 'finishedAt']) expect(Date.parse(r[t])).not.toBeNaN();
+    expect(Date.parse(r.finishedAt)).toBeGreaterThanOrEqual(Date.parse(r.startedAt));
+    // The parameters are not in the record in the clear.
+    expect(JSON.stringify(r)).not.toContain('"name":"ada"');
+  });
+
+  it('records a throw and a {success: false} return as failed, with the error', async () => {
+    const thrown = await run('async function run() { throw new TypeError("bad input"); }');
+    expect(thrown).toMatchObject({ status: 'failed', error: { name: 'TypeError', message: 'bad input' } });
+    expect(thrown.error.stack).toContain('function.js');
+    expect(thrown.error.stack).not.toMatch(/node:|\/apps\/|\/libs\//);
+    const returned = await run('async function run() { return { success: false, error: "provider said no" }; }');
+    expect(returned).toMatchObject({
+      status: 'failed',
+      result: { success: false, error: 'provider said no' },
+      error: { message: 'provider said no' },
+    });
+  });
+
+  it('offers api.hmacSha256, refuses api.searchRecords, and logs every call with its duration', async () => {
+    const r = await run(`async function run() {
+      const mac = await api.hmacSha256('key', 'message');
+      let removed;
+      try { await api.searchRecords({}); } catch (e) { removed = e.message; }
+      return { success: true, data: { mac, removed } };
+    }`);
+    expect(r.status).toBe('succeeded');
+    expect(r.result.data.mac).toBe(createHmac('sha256', 'key').update('message').digest('hex'));
+    expect(r.result.data.removed).toMatch(/not found|not a function/i);
+    expect(r.apiCalls).toEqual([
+      expect.objectContaining({ method: 'hmacSha256', ok: true, durationMs: expect.any(Number) }),
+    ]);
+  });
+
+  it('contains misbehaving code, reports it on its run, and keeps serving', async () => {
+    const cases: [string, string, (r: Record<string, any>) => void][] = [
+      ['sync loop', 'async function run() { for (;;) {} }', (r) => expect(r.status).toBe('timed_out')],
+      ['async loop', 'async function run() { for (;;) { await null; } }', (r) => expect(r.status).toBe('timed_out')],
+      [
+        'never settles',
+        'async function run() { await new Promise(() => {}); }',
+        (r) => expect(r.status).toBe('timed_out'),
+      ],
+      [
+        'recursion',
+        'async function run() { const f = (n) => f(n + 1) + 1; return f(0); }',
+        (r) => expect(r).toMatchObject({ status: 'failed', error: { name: 'RangeError' } }),
+      ],
+      [
+        'memory bomb',
+        'async function run() { const a = []; for (;;) a.push(new Array(1e5).fill("x".repeat(10))); }',
+        (r) => expect(r).toMatchObject({ status: 'failed', error: { name: 'MemoryLimitExceeded' } }),
+      ],
+      [
+        'host escape',
+        `async function run() { return { success: true, data: constructor.constructor('return typeof process')() }; }`,
+        (r) => expect(r).toMatchObject({ status: 'succeeded', result: { data: 'undefined' } }),
+      ],
+      [
+        'host globals',
+        `async function run() { return { success: true, data: [typeof process, typeof require, typeof Buffer, typeof fetch] }; }`,
+        (r) => expect(r.result.data).toEqual(['undefined', 'undefined', 'undefined', 'undefined']),
+      ],
+      [
+        'dynamic import',
+        `async function run() { await import('fs'); return { success: true }; }`,
+        (r) => expect(r.status).toBe('failed'),
+      ],
+      [
+        'huge logs',
+        'async function run() { for (let i = 0; i < 100000; i++) api.log("x".repeat(1000)); return { success: true }; }',
+        (r) => expect(r).toMatchObject({ status: 'succeeded', logsTruncated: true }),
+      ],
+      [
+        'huge return',
+        'async function run() { return { success: true, data: "x".repeat(20 * 1024 * 1024) }; }',
+        (r) => expect(r.status).not.toBe('succeeded'),
+      ],
+    ];
+    const jobs = await Promise.all(cases.map(([, code]) => test(code)));
+    const runs = await Promise.all(jobs.map((job) => finished(job)));
+    cases.forEach(([name, , check], i) => {
+      try {
+        check(runs[i]!);
+      } catch (err) {
+        throw new Error(`${name}: ${(err as Error).message}\n${JSON.stringify(runs[i])}`, { cause: err });
+      }
+    });
+    // The worker is alive and serves the next run.
+    expect((await run('async function run() { return { success: true, data: 1 }; }')).status).toBe('succeeded');
+  });
+
+  it('refuses bad test requests', async () => {
+    expect(
+      await call('POST', `${base()}/compute-functions/test`, { token, body: { code: 'async function run() {' } }),
+    ).toMatchObject({ status: 400 });
+    const noParams = await call('POST', `${base()}/compute-functions/test`, {
+      token,
+      body: { code: 'async function run() {}', params: [1] },
+    });
+    expect(noParams).toMatchObject({ status: 400, body: { details: [{ field: 'params' }] } });
+  });
+
+  it('keeps runs in their workspace', async () => {
+    const job = await test('async function run() { return { success: true }; }');
+    const r = await finished(job);
+    expect((await call('GET', `${base(otherWs)}/function-runs/${r.id}`, { token: otherToken })).status).toBe(404);
+    expect((await call('GET', `${base(otherWs)}/function-runs?jobId=${job}`, { token: otherToken })).body.runs).toEqual(
+      [],
+    );
+  });
+
+  it('filters the run list and refuses bad filters', async () => {
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const listed = await call('GET', `${base()}/function-runs?status=succeeded&since=${since}&limit=2&page=1`, {
+      token,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject({ page: 1, limit: 2, total: expect.any(Number) });
+    expect(listed.body.runs.length).toBeLessThanOrEqual(2);
+    for (const r of listed.body.runs) {
+      expect(r.status).toBe('succeeded');
+      expect(r).not.toHaveProperty('logs');
+    }
+    for (const query of ['status=done', 'since=yesterday', 'jobId=x', 'limit=101', 'page=0']) {
+      expect({ query, status: (await call('GET', `${base()}/function-runs?${query}`, { token })).status }).toEqual({
+        query,
+        status: 400,
+      });
+    }
+  });
+});
+
+describe('the job pipeline', () => {
+  it('keeps queued jobs while no worker runs, and runs them when one starts', async () => {
+    await worker.stop();
+    const job = await test('async function run() { return { success: true, data: "late" }; }');
+    const queued = await call('GET', `${base()}/function-runs?jobId=${job}`, { token });
+    expect(queued.body.runs[0].status).toBe('queued');
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'late' } });
+  });
+
+  it('fails a run whose worker died mid-run once its lease expires, and another worker serves on', async () => {
+    // Runs long enough that only the kill can end this one.
+    await stack.restartCompute({ COMPUTE_WALL_MS: '120000', COMPUTE_CPU_MS: '120000' });
+    const doomed = await stack.startWorker({ COMPUTE_LEASE_MS: '1500', COMPUTE_WORKER_ISOLATES: '1' });
+    await worker.stop();
+    const job = await test('async function run() { await new Promise(() => {}); }');
+    // Wait until the doomed worker holds it, then kill the worker outright.
+    const until = Date.now() + 30_000;
+    while ((await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0].status !== 'running') {
+      if (Date.now() > until) throw new Error('the run never started');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await doomed.stop('SIGKILL');
+    const r = await finished(job);
+    expect(r).toMatchObject({ status: 'failed', error: { name: 'WorkerLost' } });
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect((await run('async function run() { return { success: true }; }')).status).toBe('succeeded');
+  });
+});
