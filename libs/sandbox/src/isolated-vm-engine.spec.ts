@@ -195,6 +195,27 @@ describe('api', () => {
     expect(result.returnValue).toBe('TypeError');
   });
 
+  it('bounds the api calls awaiting the bridge at once', async () => {
+    const pool = createIsolatedVmEngine({ isolates: 1, maxRunsPerIsolate: 10, maxPendingCalls: 2 });
+    try {
+      const bridge = recordingBridge(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return 1;
+      });
+      const result = await pool.run(
+        runJob(`async function run() {
+          const settled = await Promise.allSettled([1, 2, 3].map((n) => api.fetchRecord('c', n)));
+          return settled.map((s) => s.status === 'fulfilled' ? s.value : s.reason.message);
+        }`),
+        bridge,
+      );
+      expect(result.returnValue).toEqual([1, 1, 'api.fetchRecord: too many api calls at once (at most 2)']);
+      expect(bridge.calls).toHaveLength(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('aborts the bridge signal when the run ends', async () => {
     const bridge = recordingBridge(() => new Promise(() => undefined));
     const result = await run("async function run() { api.fetchRecord('c', 1); return 'not waiting'; }", {}, bridge);
@@ -563,6 +584,15 @@ describe('limits', () => {
     expect(result).toMatchObject({ status: 'memory_exceeded', error: { name: 'MemoryLimitError' } });
     expect(result.memoryUsageBytes).toBe(16 * 1024 * 1024);
     expect(engine.stats().isolatesRetired.killed).toBe(before + 1);
+  });
+
+  it('reports an uncaught ArrayBuffer allocation failure (memory outside the heap) as memory_exceeded', async () => {
+    const result = await abuse('async function run() { const a = []; for (;;) a.push(new ArrayBuffer(1e6)); }', {
+      memoryMb: 16,
+      cpuMs: 20_000,
+      wallMs: 30_000,
+    });
+    expect(result).toMatchObject({ status: 'memory_exceeded', error: { name: 'MemoryLimitError' } });
   });
 
   it('fails a return value over maxOutputBytes with a clear message', async () => {

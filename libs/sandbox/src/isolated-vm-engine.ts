@@ -403,6 +403,11 @@ function readEnvelope(envelope: unknown, job: SandboxJob): Outcome {
     return failed('Error', 'The function ended without a readable result');
   }
   if (parsed.ok !== true) {
+    // ArrayBuffers live outside the V8 heap: past the isolate's limit their allocation throws instead
+    // of killing the isolate. Uncaught, that is the memory limit too.
+    if (parsed.name === 'RangeError' && parsed.message === 'Array buffer allocation failed') {
+      return { status: 'memory_exceeded', error: memoryError(job.limits), retire: 'heap' };
+    }
     const error: SandboxError = { name: capped(parsed.name), message: capped(parsed.message) };
     const stack = isolateStack(parsed.stack);
     if (stack) error.stack = stack;
@@ -481,13 +486,7 @@ function classifyThrown(error: unknown, killed: Killed | undefined, disposed: bo
   if (killed === 'cpu') return cpuOut;
   const { name, message } = copiedError(error);
   if (message === SYNC_TIMEOUT_MESSAGE) return cpuOut;
-  if (disposed) {
-    return {
-      status: 'memory_exceeded',
-      error: { name: 'MemoryLimitError', message: `The function exceeded its memory limit of ${limits.memoryMb} MB` },
-      retire: 'killed',
-    };
-  }
+  if (disposed) return { status: 'memory_exceeded', error: memoryError(limits), retire: 'killed' };
   const sandboxError: SandboxError = { name: capped(name), message: capped(message) };
   const stack = isErrorLike(error) ? isolateStack(error.stack) : undefined;
   if (stack) sandboxError.stack = stack;
@@ -516,6 +515,10 @@ function isErrorLike(value: unknown): value is { name: string; message: string; 
     typeof (value as { name?: unknown }).name === 'string' &&
     typeof (value as { message?: unknown }).message === 'string'
   );
+}
+
+function memoryError(limits: SandboxLimits): SandboxError {
+  return { name: 'MemoryLimitError', message: `The function exceeded its memory limit of ${limits.memoryMb} MB` };
 }
 
 function failed(name: string, message: string): Outcome {

@@ -1,0 +1,104 @@
+import { describe, expect, it } from '@jest/globals';
+import { IsolatePool, type PooledWorker, type RetireReason } from './isolate-pool.js';
+
+class FakeWorker implements PooledWorker {
+  runs = 0;
+  disposed = false;
+  constructor(
+    readonly memoryMb: number,
+    readonly id: number,
+  ) {}
+  dispose(): void {
+    this.disposed = true;
+  }
+}
+
+function fakePool(size: number, maxQueue = 10) {
+  const retired: RetireReason[] = [];
+  let next = 0;
+  const pool = new IsolatePool<FakeWorker>({
+    size,
+    maxQueue,
+    create: (memoryMb) => new FakeWorker(memoryMb, next++),
+    onRetire: (reason) => retired.push(reason),
+  });
+  return { pool, retired };
+}
+
+describe('IsolatePool', () => {
+  it('reuses an idle worker with the same memory limit', () => {
+    const { pool } = fakePool(2);
+    const first = pool.tryAcquire(32)!;
+    first.release();
+    const second = pool.tryAcquire(32)!;
+    expect(second.worker).toBe(first.worker);
+  });
+
+  it('prefers an empty slot to replacing a worker of another limit, and replaces when it must', () => {
+    const { pool, retired } = fakePool(2);
+    const a = pool.tryAcquire(32)!;
+    a.release();
+    const b = pool.tryAcquire(64)!;
+    expect(b.worker).not.toBe(a.worker);
+    expect(a.worker.disposed).toBe(false);
+    b.release();
+    const held = pool.tryAcquire(64)!;
+    const c = pool.tryAcquire(128)!;
+    expect(a.worker.disposed).toBe(true);
+    expect(c.worker.memoryMb).toBe(128);
+    expect(retired).toEqual(['limitChange']);
+    held.release();
+    c.release();
+    expect(pool.counts().isolates).toBe(2);
+  });
+
+  it('hands a released slot to the first waiter, and bounds the queue', async () => {
+    const { pool } = fakePool(1, 2);
+    const lease = pool.tryAcquire(32)!;
+    expect(pool.tryAcquire(32)).toBeUndefined();
+    expect(pool.available()).toBe(0);
+    const order: number[] = [];
+    const first = pool.acquire(32).then((l) => {
+      order.push(1);
+      l.release();
+    });
+    const second = pool.acquire(32).then((l) => {
+      order.push(2);
+      l.release();
+    });
+    await expect(pool.acquire(32)).rejects.toMatchObject({ name: 'SandboxBusyError' });
+    lease.release();
+    await Promise.all([first, second]);
+    expect(order).toEqual([1, 2]);
+    expect(pool.available()).toBe(1);
+  });
+
+  it('retires a worker released with a reason and creates a new one next time', () => {
+    const { pool, retired } = fakePool(1);
+    const lease = pool.tryAcquire(32)!;
+    lease.release('runs');
+    lease.release('heap'); // a second release is ignored
+    expect(lease.worker.disposed).toBe(true);
+    expect(retired).toEqual(['runs']);
+    expect(pool.tryAcquire(32)!.worker).not.toBe(lease.worker);
+  });
+
+  it('closes: rejects waiters, disposes idle workers now and busy ones on release', async () => {
+    const { pool, retired } = fakePool(2);
+    const busy = pool.tryAcquire(32)!;
+    const idle = pool.tryAcquire(32)!;
+    idle.release();
+    const waiting = pool.tryAcquire(32);
+    expect(waiting).toBeDefined();
+    const queued = pool.acquire(32);
+    pool.close();
+    await expect(queued).rejects.toMatchObject({ name: 'SandboxBusyError' });
+    await expect(pool.acquire(32)).rejects.toMatchObject({ name: 'SandboxBusyError' });
+    expect(pool.tryAcquire(32)).toBeUndefined();
+    busy.release();
+    waiting!.release();
+    expect(busy.worker.disposed && waiting!.worker.disposed).toBe(true);
+    expect(pool.counts().isolates).toBe(0);
+    expect(retired.every((reason) => reason === 'closed')).toBe(true);
+  });
+});
