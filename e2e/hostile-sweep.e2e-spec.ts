@@ -215,6 +215,13 @@ beforeAll(async () => {
     url: 'http://127.0.0.1:9/hook',
     events: ['record_created'],
   });
+  await post(`${data}/compute-functions`, {
+    name: 'sweep-fn',
+    code: 'async function run() { return { success: true }; }',
+  });
+  const draft = await post(`${data}/drafts`, { resourceType: 'compute-functions', data: { name: 'sweep-draft' } });
+  seeded.set('draftId', String(draft['id']));
+  seeded.set('version', '1');
   for (const name of ['id', 'structureId']) seeded.set(name, String(collection['id']));
   for (const name of ['recordSlug', 'structureSlug', 'resource']) seeded.set(name, String(collection['recordSlug']));
   seeded.set('recordId', String(record['id']));
@@ -236,6 +243,7 @@ describe('a hostile sweep of every documented route', () => {
       ...(await operationsOf('auth')),
       ...(await operationsOf('data')),
       ...(await operationsOf('webhooks')),
+      ...(await operationsOf('compute')),
     ].filter((op) => !op.path.startsWith('/oidc') && !op.path.startsWith('/interaction'));
     expect(operations.length).toBeGreaterThan(50);
     const failures: string[] = [];

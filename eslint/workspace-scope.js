@@ -30,6 +30,8 @@ const ISSUERS = {
   'apps/auth/src/workspaces/workspaces.service.ts': 'the workspace this transaction just created',
   'apps/auth/src/oidc/oidc.service.ts': "the token endpoint: the authenticated client's own workspace",
   'apps/webhooks/src/events/record-event-consumer.ts': 'the workspace of a record event taken from our own stream',
+  'apps/auth/src/function-principals/function-principals.service.ts':
+    'the boot-time pass over every workspace that makes missing function principals',
   'apps/compute/src/worker/job-consumer.ts': 'the workspace of a compute job taken from our own work queue',
   'apps/compute/src/runs/run-sweeper.ts': 'the workspace of a run row the sweep read (lost lease)',
 };

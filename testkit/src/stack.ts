@@ -109,7 +109,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   await migrateWebhooks(webhooksConfig);
   let webhooks: INestApplication | undefined = await createWebhooksApp(webhooksConfig, { clock: clocks.webhooks });
   await webhooks.listen(webhooksPort, '127.0.0.1');
-  const computeEnv = { ...env, COMPUTE_PORT: String(computePort) };
+  const computeEnv = { ...env, COMPUTE_PORT: String(computePort), DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}` };
   const computeConfig = loadConfig(ComputeConfig, computeEnv);
   await migrateCompute(computeConfig);
   let compute: INestApplication = await createComputeApp(computeConfig, { clock: clocks.compute });

@@ -21,6 +21,8 @@ import { OidcService } from './oidc/oidc.service.js';
 import { InteractionController } from './oidc/interaction.controller.js';
 import { DatabaseReadiness } from '@strata/platform';
 import { UsersRepository } from './users/users.repository.js';
+import { FunctionPrincipalsRepository } from './function-principals/function-principals.repository.js';
+import { FunctionPrincipalsService } from './function-principals/function-principals.service.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { ServiceAccountsRepository } from './service-accounts/service-accounts.repository.js';
 import { GroupsRepository } from './groups/groups.repository.js';
@@ -33,6 +35,8 @@ import { OidcPayloadsRepository } from './oidc/oidc-payloads.repository.js';
   providers: [
     TransactionsProvider,
     UsersRepository,
+    FunctionPrincipalsRepository,
+    FunctionPrincipalsService,
     WorkspacesRepository,
     ServiceAccountsRepository,
     GroupsRepository,

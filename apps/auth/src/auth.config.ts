@@ -1,5 +1,5 @@
-import { IsEmail, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
-import { NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
+import { IsEmail, IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
 
 /** Settings of the auth service (environment variables; initialisers are the defaults). */
 export class AuthConfig extends ServiceConfig {
@@ -17,6 +17,16 @@ export class AuthConfig extends ServiceConfig {
   @MinLength(8)
   @NotDefaultInProduction('strata-admin')
   STRATA_ADMIN_PASSWORD = 'strata-admin';
+
+  /**
+   * The key the auth and compute services share to derive each workspace's function
+   * principal secret (base64 of 32 bytes; docs/compute.md, "The function principal").
+   * Changing it on both rotates every function principal's secret.
+   */
+  @Secret()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be the base64 of 32 bytes' })
+  @NotDefaultInProduction(DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY)
+  STRATA_FUNCTIONS_PRINCIPAL_KEY = DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY;
 
   /** Access-token lifetime in seconds (the specification states 25200). */
   @IsInt()

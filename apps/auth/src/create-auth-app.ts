@@ -8,6 +8,7 @@ import { IAM_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { refuseMalformedOAuthUrl, tokenFormParser } from './oidc/oauth-input.js';
 import { OidcService } from './oidc/oidc.service.js';
 import { UsersService } from './users/users.service.js';
+import { FunctionPrincipalsService } from './function-principals/function-principals.service.js';
 
 /** Runs the iam schema's migrations (the start script and the Helm hook call this, not every replica). */
 export function migrateAuth(config: AuthConfig): Promise<string[]> {
@@ -31,6 +32,7 @@ export async function createAuthApp(
       const oidc = nest.get(OidcService);
       await oidc.start();
       await nest.get(UsersService).ensureAdmin(config.STRATA_ADMIN_EMAIL, config.STRATA_ADMIN_PASSWORD);
+      await nest.get(FunctionPrincipalsService).ensureAll();
       nest.use('/oidc', refuseMalformedOAuthUrl);
       // The spec's token response always states a scope: default client-credentials requests to `openid`.
       nest.use('/oidc/token', ...tokenFormParser(), defaultClientCredentialsScope);

@@ -1,5 +1,5 @@
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
-import { ServiceConfig } from '@strata/platform';
+import { IsBoolean, IsInt, IsUrl, Matches, Max, Min } from 'class-validator';
+import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
 
 /** Settings of the compute service and its sandbox workers (environment variables; initialisers are the defaults). */
 export class ComputeConfig extends ServiceConfig {
@@ -76,4 +76,24 @@ export class ComputeConfig extends ServiceConfig {
   /** Whether this API replica runs the sweeps (replicas share them: every step is conditional). */
   @IsBoolean()
   COMPUTE_SWEEPER_ENABLED = true;
+
+  /**
+   * The key the auth and compute services share to derive each workspace's function
+   * principal secret (base64 of 32 bytes; docs/compute.md, "The function principal").
+   * Changing it on both rotates every function principal's secret.
+   */
+  @Secret()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be the base64 of 32 bytes' })
+  @NotDefaultInProduction(DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY)
+  STRATA_FUNCTIONS_PRINCIPAL_KEY = DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY;
+
+  /** The data service's own URL, which `api` calls as the function principal (not through the gateway). */
+  @IsUrl({ require_tld: false, require_protocol: true })
+  DATA_SERVICE_URL = 'http://127.0.0.1:8082';
+
+  /** Deadline of one call from a function to the data service. */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  COMPUTE_API_TIMEOUT_MS = 15_000;
 }

@@ -52,3 +52,15 @@ export function isResource(value: string): value is Resource {
 export function permits(granted: ReadonlySet<string>, resource: string, action: string): boolean {
   return granted.has('*') || granted.has(`${resource}:${action}`) || granted.has(`${resource}:manage`);
 }
+
+/**
+ * The group each workspace's function principal is put in when the workspace is
+ * created, with these policies: what compute functions may do through `api`
+ * until an administrator changes the group (docs/compute.md).
+ */
+export const FUNCTIONS_GROUP = 'compute-functions';
+export const FUNCTIONS_GROUP_POLICIES: readonly { resource: Resource; actions: Action[] }[] = [
+  { resource: 'records', actions: ['manage'] },
+  { resource: 'structures', actions: ['retrieve', 'list'] },
+  { resource: 'saved-queries', actions: ['retrieve', 'list', 'execute'] },
+];

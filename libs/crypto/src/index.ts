@@ -3,3 +3,4 @@ export * from './ids.js';
 export * from './key-ring.js';
 export * from './password.js';
 export * from './webhook-signature.js';
+export * from './function-principal.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ErrorCode } from '@strata/contracts';
-import { hashToken, newClientId, newClientSecret } from '@strata/crypto';
+import { hashToken, isFunctionPrincipalClientId, newClientId, newClientSecret } from '@strata/crypto';
 import { isUniqueViolation, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import {
@@ -109,6 +109,14 @@ export class ServiceAccountsService {
 
   /** Replaces the secret: the old one fails from this commit on. */
   async rotate(scope: WorkspaceScope, id: number): Promise<ServiceAccountWithSecret> {
+    const current = await this.accounts.find(scope, id);
+    if (!current) throw notFound(id);
+    if (isFunctionPrincipalClientId(current.client_id)) {
+      throw StrataException.validation(
+        [{ field: 'id', message: 'is the function principal, whose secret follows STRATA_FUNCTIONS_PRINCIPAL_KEY' }],
+        "The function principal's secret cannot be rotated here: change STRATA_FUNCTIONS_PRINCIPAL_KEY (docs/compute.md)",
+      );
+    }
     const secret = newClientSecret();
     const account = await this.update(scope, id, { kind: 'secretHash', value: hashToken(secret) });
     return { ...account, clientSecret: secret };

@@ -3,6 +3,7 @@ import { ADMIN_GROUP, ErrorCode } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
 import { isUniqueViolation, issueWorkspaceScope, Transactions } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { FunctionPrincipalsService } from '../function-principals/function-principals.service.js';
 import { GroupsRepository } from '../groups/groups.repository.js';
 import { WorkspacesRepository, type WorkspaceRow } from './workspaces.repository.js';
 
@@ -32,9 +33,13 @@ export class WorkspacesService {
     private readonly transactions: Transactions,
     private readonly workspaces: WorkspacesRepository,
     private readonly groups: GroupsRepository,
+    private readonly functionPrincipals: FunctionPrincipalsService,
   ) {}
 
-  /** Creates the workspace and its administrators group with the creator in it, in one transaction. */
+  /**
+   * Creates the workspace, its administrators group with the creator in it, and its
+   * function principal (docs/compute.md), in one transaction.
+   */
   async create(
     userId: string,
     input: { slug: string; name: string; description?: string | undefined },
@@ -56,6 +61,7 @@ export class WorkspacesService {
           description: 'Grants every permission in the workspace',
         });
         await this.groups.addMember(scope, tx, admins.id, 'user', userId);
+        await this.functionPrincipals.ensure(scope, tx);
         return toWorkspace(row);
       });
     } catch (err) {

@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import type { BridgedApiMethod, JsonValue, SandboxBridge, SandboxCallContext } from '@strata/sandbox';
+import type { ApiHandler } from './api/handler.js';
 
 /** One `api` call of a run, as the run record lists it. */
 export interface ApiCallRecord {
@@ -9,66 +9,58 @@ export interface ApiCallRecord {
   durationMs: number;
   ok: boolean;
   error?: string;
+  deprecated?: string;
 }
 
 /** Calls a run keeps a record of; later calls are counted, not listed. */
 const MAX_RECORDED_CALLS = 1000;
-
-/** A method of `api` implemented on the host. */
-type Handler = (args: JsonValue[], context: SandboxCallContext) => Promise<JsonValue>;
-
-function stringArg(args: JsonValue[], index: number, name: string): string {
-  const value = args[index];
-  if (typeof value !== 'string') throw new Error(`${name} must be a string`);
-  return value;
-}
-
-/** `api.hmacSha256(secret, message)`: the hex HMAC-SHA256 of `message` under `secret`. */
-const hmacSha256: Handler = (args) =>
-  Promise.resolve(
-    createHmac('sha256', stringArg(args, 0, 'secret'))
-      .update(stringArg(args, 1, 'message'))
-      .digest('hex'),
-  );
+const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 /**
  * The host side of one run's `api`: each call is timed and recorded on the run
- * (method, start, duration, outcome; never arguments or results, which may hold
- * personal data). Methods whose host side is not built yet refuse with a clear
- * error naming the method.
+ * (method, start, duration, outcome, deprecation; never arguments or results,
+ * which may hold personal data). A method without a handler refuses with a clear
+ * error naming it.
  */
 export class RunBridge implements SandboxBridge {
   readonly calls: ApiCallRecord[] = [];
   unrecordedCalls = 0;
   private readonly started = performance.now();
-  private readonly handlers: Partial<Record<BridgedApiMethod, Handler>> = { hmacSha256 };
+
+  constructor(private readonly handlers: Readonly<Partial<Record<string, ApiHandler>>>) {}
 
   async call(method: BridgedApiMethod, args: JsonValue[], context: SandboxCallContext): Promise<JsonValue> {
     const startedAt = performance.now();
-    const handler = this.handlers[method];
+    let deprecated: string | undefined;
+    const handler = Object.hasOwn(this.handlers, method) ? this.handlers[method] : undefined;
     try {
       if (!handler) throw new Error(`api.${method} is not available on this platform version yet.`);
-      const result = await handler(args, context);
-      this.record(method, startedAt, true);
+      const result = await handler(args, context, { deprecated: (message) => (deprecated = message) });
+      this.record(method, startedAt, true, undefined, deprecated);
       return result;
     } catch (err) {
-      this.record(method, startedAt, false, err instanceof Error ? err.message : String(err));
+      this.record(method, startedAt, false, err instanceof Error ? err.message : String(err), deprecated);
       throw err;
     }
   }
 
-  private record(method: string, startedAt: number, ok: boolean, error?: string): void {
+  /** The records to store on the run (with the count of calls beyond the cap). */
+  recorded(): (ApiCallRecord | { unrecordedCalls: number })[] {
+    return this.unrecordedCalls ? [...this.calls, { unrecordedCalls: this.unrecordedCalls }] : this.calls;
+  }
+
+  private record(method: string, startedAt: number, ok: boolean, error?: string, deprecated?: string): void {
     if (this.calls.length >= MAX_RECORDED_CALLS) {
       this.unrecordedCalls++;
       return;
     }
-    const now = performance.now();
     this.calls.push({
       method,
-      startedAtMs: Math.round((startedAt - this.started) * 1000) / 1000,
-      durationMs: Math.round((now - startedAt) * 1000) / 1000,
+      startedAtMs: round(startedAt - this.started),
+      durationMs: round(performance.now() - startedAt),
       ok,
       ...(error === undefined ? {} : { error: error.slice(0, 500) }),
+      ...(deprecated === undefined ? {} : { deprecated }),
     });
   }
 }

@@ -9,7 +9,8 @@ import type { RunEntity } from '../runs/run.entity.js';
 import type { RunLimits } from '../runs/run-limits.js';
 import { openRunParams } from '../runs/run-params.js';
 import { RunsRepository, type RunOutcome } from '../runs/runs.repository.js';
-import { RunBridge } from './run-bridge.js';
+import { RunApi } from './api/run-api.js';
+import type { RunBridge } from './run-bridge.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 import { Inject } from '@nestjs/common';
 
@@ -23,9 +24,7 @@ export function outcomeOf(result: SandboxResult, bridge: RunBridge, finishedAt: 
     status,
     logs: JSON.stringify(result.logs),
     logsTruncated: result.logsTruncated,
-    apiCalls: JSON.stringify(
-      bridge.unrecordedCalls ? [...bridge.calls, { unrecordedCalls: bridge.unrecordedCalls }] : bridge.calls,
-    ),
+    apiCalls: JSON.stringify(bridge.recorded()),
     returnValue: result.returnValue === undefined ? null : JSON.stringify(result.returnValue),
     error: result.error
       ? JSON.stringify({
@@ -53,6 +52,7 @@ export class RunExecutor {
   constructor(
     private readonly runs: RunsRepository,
     private readonly functions: FunctionsRepository,
+    private readonly api: RunApi,
     @Inject(SANDBOX_ENGINE) private readonly engine: SandboxEngine,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
@@ -75,7 +75,7 @@ export class RunExecutor {
       },
       Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
     );
-    const bridge = new RunBridge();
+    const bridge = this.api.bridgeFor(scope);
     try {
       const code = await this.codeOf(scope, run);
       const params = openRunParams(this.ring, run.id, run.params);
@@ -96,7 +96,7 @@ export class RunExecutor {
         status: 'failed',
         logs: '[]',
         logsTruncated: false,
-        apiCalls: JSON.stringify(bridge.calls),
+        apiCalls: JSON.stringify(bridge.recorded()),
         returnValue: null,
         error: JSON.stringify({ name: 'PlatformError', message: 'The platform could not execute this run.' }),
         memoryUsageBytes: 0,

@@ -7,6 +7,9 @@ import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { COMPUTE_SCHEMA, MIGRATIONS } from '../migrations/index.js';
 import { RunsRepository } from '../runs/runs.repository.js';
+import { DataApi } from './api/data-api.js';
+import { RunApi } from './api/run-api.js';
+import { FunctionPrincipalTokens } from './function-principal-tokens.js';
 import { JobConsumer } from './job-consumer.js';
 import { RunExecutor } from './run-executor.js';
 import { SandboxEngineProvider } from './sandbox-engine.provider.js';
@@ -40,6 +43,9 @@ export class WorkerModule {
         FunctionsRepository,
         RunsRepository,
         SandboxEngineProvider,
+        FunctionPrincipalTokens,
+        DataApi,
+        RunApi,
         RunExecutor,
         JobConsumer,
       ],

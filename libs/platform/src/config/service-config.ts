@@ -131,3 +131,6 @@ export class ServiceConfig {
   @IsUrl(URL_OPTIONS)
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 }
+
+/** Published in the source: accepted only when STRATA_ENV=development (the function principal's key). */
+export const DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY = 'c3RyYXRhLWRldmVsb3BtZW50LWZ1bmN0aW9ucy1rZXk=';

@@ -1,0 +1,45 @@
+import type { JsonValue, SandboxCallContext } from '@strata/sandbox';
+
+/** What a handler may say about the call it serves, besides its result. */
+export interface CallNotes {
+  /** The call used a deprecated form: recorded on the call and logged on the run. */
+  deprecated(message: string): void;
+}
+
+/** The host side of one `api` method. Arguments arrive as JSON; the result goes back as JSON. */
+export type ApiHandler = (args: JsonValue[], context: SandboxCallContext, notes: CallNotes) => Promise<JsonValue>;
+
+/** A plain JSON object argument, or a refusal naming it. */
+export function objectArg(args: JsonValue[], index: number, name: string): { [key: string]: JsonValue } {
+  const value = args[index];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} must be an object`);
+  return value;
+}
+
+export function optionalObjectArg(args: JsonValue[], index: number, name: string): { [key: string]: JsonValue } {
+  return args[index] === undefined || args[index] === null ? {} : objectArg(args, index, name);
+}
+
+/** A non-empty string argument, or a refusal naming it. */
+export function stringArg(args: JsonValue[], index: number, name: string): string {
+  const value = args[index];
+  if (typeof value !== 'string' || value === '') throw new Error(`${name} must be a non-empty string`);
+  return value;
+}
+
+export function arrayArg(args: JsonValue[], index: number, name: string): JsonValue[] {
+  const value = args[index];
+  if (!Array.isArray(value)) throw new Error(`${name} must be an array`);
+  return value;
+}
+
+/** A string, number or boolean argument as text (query parameters), or a refusal naming it. */
+export function scalarText(value: JsonValue, name: string): string {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new Error(`${name} must be a string, number or boolean`);
+}
+
+/** A scalar or a list of scalars as a comma-separated list. */
+export function listText(value: JsonValue, name: string): string {
+  return Array.isArray(value) ? value.map((v, i) => scalarText(v, `${name}[${i}]`)).join(',') : scalarText(value, name);
+}

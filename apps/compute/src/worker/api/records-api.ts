@@ -1,0 +1,135 @@
+import type { WorkspaceScope } from '@strata/db';
+import type { JsonValue } from '@strata/sandbox';
+import type { DataApi } from './data-api.js';
+import { arrayArg, listText, objectArg, optionalObjectArg, scalarText, stringArg, type ApiHandler } from './handler.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The record methods of `api`, each one call (two for a collection named by
+ * slug) to the data service's public API as the function principal
+ * (docs/compute.md, "api inside a function"):
+ *
+ *   fetchRecord(recordId, {expand?, version?})           GET   /records/{id}; null when there is none
+ *   createRecord(collection, data, metadata?)            POST  /records
+ *   updateRecord(recordId, data, options?)               PATCH /records/{id}
+ *   queryRecords(definition)                             POST  /records/query; {data, meta}
+ *   queryRecords(collection, {filter, sort, limit, offset})  (deprecated) GET /records/slug/{slug}
+ *   bulkCreateRecords(collection, records, options?)     POST  /records/bulk (one aggregate event)
+ *   batchCreateRecords(collection, records, options?)    POST  /records/batch (one event per record)
+ *   executeSavedQuery(id, variables?)                    POST  /saved-queries/{id}/execute; {data, meta}
+ *
+ * `collection` is a collection id or its record slug.
+ */
+export function recordHandlers(data: DataApi, scope: WorkspaceScope): Record<string, ApiHandler> {
+  /** Collection ids by slug, for this run. */
+  const ids = new Map<string, string>();
+  const collectionId = async (collection: string, signal: AbortSignal): Promise<string> => {
+    if (UUID.test(collection)) return collection;
+    const known = ids.get(collection);
+    if (known) return known;
+    const found = (await data.call(scope, 'GET', ['structures', 'slug', collection], { signal })) as { id?: unknown };
+    if (typeof found?.id !== 'string') throw new Error(`collection '${collection}' has no id`);
+    ids.set(collection, found.id);
+    return found.id;
+  };
+  /** `records` of a bulk or batch call: record data objects, or `{data}` wrappers. */
+  const recordList = (args: JsonValue[]): JsonValue[] =>
+    arrayArg(args, 1, 'records').map((r, i) => {
+      if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new Error(`records[${i}] must be an object`);
+      return 'data' in r && typeof r['data'] === 'object' && r['data'] !== null ? r : { data: r };
+    });
+
+  return {
+    fetchRecord: async (args, { signal }) => {
+      const options = optionalObjectArg(args, 1, 'options');
+      const query: Record<string, string> = {};
+      if (options['expand'] !== undefined) query['expand'] = listText(options['expand'], 'options.expand');
+      if (options['version'] !== undefined) query['version'] = scalarText(options['version'], 'options.version');
+      const recordId = stringArg(args, 0, 'recordId');
+      // No record has an id that is not a UUID.
+      if (!UUID.test(recordId)) return null;
+      return data.callOrNull(scope, ['records', recordId], { query, signal });
+    },
+
+    createRecord: async (args, { signal }) => {
+      const structureId = await collectionId(stringArg(args, 0, 'collection'), signal);
+      const metadata = args[2] === undefined || args[2] === null ? undefined : objectArg(args, 2, 'metadata');
+      return data.call(scope, 'POST', ['records'], {
+        body: { structureId, data: objectArg(args, 1, 'data'), ...(metadata ? { metadata } : {}) },
+        signal,
+      });
+    },
+
+    updateRecord: async (args, { signal }) =>
+      data.call(scope, 'PATCH', ['records', stringArg(args, 0, 'recordId')], {
+        body: { data: objectArg(args, 1, 'data'), ...optionalObjectArg(args, 2, 'options') },
+        signal,
+      }),
+
+    queryRecords: async (args, { signal }, notes) => {
+      if (typeof args[0] === 'string') {
+        notes.deprecated(
+          'api.queryRecords(collection, options) is deprecated: pass a canonical query definition ({resource, where, text, sort, page})',
+        );
+        return legacyQuery(data, scope, args[0], optionalObjectArg(args, 1, 'options'), signal);
+      }
+      return data.call(scope, 'POST', ['records', 'query'], { body: objectArg(args, 0, 'definition'), signal });
+    },
+
+    bulkCreateRecords: async (args, { signal }) =>
+      data.call(scope, 'POST', ['records', 'bulk'], {
+        body: {
+          structureId: await collectionId(stringArg(args, 0, 'collection'), signal),
+          records: recordList(args),
+          ...(args[2] === undefined || args[2] === null ? {} : { options: objectArg(args, 2, 'options') }),
+        },
+        signal,
+      }),
+
+    batchCreateRecords: async (args, { signal }) =>
+      data.call(scope, 'POST', ['records', 'batch'], {
+        body: {
+          structureId: await collectionId(stringArg(args, 0, 'collection'), signal),
+          records: recordList(args),
+          ...(args[2] === undefined || args[2] === null ? {} : { options: objectArg(args, 2, 'options') }),
+        },
+        signal,
+      }),
+
+    executeSavedQuery: async (args, { signal }) =>
+      data.call(scope, 'POST', ['saved-queries', stringArg(args, 0, 'savedQueryId'), 'execute'], {
+        body: { variables: optionalObjectArg(args, 1, 'variables') },
+        signal,
+      }),
+  };
+}
+
+/** The older `queryRecords(collection, {filter, sort, limit, offset})`, through the records list; answered as `{data, meta}`. */
+async function legacyQuery(
+  data: DataApi,
+  scope: WorkspaceScope,
+  collection: string,
+  options: { [key: string]: JsonValue },
+  signal: AbortSignal,
+): Promise<JsonValue> {
+  const query: Record<string, string> = {};
+  const filter = options['filter'];
+  if (typeof filter === 'string') query['filter'] = filter;
+  else if (typeof filter === 'object' && filter !== null && !Array.isArray(filter)) {
+    // An equality map: each value quoted, so commas and colons stay values.
+    query['filter'] = Object.entries(filter)
+      .map(([k, v]) => `${k}:"${scalarText(v, `options.filter.${k}`).replace(/["\\]/g, (c) => `\\${c}`)}"`)
+      .join(',');
+  }
+  const sort = options['sort'];
+  if (sort !== undefined) query['sort'] = listText(sort, 'options.sort');
+  for (const key of ['limit', 'offset'] as const) {
+    if (options[key] !== undefined) query[key] = scalarText(options[key], `options.${key}`);
+  }
+  const listed = (await data.call(scope, 'GET', ['records', 'slug', collection], { query, signal })) as {
+    results?: JsonValue;
+    pagination?: JsonValue;
+  };
+  return { data: listed.results ?? [], meta: listed.pagination ?? {} };
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from '@jest/globals';
+import { RunBridge } from './run-bridge.js';
+
+const context = { signal: new AbortController().signal };
+
+describe('RunBridge', () => {
+  it('answers with the handler, and records each call with its duration and outcome, never its arguments', async () => {
+    const bridge = new RunBridge({
+      hmacSha256: (args) => Promise.resolve(`mac of ${JSON.stringify(args[1])}`),
+      fetchRecord: () => Promise.reject(new Error('404: Record not found')),
+      queryRecords: (_args, _ctx, notes) => {
+        notes.deprecated('the old form');
+        return Promise.resolve({ data: [] });
+      },
+    });
+    await expect(bridge.call('hmacSha256', ['k', 'secret message'], context)).resolves.toBe('mac of "secret message"');
+    await expect(bridge.call('fetchRecord', ['x'], context)).rejects.toThrow('404: Record not found');
+    await expect(bridge.call('queryRecords', ['orders', {}], context)).resolves.toEqual({ data: [] });
+    await expect(bridge.call('storeAsJSON', [{}], context)).rejects.toThrow('api.storeAsJSON is not available');
+    expect(bridge.recorded()).toEqual([
+      { method: 'hmacSha256', startedAtMs: expect.any(Number), durationMs: expect.any(Number), ok: true },
+      expect.objectContaining({ method: 'fetchRecord', ok: false, error: '404: Record not found' }),
+      expect.objectContaining({ method: 'queryRecords', ok: true, deprecated: 'the old form' }),
+      expect.objectContaining({ method: 'storeAsJSON', ok: false }),
+    ]);
+    expect(JSON.stringify(bridge.recorded())).not.toContain('secret message');
+  });
+
+  it('finds only its own handlers, not what objects inherit', async () => {
+    const bridge = new RunBridge({});
+    await expect(bridge.call('toString' as never, [], context)).rejects.toThrow('not available');
+    await expect(bridge.call('constructor' as never, [], context)).rejects.toThrow('not available');
+  });
+
+  it('keeps at most 1000 call records and counts the rest', async () => {
+    const bridge = new RunBridge({ hmacSha256: () => Promise.resolve('x') });
+    for (let i = 0; i < 1005; i++) await bridge.call('hmacSha256', ['k', 'm'], context);
+    const recorded = bridge.recorded();
+    expect(recorded).toHaveLength(1001);
+    expect(recorded[1000]).toEqual({ unrecordedCalls: 5 });
+  });
+});
