@@ -1,7 +1,20 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+import {
+  adminWorkspaceToken,
+  call,
+  serviceAccountToken,
+  startStack,
+  type Stack,
+  type WorkerProcess,
+} from '@strata/testkit';
 
 let stack: Stack;
+let worker: WorkerProcess;
+/** A local HTTP server functions call: it echoes what it received as JSON. */
+let receiver: Server;
+let receiverPort: number;
 const suffix = Date.now().toString(36);
 const ws = `fnapi-${suffix}`;
 const otherWs = `fnapi-other-${suffix}`;
@@ -14,8 +27,35 @@ const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/a
 const iam = (workspace = ws) => `${stack.authUrl}/workspace/${workspace}/api/v1`;
 
 beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/big') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(2 * 1024 * 1024));
+        return;
+      }
+      if (req.url === '/redirect') {
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+        return;
+      }
+      res.writeHead(req.url === '/missing' ? 404 : 200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          url: req.url,
+          contentType: req.headers['content-type'] ?? null,
+          auth: req.headers['authorization'] ?? null,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverPort = (receiver.address() as AddressInfo).port;
   stack = await startStack();
-  await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  // Loopback is refused unless allowed: this worker may reach the local receiver.
+  worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2', COMPUTE_FETCH_ALLOW_PRIVATE: 'true' });
   token = await adminWorkspaceToken(stack, ws);
   otherToken = await adminWorkspaceToken(stack, otherWs);
   const created = await call('POST', `${base()}/structures`, {
@@ -44,6 +84,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
+  await new Promise<void>((resolve) => {
+    receiver.closeAllConnections();
+    receiver.close(() => resolve());
+  });
 });
 
 /** Runs code through the test endpoint and answers its finished run. */
@@ -206,5 +250,166 @@ describe('api inside a function: records through the data service, as the functi
       `async function run() { return { success: true, data: (await api.queryRecords({ resource: 'orders' })).data.length > 0 }; }`,
     );
     expect(read.result.data).toBe(true);
+  });
+});
+
+describe('the allowed-domains list', () => {
+  const domains = (workspace = ws) => `${base(workspace)}/compute-functions/allowed-domains`;
+
+  it('adds, lists and removes domains, normalised, with one details entry for a bad one', async () => {
+    const added = await call('POST', domains(), { token, body: { domain: 'API.Example.com' } });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ domain: 'api.example.com', createdBy: expect.any(String) });
+    expect((await call('POST', domains(), { token, body: { domain: '*.hooks.example.org' } })).status).toBe(201);
+    expect(await call('POST', domains(), { token, body: { domain: 'api.example.com' } })).toMatchObject({
+      status: 409,
+      body: { error: "Domain 'api.example.com' is already allowed.", statusCode: 409 },
+    });
+    for (const bad of ['10.0.0.1', 'https://x.example.com', 'x.example.com:8443', 'intranet', '']) {
+      const res = await call('POST', domains(), { token, body: { domain: bad } });
+      expect({ bad, status: res.status, field: res.body.details?.[0]?.field }).toEqual({
+        bad,
+        status: 400,
+        field: 'domain',
+      });
+    }
+    const listed = await call('GET', domains(), { token });
+    expect(listed.body.domains.map((d: { domain: string }) => d.domain)).toEqual([
+      '*.hooks.example.org',
+      'api.example.com',
+    ]);
+    expect((await call('DELETE', `${domains()}/api.example.com`, { token })).status).toBe(200);
+    expect((await call('DELETE', `${domains()}/api.example.com`, { token })).status).toBe(404);
+    // Another workspace's list is its own.
+    expect((await call('GET', domains(otherWs), { token: otherToken })).body.domains).toEqual([]);
+  });
+
+  it('needs compute-functions:manage to change, list to read', async () => {
+    const editor = await serviceAccountToken(stack, ws, token, {
+      name: `fn-editor-${suffix}`,
+      resource: 'compute-functions',
+      actions: ['create', 'update', 'list', 'retrieve'],
+    });
+    expect((await call('GET', domains(), { token: editor })).status).toBe(200);
+    expect((await call('POST', domains(), { token: editor, body: { domain: 'evil.example.net' } })).status).toBe(403);
+  });
+});
+
+describe('api.fetch and api.httpPost', () => {
+  beforeAll(async () => {
+    expect(
+      (await call('POST', `${base()}/compute-functions/allowed-domains`, { token, body: { domain: 'localhost' } }))
+        .status,
+    ).toBe(201);
+  });
+
+  it('calls allowed domains, sends JSON bodies and headers, and answers status, headers, body and json', async () => {
+    const r = await run(
+      `async function run() {
+      const got = await api.fetch(executionParams.url + '/thing?q=1', { headers: { authorization: 'Bearer t' } });
+      const posted = await api.httpPost(executionParams.url + '/hook', { hello: 'world' });
+      const missing = await api.fetch(executionParams.url + '/missing', { method: 'DELETE' });
+      return { success: true, data: { got: got.json, status: got.status, ok: got.ok, posted: posted.json, missing: [missing.status, missing.ok] } };
+    }`,
+      { url: `http://localhost:${receiverPort}` },
+    );
+    expect(r.status).toBe('succeeded');
+    expect(r.result.data).toEqual({
+      got: { method: 'GET', url: '/thing?q=1', contentType: null, auth: 'Bearer t', body: '' },
+      status: 200,
+      ok: true,
+      posted: { method: 'POST', url: '/hook', contentType: 'application/json', auth: null, body: '{"hello":"world"}' },
+      missing: [404, false],
+    });
+    expect(r.apiCalls.map((c: { method: string }) => c.method)).toEqual(['fetch', 'httpPost', 'fetch']);
+  });
+
+  it('refuses domains not on the list, literal addresses, redirects it will not follow, and huge answers', async () => {
+    const r = await run(
+      `async function run() {
+      const out = [];
+      for (const url of [
+        'http://127.0.0.1:' + executionParams.port + '/x',
+        'http://elsewhere.example.com/x',
+        'http://localhost.evil.example/x',
+        'ftp://localhost/x',
+        'http://user:pw@localhost:' + executionParams.port + '/x',
+      ]) {
+        try { await api.fetch(url); out.push('fetched'); } catch (e) { out.push(e.message); }
+      }
+      const redirect = await api.fetch('http://localhost:' + executionParams.port + '/redirect');
+      let big;
+      try { await api.fetch('http://localhost:' + executionParams.port + '/big'); big = 'read'; } catch (e) { big = e.message; }
+      return { success: true, data: { out, redirect: redirect.status, big } };
+    }`,
+      { port: receiverPort },
+    );
+    const { out, redirect, big } = r.result.data;
+    expect(out[0]).toContain("127.0.0.1 is not on the workspace's allowed domains");
+    expect(out[1]).toContain('elsewhere.example.com is not on');
+    expect(out[2]).toContain('is not on');
+    expect(out[3]).toBe('url must be an absolute http or https URL');
+    expect(out[4]).toContain('credentials in the URL');
+    // A redirect is an answer; nothing followed it to the metadata address.
+    expect(redirect).toBe(302);
+    expect(big).toContain('larger than');
+  });
+
+  it('stores JSON documents with storeAsJSON, readable on the run until they expire', async () => {
+    const r = await run(`async function run() {
+      const first = await api.storeAsJSON('report', { total: 3, items: [1, 2, 3] });
+      const second = await api.storeAsJSON({ unnamed: true });
+      let tooLong;
+      try { await api.storeAsJSON('x'.repeat(201), 1); } catch (e) { tooLong = e.message; }
+      return { success: true, data: { first, second, tooLong } };
+    }`);
+    expect({ status: r.status, error: r.error }).toEqual({ status: 'succeeded', error: null });
+    const { first, second, tooLong } = r.result.data;
+    expect(first).toMatchObject({
+      id: expect.any(String),
+      name: 'report',
+      sizeBytes: 27,
+      expiresAt: expect.any(String),
+    });
+    expect(second.name).toBe('document');
+    expect(tooLong).toContain('name must be');
+    const listed = await call('GET', `${base()}/function-runs/${r.id}/documents`, { token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.documents.map((d: { name: string }) => d.name)).toEqual(['report', 'document']);
+    expect(listed.body.documents[0]).not.toHaveProperty('content');
+    const doc = await call('GET', `${base()}/function-runs/${r.id}/documents/${first.id}`, { token });
+    expect(doc.body).toMatchObject({ name: 'report', content: { total: 3, items: [1, 2, 3] } });
+    // Not readable from another workspace.
+    expect(
+      (await call('GET', `${base(otherWs)}/function-runs/${r.id}/documents/${first.id}`, { token: otherToken })).status,
+    ).toBe(404);
+  });
+
+  it('keeps to the per-run document cap', async () => {
+    const r = await run(`async function run() {
+      const results = [];
+      for (let i = 0; i < 22; i++) {
+        try { await api.storeAsJSON('d' + i, i); results.push('ok'); } catch (e) { results.push(e.message); }
+      }
+      return { success: true, data: results };
+    }`);
+    const results = r.result.data as string[];
+    expect(results.filter((x) => x === 'ok')).toHaveLength(20);
+    expect(results[21]).toContain('at most 20 documents');
+  });
+
+  it('refuses loopback and private destinations when the worker does not allow them', async () => {
+    const guarded = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
+    await worker.stop();
+    const r = await run(
+      `async function run() {
+      try { await api.fetch('http://localhost:' + executionParams.port + '/x'); return { success: true, data: 'fetched' }; }
+      catch (e) { return { success: true, data: e.message }; }
+    }`,
+      { port: receiverPort },
+    );
+    expect(r.result.data).toMatch(/refused|loopback|not a public/);
+    await guarded.stop();
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2', COMPUTE_FETCH_ALLOW_PRIVATE: 'true' });
   });
 });

@@ -2,7 +2,15 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { serviceDataSourceOptions } from '@strata/db';
 import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
+import { AllowedDomainEntity } from './allowed-domains/allowed-domain.entity.js';
+import { AllowedDomainsController } from './allowed-domains/allowed-domains.controller.js';
+import { AllowedDomainsRepository } from './allowed-domains/allowed-domains.repository.js';
+import { AllowedDomainsService } from './allowed-domains/allowed-domains.service.js';
 import { ComputeConfig } from './compute.config.js';
+import { RunDocumentEntity } from './run-documents/run-document.entity.js';
+import { RunDocumentsController } from './run-documents/run-documents.controller.js';
+import { RunDocumentsRepository } from './run-documents/run-documents.repository.js';
+import { RunDocumentsService } from './run-documents/run-documents.service.js';
 import { DraftEntity } from './drafts/draft.entity.js';
 import { DraftsController, FunctionDraftsController } from './drafts/drafts.controller.js';
 import { DraftsRepository } from './drafts/drafts.repository.js';
@@ -22,7 +30,14 @@ import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
 
-export const COMPUTE_ENTITIES = [FunctionEntity, FunctionVersionEntity, DraftEntity, RunEntity];
+export const COMPUTE_ENTITIES = [
+  FunctionEntity,
+  FunctionVersionEntity,
+  DraftEntity,
+  RunEntity,
+  AllowedDomainEntity,
+  RunDocumentEntity,
+];
 
 /** What a compute service is built with besides its settings. */
 export interface ComputeAppOptions {
@@ -47,10 +62,21 @@ export class ComputeAppModule {
         ),
         PlatformModule.forRoot({ config, clock: options.clock }),
       ],
-      // FunctionsController first: `test` is matched before `:id`.
-      controllers: [FunctionsController, FunctionDraftsController, DraftsController, RunsController],
+      // AllowedDomainsController, then FunctionsController: `allowed-domains` and `test` before `:id`.
+      controllers: [
+        AllowedDomainsController,
+        FunctionsController,
+        FunctionDraftsController,
+        DraftsController,
+        RunsController,
+        RunDocumentsController,
+      ],
       providers: [
         TransactionsProvider,
+        AllowedDomainsRepository,
+        AllowedDomainsService,
+        RunDocumentsRepository,
+        RunDocumentsService,
         FunctionsRepository,
         FunctionsService,
         FunctionTestsService,

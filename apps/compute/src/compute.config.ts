@@ -96,4 +96,40 @@ export class ComputeConfig extends ServiceConfig {
   @Min(100)
   @Max(120_000)
   COMPUTE_API_TIMEOUT_MS = 15_000;
+
+  /** How long a document kept with `api.storeAsJSON` is kept, in hours. */
+  @IsInt()
+  @Min(1)
+  @Max(24 * 365)
+  COMPUTE_DOCUMENT_TTL_HOURS = 24 * 7;
+
+  /** Documents one run may keep, and their bytes together (JSON, UTF-8). */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  COMPUTE_DOCUMENTS_PER_RUN = 20;
+
+  @IsInt()
+  @Min(1024)
+  @Max(256 * 1024 * 1024)
+  COMPUTE_DOCUMENT_BYTES_PER_RUN = 5 * 1024 * 1024;
+
+  /** Deadline of one `api.fetch` / `api.httpPost` exchange (connect, request, response). */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  COMPUTE_FETCH_TIMEOUT_MS = 10_000;
+
+  /** Largest response body `api.fetch` reads; a larger one fails the call. */
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  COMPUTE_FETCH_MAX_BYTES = 1024 * 1024;
+
+  /**
+   * Lets `api.fetch` reach addresses that are not global unicast (loopback, private,
+   * link-local...): local development and tests only. The allowed-domains list applies anyway.
+   */
+  @IsBoolean()
+  COMPUTE_FETCH_ALLOW_PRIVATE = false;
 }

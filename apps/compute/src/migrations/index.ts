@@ -1,4 +1,5 @@
 import { ComputeFunctionsRuns1764200000000 } from './1764200000000-compute-functions-runs.js';
+import { ComputeEgressArtifacts1764300000000 } from './1764300000000-compute-egress-artifacts.js';
 
 export const COMPUTE_SCHEMA = 'compute';
-export const MIGRATIONS = [ComputeFunctionsRuns1764200000000];
+export const MIGRATIONS = [ComputeFunctionsRuns1764200000000, ComputeEgressArtifacts1764300000000];

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { issueWorkspaceScope } from '@strata/db';
 import { Clock, PeriodicTask } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
+import { RunDocumentsRepository } from '../run-documents/run-documents.repository.js';
 import { RunJobs } from './run-jobs.js';
 import { RunsRepository } from './runs.repository.js';
 
@@ -21,7 +22,8 @@ export const WORKER_LOST = {
  *    retried (a function may have written records or called out before the
  *    crash; running it again is the caller's choice, through a re-run);
  *  - a queued run not taken for a while has its job published again (the
- *    publish after the insert may have failed, or the message been lost).
+ *    publish after the insert may have failed, or the message been lost);
+ *  - documents kept with `api.storeAsJSON` are deleted once they expire.
  */
 @Injectable()
 export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -31,6 +33,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
   constructor(
     private readonly runs: RunsRepository,
     private readonly jobs: RunJobs,
+    private readonly documents: RunDocumentsRepository,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
   ) {
@@ -59,7 +62,9 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     for (const stale of await this.runs.staleQueued(before, BATCH)) {
       if (await this.jobs.publish({ runId: stale.id, workspaceSlug: stale.workspace_slug })) republished++;
     }
-    if (failed || republished) this.logger.log({ msg: 'run sweep', failed, republished });
+    const expiredDocuments = await this.documents.deleteExpired(now, 1000);
+    if (failed || republished || expiredDocuments)
+      this.logger.log({ msg: 'run sweep', failed, republished, expiredDocuments });
     return { failed, republished };
   }
 }

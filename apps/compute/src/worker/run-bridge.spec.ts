@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { ApiRefusal } from './api/handler.js';
 import { RunBridge } from './run-bridge.js';
 
 const context = { signal: new AbortController().signal };
@@ -7,7 +8,7 @@ describe('RunBridge', () => {
   it('answers with the handler, and records each call with its duration and outcome, never its arguments', async () => {
     const bridge = new RunBridge({
       hmacSha256: (args) => Promise.resolve(`mac of ${JSON.stringify(args[1])}`),
-      fetchRecord: () => Promise.reject(new Error('404: Record not found')),
+      fetchRecord: () => Promise.reject(new ApiRefusal('404: Record not found')),
       queryRecords: (_args, _ctx, notes) => {
         notes.deprecated('the old form');
         return Promise.resolve({ data: [] });
@@ -38,5 +39,18 @@ describe('RunBridge', () => {
     const recorded = bridge.recorded();
     expect(recorded).toHaveLength(1001);
     expect(recorded[1000]).toEqual({ unrecordedCalls: 5 });
+  });
+
+  it("hides the platform's own failures from the function and reports them", async () => {
+    const reported: string[] = [];
+    const bridge = new RunBridge(
+      { storeAsJSON: () => Promise.reject(new Error('inconsistent types deduced for parameter $6')) },
+      (method, err) => reported.push(`${method}: ${String(err)}`),
+    );
+    const thrown = await bridge.call('storeAsJSON', [1], context).catch((e: unknown) => e as Error);
+    expect(thrown).toBeInstanceOf(ApiRefusal);
+    expect((thrown as Error).message).toBe("api.storeAsJSON failed on the platform's side; try again later.");
+    expect(reported).toEqual(['storeAsJSON: Error: inconsistent types deduced for parameter $6']);
+    expect(JSON.stringify(bridge.recorded())).not.toContain('inconsistent');
   });
 });

@@ -1,5 +1,5 @@
 import type { BridgedApiMethod, JsonValue, SandboxBridge, SandboxCallContext } from '@strata/sandbox';
-import type { ApiHandler } from './api/handler.js';
+import { ApiRefusal, type ApiHandler } from './api/handler.js';
 
 /** One `api` call of a run, as the run record lists it. */
 export interface ApiCallRecord {
@@ -20,27 +20,38 @@ const round = (ms: number): number => Math.round(ms * 1000) / 1000;
  * The host side of one run's `api`: each call is timed and recorded on the run
  * (method, start, duration, outcome, deprecation; never arguments or results,
  * which may hold personal data). A method without a handler refuses with a clear
- * error naming it.
+ * error naming it. Only refusals meant for the function (`ApiRefusal`) reach it
+ * with their message: the platform's own failures (a database error, say) reach
+ * it as a generic message and are reported to `onInternalError`.
  */
 export class RunBridge implements SandboxBridge {
   readonly calls: ApiCallRecord[] = [];
   unrecordedCalls = 0;
   private readonly started = performance.now();
 
-  constructor(private readonly handlers: Readonly<Partial<Record<string, ApiHandler>>>) {}
+  constructor(
+    private readonly handlers: Readonly<Partial<Record<string, ApiHandler>>>,
+    /** Told of a handler's own failure (not a refusal meant for the function), which the function sees only as a generic error. */
+    private readonly onInternalError: (method: string, err: unknown) => void = () => undefined,
+  ) {}
 
   async call(method: BridgedApiMethod, args: JsonValue[], context: SandboxCallContext): Promise<JsonValue> {
     const startedAt = performance.now();
     let deprecated: string | undefined;
     const handler = Object.hasOwn(this.handlers, method) ? this.handlers[method] : undefined;
     try {
-      if (!handler) throw new Error(`api.${method} is not available on this platform version yet.`);
+      if (!handler) throw new ApiRefusal(`api.${method} is not available on this platform version yet.`);
       const result = await handler(args, context, { deprecated: (message) => (deprecated = message) });
       this.record(method, startedAt, true, undefined, deprecated);
       return result;
     } catch (err) {
-      this.record(method, startedAt, false, err instanceof Error ? err.message : String(err), deprecated);
-      throw err;
+      const refusal =
+        err instanceof ApiRefusal
+          ? err
+          : new ApiRefusal(`api.${method} failed on the platform's side; try again later.`);
+      if (refusal !== err) this.onInternalError(method, err);
+      this.record(method, startedAt, false, refusal.message, deprecated);
+      throw refusal;
     }
   }
 

@@ -75,7 +75,7 @@ export class RunExecutor {
       },
       Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
     );
-    const bridge = this.api.bridgeFor(scope);
+    const bridge = this.api.bridgeFor(scope, run.id);
     try {
       const code = await this.codeOf(scope, run);
       const params = openRunParams(this.ring, run.id, run.params);

@@ -7,7 +7,10 @@ import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { COMPUTE_SCHEMA, MIGRATIONS } from '../migrations/index.js';
 import { RunsRepository } from '../runs/runs.repository.js';
+import { AllowedDomainsRepository } from '../allowed-domains/allowed-domains.repository.js';
+import { RunDocumentsRepository } from '../run-documents/run-documents.repository.js';
 import { DataApi } from './api/data-api.js';
+import { HttpEgress } from './api/http-egress.js';
 import { RunApi } from './api/run-api.js';
 import { FunctionPrincipalTokens } from './function-principal-tokens.js';
 import { JobConsumer } from './job-consumer.js';
@@ -44,6 +47,9 @@ export class WorkerModule {
         RunsRepository,
         SandboxEngineProvider,
         FunctionPrincipalTokens,
+        AllowedDomainsRepository,
+        RunDocumentsRepository,
+        HttpEgress,
         DataApi,
         RunApi,
         RunExecutor,

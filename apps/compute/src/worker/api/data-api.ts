@@ -3,15 +3,17 @@ import type { WorkspaceScope } from '@strata/db';
 import type { JsonValue } from '@strata/sandbox';
 import { ComputeConfig } from '../../compute.config.js';
 import { FunctionPrincipalTokens } from '../function-principal-tokens.js';
+import { ApiRefusal } from './handler.js';
 
 /** A refusal of the data service, as a function sees it: the status and the service's own message. */
-export class DataApiError extends Error {
+export class DataApiError extends ApiRefusal {
+  override readonly name = 'DataApiError';
+
   constructor(
     readonly status: number,
     message: string,
   ) {
     super(message);
-    this.name = 'DataApiError';
   }
 }
 

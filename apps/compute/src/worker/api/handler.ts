@@ -1,5 +1,14 @@
 import type { JsonValue, SandboxCallContext } from '@strata/sandbox';
 
+/**
+ * A refusal meant for the function: its message is what the function's code
+ * catches. Any other error of a handler is the platform's own and reaches the
+ * function only as a generic message (it is logged on the worker).
+ */
+export class ApiRefusal extends Error {
+  override readonly name: string = 'ApiRefusal';
+}
+
 /** What a handler may say about the call it serves, besides its result. */
 export interface CallNotes {
   /** The call used a deprecated form: recorded on the call and logged on the run. */
@@ -12,7 +21,8 @@ export type ApiHandler = (args: JsonValue[], context: SandboxCallContext, notes:
 /** A plain JSON object argument, or a refusal naming it. */
 export function objectArg(args: JsonValue[], index: number, name: string): { [key: string]: JsonValue } {
   const value = args[index];
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} must be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ApiRefusal(`${name} must be an object`);
   return value;
 }
 
@@ -23,20 +33,20 @@ export function optionalObjectArg(args: JsonValue[], index: number, name: string
 /** A non-empty string argument, or a refusal naming it. */
 export function stringArg(args: JsonValue[], index: number, name: string): string {
   const value = args[index];
-  if (typeof value !== 'string' || value === '') throw new Error(`${name} must be a non-empty string`);
+  if (typeof value !== 'string' || value === '') throw new ApiRefusal(`${name} must be a non-empty string`);
   return value;
 }
 
 export function arrayArg(args: JsonValue[], index: number, name: string): JsonValue[] {
   const value = args[index];
-  if (!Array.isArray(value)) throw new Error(`${name} must be an array`);
+  if (!Array.isArray(value)) throw new ApiRefusal(`${name} must be an array`);
   return value;
 }
 
 /** A string, number or boolean argument as text (query parameters), or a refusal naming it. */
 export function scalarText(value: JsonValue, name: string): string {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw new Error(`${name} must be a string, number or boolean`);
+  throw new ApiRefusal(`${name} must be a string, number or boolean`);
 }
 
 /** A scalar or a list of scalars as a comma-separated list. */

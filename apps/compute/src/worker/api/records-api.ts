@@ -1,7 +1,16 @@
 import type { WorkspaceScope } from '@strata/db';
 import type { JsonValue } from '@strata/sandbox';
 import type { DataApi } from './data-api.js';
-import { arrayArg, listText, objectArg, optionalObjectArg, scalarText, stringArg, type ApiHandler } from './handler.js';
+import {
+  ApiRefusal,
+  arrayArg,
+  listText,
+  objectArg,
+  optionalObjectArg,
+  scalarText,
+  stringArg,
+  type ApiHandler,
+} from './handler.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -29,14 +38,15 @@ export function recordHandlers(data: DataApi, scope: WorkspaceScope): Record<str
     const known = ids.get(collection);
     if (known) return known;
     const found = (await data.call(scope, 'GET', ['structures', 'slug', collection], { signal })) as { id?: unknown };
-    if (typeof found?.id !== 'string') throw new Error(`collection '${collection}' has no id`);
+    if (typeof found?.id !== 'string') throw new ApiRefusal(`collection '${collection}' has no id`);
     ids.set(collection, found.id);
     return found.id;
   };
   /** `records` of a bulk or batch call: record data objects, or `{data}` wrappers. */
   const recordList = (args: JsonValue[]): JsonValue[] =>
     arrayArg(args, 1, 'records').map((r, i) => {
-      if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new Error(`records[${i}] must be an object`);
+      if (typeof r !== 'object' || r === null || Array.isArray(r))
+        throw new ApiRefusal(`records[${i}] must be an object`);
       return 'data' in r && typeof r['data'] === 'object' && r['data'] !== null ? r : { data: r };
     });
 

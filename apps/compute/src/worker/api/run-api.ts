@@ -1,16 +1,45 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
+import { Clock, keyRingOf } from '@strata/platform';
+import { AllowedDomainsRepository } from '../../allowed-domains/allowed-domains.repository.js';
+import { ComputeConfig } from '../../compute.config.js';
+import { RunDocumentsRepository } from '../../run-documents/run-documents.repository.js';
 import { RunBridge } from '../run-bridge.js';
 import { hmacSha256 } from './crypto-api.js';
 import { DataApi } from './data-api.js';
+import { documentHandlers } from './documents-api.js';
+import { httpHandlers } from './http-api.js';
+import { HttpEgress } from './http-egress.js';
 import { recordHandlers } from './records-api.js';
 
 /** Builds the host side of `api` for one run, within the run's own workspace. */
 @Injectable()
 export class RunApi {
-  constructor(private readonly data: DataApi) {}
+  private readonly ring: KeyRing;
+  private readonly logger = new Logger('RunApi');
 
-  bridgeFor(scope: WorkspaceScope): RunBridge {
-    return new RunBridge({ hmacSha256, ...recordHandlers(this.data, scope) });
+  constructor(
+    private readonly data: DataApi,
+    private readonly egress: HttpEgress,
+    private readonly domains: AllowedDomainsRepository,
+    private readonly documents: RunDocumentsRepository,
+    private readonly config: ComputeConfig,
+    private readonly clock: Clock,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  bridgeFor(scope: WorkspaceScope, runId: string): RunBridge {
+    return new RunBridge(
+      {
+        hmacSha256,
+        ...recordHandlers(this.data, scope),
+        ...httpHandlers(this.egress, this.domains, scope),
+        ...documentHandlers(this.documents, this.ring, this.config, scope, runId, () => this.clock.now()),
+      },
+      (method, err) =>
+        this.logger.error({ msg: 'api call failed on the platform side', method, runId, err: String(err) }),
+    );
   }
 }
