@@ -76,7 +76,8 @@ export default tseslint.config(
           paths: RESTRICTED_PATHS,
           patterns: [
             {
-              group: ['@strata/*/*'],
+              // A library's declared entries only (package.json `exports`): the sandbox engine is one.
+              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
           ],
@@ -94,7 +95,8 @@ export default tseslint.config(
           paths: RESTRICTED_PATHS,
           patterns: [
             {
-              group: ['@strata/*/*'],
+              // A library's declared entries only (package.json `exports`): the sandbox engine is one.
+              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
             {
@@ -123,7 +125,8 @@ export default tseslint.config(
           paths: RESTRICTED_PATHS,
           patterns: [
             {
-              group: ['@strata/*/*'],
+              // A library's declared entries only (package.json `exports`): the sandbox engine is one.
+              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
             { group: APPS.map((app) => app.name), message: 'Libraries never import apps.' },

@@ -1,8 +1,3 @@
 export * from './code-check.js';
-export {
-  createIsolatedVmEngine,
-  SEARCH_RECORDS_MESSAGE,
-  USER_CODE_FILENAME,
-  type IsolatedVmEngineOptions,
-} from './isolated-vm-engine.js';
 export * from './types.js';
+// The isolated-vm engine is `@strata/sandbox/isolated-vm`: importing this entry never loads the native add-on.

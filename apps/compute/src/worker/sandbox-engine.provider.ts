@@ -1,5 +1,6 @@
 import type { OnApplicationShutdown, Provider } from '@nestjs/common';
-import { createIsolatedVmEngine, type SandboxEngine } from '@strata/sandbox';
+import type { SandboxEngine } from '@strata/sandbox';
+import { createIsolatedVmEngine } from '@strata/sandbox/isolated-vm';
 import { ComputeConfig } from '../compute.config.js';
 
 /** Injection token of the worker's sandbox engine (an interface: the engine can change). */
