@@ -15,6 +15,7 @@ const DATA_ACCESS = {
   'apps/webhooks/src/app.module.ts': 'module wiring: the data source',
   'apps/compute/src/app.module.ts': 'module wiring: the data source',
   'apps/compute/src/worker/worker.module.ts': 'module wiring: the data source of a sandbox worker',
+  'apps/compute/src/compute-data-source.ts': 'the data source options of the API, the workers and the migrations',
   'apps/data/src/records/side-writes.ts': 'builds the statement a repository sends (flush takes the manager)',
   'apps/data/src/collections/indexes/property-indexer.ts': 'system: index DDL for every collection, run at boot',
   'apps/data/src/secrets/reencrypt-records.ts':

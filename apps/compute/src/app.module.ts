@@ -1,43 +1,27 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { serviceDataSourceOptions } from '@strata/db';
 import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
-import { AllowedDomainEntity } from './allowed-domains/allowed-domain.entity.js';
 import { AllowedDomainsController } from './allowed-domains/allowed-domains.controller.js';
 import { AllowedDomainsRepository } from './allowed-domains/allowed-domains.repository.js';
 import { AllowedDomainsService } from './allowed-domains/allowed-domains.service.js';
+import { computeDataSourceOptions } from './compute-data-source.js';
 import { ComputeConfig } from './compute.config.js';
-import { RunDocumentEntity } from './run-documents/run-document.entity.js';
 import { RunDocumentsController } from './run-documents/run-documents.controller.js';
 import { RunDocumentsRepository } from './run-documents/run-documents.repository.js';
 import { RunDocumentsService } from './run-documents/run-documents.service.js';
-import { DraftEntity } from './drafts/draft.entity.js';
 import { DraftsController, FunctionDraftsController } from './drafts/drafts.controller.js';
 import { DraftsRepository } from './drafts/drafts.repository.js';
 import { DraftsService } from './drafts/drafts.service.js';
-import { FunctionEntity } from './functions/function.entity.js';
-import { FunctionVersionEntity } from './functions/function-version.entity.js';
 import { FunctionTestsService } from './functions/function-tests.service.js';
 import { FunctionsController } from './functions/functions.controller.js';
 import { FunctionsRepository } from './functions/functions.repository.js';
 import { FunctionsService } from './functions/functions.service.js';
-import { COMPUTE_SCHEMA, MIGRATIONS } from './migrations/index.js';
-import { RunEntity } from './runs/run.entity.js';
 import { RunJobs } from './runs/run-jobs.js';
 import { RunQueue } from './runs/run-queue.js';
 import { RunSweeper } from './runs/run-sweeper.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
-
-export const COMPUTE_ENTITIES = [
-  FunctionEntity,
-  FunctionVersionEntity,
-  DraftEntity,
-  RunEntity,
-  AllowedDomainEntity,
-  RunDocumentEntity,
-];
 
 /** What a compute service is built with besides its settings. */
 export interface ComputeAppOptions {
@@ -52,14 +36,7 @@ export class ComputeAppModule {
     return {
       module: ComputeAppModule,
       imports: [
-        TypeOrmModule.forRoot(
-          serviceDataSourceOptions({
-            url: config.DATABASE_URL,
-            schema: COMPUTE_SCHEMA,
-            entities: COMPUTE_ENTITIES,
-            migrations: MIGRATIONS,
-          }),
-        ),
+        TypeOrmModule.forRoot(computeDataSourceOptions(config)),
         PlatformModule.forRoot({ config, clock: options.clock }),
       ],
       // AllowedDomainsController, then FunctionsController: `allowed-domains` and `test` before `:id`.

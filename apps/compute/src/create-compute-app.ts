@@ -1,7 +1,8 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { migrateService } from '@strata/db';
 import { createServiceApp } from '@strata/platform';
-import { COMPUTE_ENTITIES, ComputeAppModule, type ComputeAppOptions } from './app.module.js';
+import { ComputeAppModule, type ComputeAppOptions } from './app.module.js';
+import { COMPUTE_ENTITIES } from './compute-data-source.js';
 import { ComputeConfig } from './compute.config.js';
 import { COMPUTE_SCHEMA, MIGRATIONS } from './migrations/index.js';
 

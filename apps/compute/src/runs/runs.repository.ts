@@ -181,42 +181,50 @@ export class RunsRepository {
       .returning('*')
       .execute();
     const raw = (result.raw as Record<string, unknown>[])[0];
-    if (!raw) return undefined;
-    return this.find(scope, id);
+    return raw ? this.fromRow(raw) : undefined;
+  }
+
+  /** A run from a row as the database returned it (column names), through the entity's own mapping. */
+  private fromRow(raw: Record<string, unknown>): RunEntity {
+    const run = this.db.manager.create(RunEntity);
+    for (const column of this.db.getMetadata(RunEntity).columns) {
+      column.setEntityValue(run, raw[column.databaseName]);
+    }
+    return run;
   }
 
   /** Extends the lease of a run this worker still holds; whether it still does. */
-  async extendLease(scope: WorkspaceScope, id: string, workerId: string, leaseUntil: Date): Promise<boolean> {
-    const result = await this.db
-      .createQueryBuilder()
-      .update(RunEntity)
-      .set({ leaseExpiresAt: leaseUntil })
-      .where("workspace_slug = :workspace AND id = :id AND status = 'running' AND worker_id = :workerId", {
-        workspace: scope.workspace,
-        id,
-        workerId,
-      })
-      .execute();
-    return (result.affected ?? 0) > 0;
+  extendLease(scope: WorkspaceScope, id: string, workerId: string, leaseUntil: Date): Promise<boolean> {
+    return this.updateHeld(scope, id, workerId, { leaseExpiresAt: leaseUntil });
   }
 
   /** Records how a run this worker holds ended; whether it still held it. */
-  async finish(scope: WorkspaceScope, id: string, workerId: string, o: RunOutcome): Promise<boolean> {
+  finish(scope: WorkspaceScope, id: string, workerId: string, o: RunOutcome): Promise<boolean> {
+    return this.updateHeld(scope, id, workerId, {
+      status: o.status,
+      logs: o.logs,
+      logsTruncated: o.logsTruncated,
+      apiCalls: o.apiCalls,
+      returnValue: o.returnValue,
+      error: o.error,
+      memoryUsageBytes: String(o.memoryUsageBytes),
+      cpuUsageSeconds: o.cpuUsageSeconds.toFixed(6),
+      finishedAt: o.finishedAt,
+      leaseExpiresAt: null,
+    });
+  }
+
+  /** Changes a run only while it is running and held by `workerId`; whether it was. */
+  private async updateHeld(
+    scope: WorkspaceScope,
+    id: string,
+    workerId: string,
+    changes: Partial<Omit<RunEntity, 'executionContext' | 'limits'>>,
+  ): Promise<boolean> {
     const result = await this.db
       .createQueryBuilder()
       .update(RunEntity)
-      .set({
-        status: o.status,
-        logs: o.logs,
-        logsTruncated: o.logsTruncated,
-        apiCalls: o.apiCalls,
-        returnValue: o.returnValue,
-        error: o.error,
-        memoryUsageBytes: String(o.memoryUsageBytes),
-        cpuUsageSeconds: o.cpuUsageSeconds.toFixed(6),
-        finishedAt: o.finishedAt,
-        leaseExpiresAt: null,
-      })
+      .set(changes)
       .where("workspace_slug = :workspace AND id = :id AND status = 'running' AND worker_id = :workerId", {
         workspace: scope.workspace,
         id,

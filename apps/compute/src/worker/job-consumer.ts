@@ -60,17 +60,27 @@ export class JobConsumer implements OnApplicationBootstrap, OnApplicationShutdow
       max_deliver: -1,
     });
     const consumer = await jetstream(nc).consumers.get(stream.name, durable);
-    const limit = this.config.COMPUTE_WORKER_ISOLATES;
+    // Twice as many jobs in hand as isolates: a job's claim and its outcome's write (database
+    // round trips) overlap with other runs' execution instead of leaving an isolate idle. The
+    // engine queues a run until an isolate is free.
+    const limit = this.config.COMPUTE_WORKER_ISOLATES * 2;
     this.messages = await consumer.consume({ max_messages: limit });
     const messages = this.messages;
     this.loop = (async () => {
       for await (const msg of messages) {
-        const handled = this.handle(msg).finally(() => this.inFlight.delete(handled));
+        const handled = this.handle(msg)
+          .catch((err: unknown) => this.logger.error({ msg: 'job not handled', err: String(err) }))
+          .finally(() => this.inFlight.delete(handled));
         this.inFlight.add(handled);
         if (this.inFlight.size >= limit) await Promise.race(this.inFlight);
       }
     })();
-    this.logger.log({ msg: 'worker ready', stream: stream.name, durable, isolates: limit });
+    this.logger.log({
+      msg: 'worker ready',
+      stream: stream.name,
+      durable,
+      isolates: this.config.COMPUTE_WORKER_ISOLATES,
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf } from '@strata/platform';
@@ -12,10 +12,24 @@ import { RunsRepository, type RunOutcome } from '../runs/runs.repository.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
-import { Inject } from '@nestjs/common';
 
 /** The worker's own name on the runs it holds. */
 export const WORKER_ID = `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** The outcome of a run the platform could not execute (its code or parameters unreadable, the engine closed). */
+export function platformFailure(bridge: RunBridge, finishedAt: Date): RunOutcome {
+  return {
+    status: 'failed',
+    logs: '[]',
+    logsTruncated: false,
+    apiCalls: JSON.stringify(bridge.recorded()),
+    returnValue: null,
+    error: JSON.stringify({ name: 'PlatformError', message: 'The platform could not execute this run.' }),
+    memoryUsageBytes: 0,
+    cpuUsageSeconds: 0,
+    finishedAt,
+  };
+}
 
 /** A run's engine result as the run record stores it. */
 export function outcomeOf(result: SandboxResult, bridge: RunBridge, finishedAt: Date): RunOutcome {
@@ -66,6 +80,11 @@ export class RunExecutor {
     return this.runs.claim(scope, runId, WORKER_ID, now, this.leaseFrom(now));
   }
 
+  /**
+   * Runs a claimed run and records how it ended. Never rejects: whatever fails
+   * is logged, and a run whose end could not be written is left to its lease
+   * (the sweep fails it as WorkerLost).
+   */
   async execute(scope: WorkspaceScope, run: RunEntity): Promise<void> {
     const heartbeat = setInterval(
       () => {
@@ -77,35 +96,43 @@ export class RunExecutor {
     );
     const bridge = this.api.bridgeFor(scope, run.id);
     try {
-      const code = await this.codeOf(scope, run);
-      const params = openRunParams(this.ring, run.id, run.params);
-      const result = await this.engine.run(
-        {
-          kind: 'run',
-          code,
-          triggerParams: (params.triggerParams ?? {}) as JsonValue,
-          executionParams: (params.executionParams ?? {}) as JsonValue,
-          limits: run.limits as unknown as RunLimits,
-        },
-        bridge,
-      );
-      await this.runs.finish(scope, run.id, WORKER_ID, outcomeOf(result, bridge, this.clock.now()));
-    } catch (err) {
-      this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
-      await this.runs.finish(scope, run.id, WORKER_ID, {
-        status: 'failed',
-        logs: '[]',
-        logsTruncated: false,
-        apiCalls: JSON.stringify(bridge.recorded()),
-        returnValue: null,
-        error: JSON.stringify({ name: 'PlatformError', message: 'The platform could not execute this run.' }),
-        memoryUsageBytes: 0,
-        cpuUsageSeconds: 0,
-        finishedAt: this.clock.now(),
-      });
+      let outcome: RunOutcome;
+      try {
+        const code = await this.codeOf(scope, run);
+        const params = openRunParams(this.ring, run.id, run.params);
+        const result = await this.engine.run(
+          {
+            kind: 'run',
+            code,
+            triggerParams: (params.triggerParams ?? {}) as JsonValue,
+            executionParams: (params.executionParams ?? {}) as JsonValue,
+            limits: run.limits as unknown as RunLimits,
+          },
+          bridge,
+        );
+        outcome = outcomeOf(result, bridge, this.clock.now());
+      } catch (err) {
+        this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
+        outcome = platformFailure(bridge, this.clock.now());
+      }
+      await this.finish(scope, run.id, outcome);
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /** Writes the outcome, trying again twice over about a second and a half when the database fails. */
+  private async finish(scope: WorkspaceScope, runId: string, outcome: RunOutcome): Promise<void> {
+    for (const delayMs of [0, 300, 1200]) {
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      try {
+        await this.runs.finish(scope, runId, WORKER_ID, outcome);
+        return;
+      } catch (err) {
+        this.logger.warn({ msg: 'run outcome not written', runId, err: String(err) });
+      }
+    }
+    this.logger.error({ msg: 'run outcome lost; its lease will expire and the sweep fail it', runId });
   }
 
   private leaseFrom(now: Date): Date {

@@ -1,11 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { serviceDataSourceOptions } from '@strata/db';
 import { Clock, NatsConnectionHolder, ServiceConfig, systemClock } from '@strata/platform';
-import { COMPUTE_ENTITIES } from '../app.module.js';
+import { computeDataSourceOptions } from '../compute-data-source.js';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
-import { COMPUTE_SCHEMA, MIGRATIONS } from '../migrations/index.js';
 import { RunsRepository } from '../runs/runs.repository.js';
 import { AllowedDomainsRepository } from '../allowed-domains/allowed-domains.repository.js';
 import { RunDocumentsRepository } from '../run-documents/run-documents.repository.js';
@@ -27,17 +25,7 @@ export class WorkerModule {
   static forRoot(config: ComputeConfig, clock: Clock = systemClock): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [
-        TypeOrmModule.forRoot(
-          serviceDataSourceOptions({
-            url: config.DATABASE_URL,
-            schema: COMPUTE_SCHEMA,
-            entities: COMPUTE_ENTITIES,
-            migrations: MIGRATIONS,
-            poolSize: config.COMPUTE_WORKER_ISOLATES + 2,
-          }),
-        ),
-      ],
+      imports: [TypeOrmModule.forRoot(computeDataSourceOptions(config, config.COMPUTE_WORKER_ISOLATES + 2))],
       providers: [
         { provide: ComputeConfig, useValue: config },
         { provide: ServiceConfig, useValue: config },

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsString, MaxLength } from 'class-validator';
 import { IsNullable, IsOptional } from '@strata/platform';
@@ -21,17 +22,23 @@ const CODE = {
   tooLong: `Function code must be at most ${MAX_FUNCTION_CODE} characters.`,
 };
 
+/** An optional description; `null` clears it. */
+const Description = (): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({ maxLength: MAX_FUNCTION_DESCRIPTION, nullable: true }),
+    IsNullable(),
+    IsString({ message: 'description must be a string.' }),
+    MaxLength(MAX_FUNCTION_DESCRIPTION, {
+      message: `description must be at most ${MAX_FUNCTION_DESCRIPTION} characters.`,
+    }),
+  );
+
 export class CreateFunctionRequest {
   @ApiProperty({ maxLength: MAX_FUNCTION_NAME })
   @IsText(NAME)
   name!: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_FUNCTION_DESCRIPTION, nullable: true })
-  @IsNullable()
-  @IsString({ message: 'description must be a string.' })
-  @MaxLength(MAX_FUNCTION_DESCRIPTION, {
-    message: `description must be at most ${MAX_FUNCTION_DESCRIPTION} characters.`,
-  })
+  @Description()
   description?: string | null;
 
   @ApiProperty({ description: 'JavaScript defining `async function run()`', maxLength: MAX_FUNCTION_CODE })
@@ -45,12 +52,7 @@ export class UpdateFunctionRequest {
   @IsText(NAME)
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_FUNCTION_DESCRIPTION, nullable: true })
-  @IsNullable()
-  @IsString({ message: 'description must be a string.' })
-  @MaxLength(MAX_FUNCTION_DESCRIPTION, {
-    message: `description must be at most ${MAX_FUNCTION_DESCRIPTION} characters.`,
-  })
+  @Description()
   description?: string | null;
 
   @ApiPropertyOptional({ maxLength: MAX_FUNCTION_CODE })
