@@ -9,3 +9,4 @@ cd "$ROOT"
 node --enable-source-maps bench/dist/records.js
 node --enable-source-maps bench/dist/queries.js
 node --enable-source-maps bench/dist/webhooks.js
+node --enable-source-maps --no-node-snapshot bench/dist/compute.js

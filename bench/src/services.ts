@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { AuthConfig, migrateAuth } from '@strata/auth';
+import { ComputeConfig, migrateCompute } from '@strata/compute';
 import { DataConfig, migrateData } from '@strata/data';
 import { WebhooksConfig, migrateWebhooks } from '@strata/webhooks';
 import { loadConfig } from '@strata/platform';
@@ -12,6 +13,8 @@ export interface Services {
   readonly authUrl: string;
   readonly dataUrl: string;
   readonly webhooksUrl: string;
+  /** The compute API (started only when `compute` is among the apps). */
+  readonly computeUrl: string;
   readonly databaseUrl: string;
   readonly adminEmail: string;
   readonly adminPassword: string;
@@ -27,7 +30,11 @@ export interface Services {
 const APPS = ['auth', 'data', 'webhooks'] as const;
 /** Extra Node flags for the service processes, for example `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-export type App = (typeof APPS)[number];
+/**
+ * A service process: the three HTTP services by default; `compute` (the compute API) and
+ * `worker` (a sandbox worker, `apps/compute/dist/main.js worker`, no HTTP) when named.
+ */
+export type App = (typeof APPS)[number] | 'compute' | 'worker';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -43,7 +50,12 @@ export async function startServices(
   apps: readonly App[] = APPS,
 ): Promise<Services> {
   const db = await createTestDatabase('strata_bench');
-  const [authPort, dataPort, webhooksPort] = [await freePort(), await freePort(), await freePort()];
+  const [authPort, dataPort, webhooksPort, computePort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const authUrl = `http://127.0.0.1:${authPort}`;
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -52,6 +64,8 @@ export async function startServices(
     AUTH_PORT: String(authPort),
     DATA_PORT: String(dataPort),
     WEBHOOKS_PORT: String(webhooksPort),
+    COMPUTE_PORT: String(computePort),
+    DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     AUTH_ISSUER: `${authUrl}/oidc`,
     AUTH_INTERNAL_URL: authUrl,
     STRATA_ADMIN_EMAIL: 'bench@example.test',
@@ -65,13 +79,19 @@ export async function startServices(
   await migrateAuth(loadConfig(AuthConfig, env));
   await migrateData(loadConfig(DataConfig, env));
   await migrateWebhooks(loadConfig(WebhooksConfig, env));
-  const urls: Record<App, string> = {
+  if (apps.includes('compute') || apps.includes('worker')) await migrateCompute(loadConfig(ComputeConfig, env));
+  const urls: Record<Exclude<App, 'worker'>, string> = {
     auth: authUrl,
     data: `http://127.0.0.1:${dataPort}`,
     webhooks: `http://127.0.0.1:${webhooksPort}`,
+    compute: `http://127.0.0.1:${computePort}`,
   };
   const children = new Map<App, ChildProcess>();
   const startApp = async (app: App) => {
+    if (app === 'worker') {
+      children.set(app, await spawnWorker(env));
+      return;
+    }
     children.set(
       app,
       spawn(process.execPath, [...NODE_ARGS, '--no-node-snapshot', `${root}apps/${app}/dist/main.js`], {
@@ -98,6 +118,7 @@ export async function startServices(
     authUrl,
     dataUrl: urls.data,
     webhooksUrl: urls.webhooks,
+    computeUrl: urls.compute,
     databaseUrl: db.url,
     adminEmail: env['STRATA_ADMIN_EMAIL']!,
     adminPassword: env['STRATA_ADMIN_PASSWORD']!,
@@ -105,10 +126,38 @@ export async function startServices(
     stopApp,
     pid: (app) => children.get(app)?.pid,
     async stop() {
-      await Promise.all(APPS.map(stopApp));
+      await Promise.all([...children.keys()].map(stopApp));
       await db.drop();
     },
   };
+}
+
+/**
+ * A sandbox worker process; ready once it logs `worker ready` (its job consumer is
+ * pulling). It logs at `log` level for that line only: a worker logs nothing per run.
+ */
+async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [...NODE_ARGS, '--no-node-snapshot', `${root}apps/compute/dist/main.js`, 'worker'],
+    { env: { ...env, LOG_LEVEL: 'log' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start in 30 s:\n${output}`)), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+      if (output.includes('worker ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+  return child;
 }
 
 /** Creates the workspace `bench` as the administrator; answers a token scoped to it and the data API base. */
@@ -135,6 +184,7 @@ export function startUnlimitedServices(
       RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
       RATE_LIMIT_READ_PER_MINUTE: '100000000',
       RATE_LIMIT_BULK_PER_MINUTE: '100000000',
+      RATE_LIMIT_EXECUTE_PER_MINUTE: '100000000',
       ...overrides,
     },
     apps,
