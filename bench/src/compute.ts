@@ -19,7 +19,8 @@
 import ivm from 'isolated-vm';
 import pg from 'pg';
 import { ComputeConfig } from '@strata/compute';
-import { createIsolatedVmEngine, type SandboxBridge, type SandboxJob, type SandboxLimits } from '@strata/sandbox';
+import type { SandboxBridge, SandboxJob, SandboxLimits } from '@strata/sandbox';
+import { createIsolatedVmEngine } from '@strata/sandbox/isolated-vm';
 import { BenchClient } from './http.js';
 import { cpuPerOp, sampleCpu } from './cpu.js';
 import { measure } from './measure.js';
