@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { adminWorkspaceToken, call, startStack, type Stack, type WorkerProcess } from '@strata/testkit';
 
 let stack: Stack;
@@ -114,7 +116,12 @@ describe('function runs through the test endpoint', () => {
 
   it('contains misbehaving code, reports it on its run, and keeps serving', async () => {
     const cases: [string, string, (r: Record<string, any>) => void][] = [
-      ['sync loop', 'async function run() { for (;;) {} }', (r) => expect(r.status).toBe('timed_out')],
+      [
+        'sync loop',
+        'async function run() { api.log("before the loop"); for (;;) {} }',
+        // What was logged before the limit is kept.
+        (r) => expect(r).toMatchObject({ status: 'timed_out', logs: [{ message: 'before the loop' }] }),
+      ],
       ['async loop', 'async function run() { for (;;) { await null; } }', (r) => expect(r.status).toBe('timed_out')],
       [
         'never settles',
@@ -129,8 +136,13 @@ describe('function runs through the test endpoint', () => {
       [
         'memory bomb',
         // Large arrays, so the heap limit is reached long before the CPU limit, even on a busy machine.
-        'async function run() { const a = []; for (;;) a.push(new Array(1e6).fill(a.length)); }',
-        (r) => expect(r).toMatchObject({ status: 'failed', error: { name: 'MemoryLimitExceeded' } }),
+        'async function run() { api.log("allocating"); const a = []; for (;;) a.push(new Array(1e6).fill(a.length)); }',
+        (r) =>
+          expect(r).toMatchObject({
+            status: 'failed',
+            error: { name: 'MemoryLimitExceeded' },
+            logs: [{ message: 'allocating' }],
+          }),
       ],
       [
         'host escape',
@@ -220,6 +232,21 @@ describe('the job pipeline', () => {
     expect(queued.body.runs[0].status).toBe('queued');
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
     expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'late' } });
+  });
+
+  it('publishes again the job of a run left queued (its message lost), so the run still happens', async () => {
+    await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '300' });
+    await worker.stop();
+    const job = await test('async function run() { return { success: true, data: "recovered" }; }');
+    // Lose every job message, as a crash between the run's insert and its publish would.
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    try {
+      await (await jetstreamManager(nc)).streams.purge(`${stack.natsPrefix}_compute_jobs`);
+    } finally {
+      await nc.close();
+    }
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'recovered' } });
   });
 
   it('fails a run whose worker died mid-run once its lease expires, and another worker serves on', async () => {

@@ -23,15 +23,19 @@ export class RunJobs implements OnApplicationBootstrap {
     await this.ensureStream();
   }
 
-  /** Publishes the job of a queued run; false (logged) when NATS did not take it: the sweeper will. */
-  async publish(job: ComputeJob): Promise<boolean> {
+  /**
+   * Publishes the job of a queued run; false (logged) when NATS did not take it: the sweeper will.
+   * `msgId` is the run id for the first publish; the sweeper's re-publishes give another, since
+   * the stream would drop a repeated id inside its duplicate window.
+   */
+  async publish(job: ComputeJob, msgId: string = job.runId): Promise<boolean> {
     try {
       await this.ensureStream();
       await publishJson(
         await this.nats.get(),
         computeJobSubject(this.config.NATS_PREFIX, job.workspaceSlug),
         job,
-        job.runId,
+        msgId,
       );
       return true;
     } catch (err) {

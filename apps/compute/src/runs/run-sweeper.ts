@@ -60,7 +60,8 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     let republished = 0;
     const before = new Date(now.getTime() - this.config.COMPUTE_REPUBLISH_AFTER_MS);
     for (const stale of await this.runs.staleQueued(before, BATCH)) {
-      if (await this.jobs.publish({ runId: stale.id, workspaceSlug: stale.workspace_slug })) republished++;
+      const job = { runId: stale.id, workspaceSlug: stale.workspace_slug };
+      if (await this.jobs.publish(job, `${stale.id}:${now.getTime()}`)) republished++;
     }
     const expiredDocuments = await this.documents.deleteExpired(now, 1000);
     if (failed || republished || expiredDocuments)
