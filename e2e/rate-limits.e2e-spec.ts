@@ -16,7 +16,10 @@ const [wsA, wsB] = [`rl-a-${suffix}`, `rl-b-${suffix}`];
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  stack = await startStack({ RATE_LIMIT_READ_PER_MINUTE: '3' }, { clocks: { auth: clock } });
+  stack = await startStack(
+    { RATE_LIMIT_READ_PER_MINUTE: '3', RATE_LIMIT_EXECUTE_PER_MINUTE: '2' },
+    { clocks: { auth: clock, compute: clock } },
+  );
   tokens[wsA] = await adminWorkspaceToken(stack, wsA);
   tokens[wsB] = await adminWorkspaceToken(stack, wsB);
 });
@@ -72,5 +75,21 @@ describe('rate limits', () => {
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+
+  it('counts function executions against the execute budget, answered in the functions error shape', async () => {
+    const execute = () =>
+      call('POST', `${stack.baseUrl}/data/workspace/${wsB}/api/v1/compute-functions/test`, {
+        token: tokens[wsB]!,
+        body: { code: 'async function run() { return { success: true }; }', params: {} },
+      });
+    expect((await execute()).status).toBe(200);
+    const second = await execute();
+    expect(second.status).toBe(200);
+    expect(second.headers.get('x-ratelimit-limit')).toBe('2');
+    const limited = await execute();
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: expect.stringMatching(/rate limit/i), statusCode: 429 });
+    expect(limited.headers.get('retry-after')).toEqual(expect.any(String));
   });
 });
