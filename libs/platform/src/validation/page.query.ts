@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
@@ -23,4 +24,19 @@ export class PageQuery {
   @Min(0)
   @Max(MAX_OFFSET)
   offset?: number;
+}
+
+/**
+ * An optional integer query parameter from `min` to `max` (a page number, a page
+ * size), converted from its text and documented with its default.
+ */
+export function QueryInteger(min: number, max: number, defaultValue: number): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ minimum: min, maximum: max, default: defaultValue }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt(),
+    Min(min),
+    Max(max),
+  );
 }

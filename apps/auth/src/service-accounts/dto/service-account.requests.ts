@@ -1,19 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayNotEmpty,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
-import { IsOptional, MAX_INT32 } from '@strata/platform';
-import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
 
 /** OAuth scopes a service account may hold. */
 export const SERVICE_ACCOUNT_SCOPES = ['openid', 'webhooks:replay', 'webhooks:cancel'] as const;
@@ -66,19 +53,9 @@ export class DescribeServiceAccountRequest {
 }
 
 export class ListServiceAccountsQuery {
-  @ApiPropertyOptional({ default: 1, maximum: MAX_INT32 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT32)
+  @QueryInteger(1, MAX_INT32, 1)
   page?: number;
 
-  @ApiPropertyOptional({ default: 50, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @QueryInteger(1, 100, 50)
   limit?: number;
 }

@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
-import { IsOptional, MAX_INT32 } from '@strata/platform';
+import { IsIn, IsString, MaxLength } from 'class-validator';
+import { IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
 import { FUNCTION_SEARCH_FIELDS, type FunctionSearchField } from '../functions.repository.js';
 
 /** `GET /compute-functions` query: search, searchField, limit, page, sort (a JSON array of {field, direction}). */
@@ -17,20 +16,10 @@ export class FunctionListQueryRequest {
   @IsIn(FUNCTION_SEARCH_FIELDS)
   searchField?: FunctionSearchField;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 500 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @QueryInteger(1, 1000, 500)
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT32)
+  @QueryInteger(1, MAX_INT32, 1)
   page?: number;
 
   @ApiPropertyOptional({

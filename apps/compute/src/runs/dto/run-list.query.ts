@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsUUID, Max, Min } from 'class-validator';
-import { IsDateTime, IsOptional, MAX_INT32 } from '@strata/platform';
+import { IsIn, IsUUID } from 'class-validator';
+import { IsDateTime, IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
 import { RUN_STATUSES, type RunStatus } from '../run-status.js';
 
 /** `GET /function-runs` query: filters and a page (newest first). */
@@ -36,19 +35,9 @@ export class RunListQueryRequest {
   @IsDateTime()
   until?: string;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT32)
+  @QueryInteger(1, MAX_INT32, 1)
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @QueryInteger(1, 100, 50)
   limit?: number;
 }
