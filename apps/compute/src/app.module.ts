@@ -9,7 +9,7 @@ import { ComputeConfig } from './compute.config.js';
 import { RunDocumentsController } from './run-documents/run-documents.controller.js';
 import { RunDocumentsRepository } from './run-documents/run-documents.repository.js';
 import { RunDocumentsService } from './run-documents/run-documents.service.js';
-import { DraftsController, FunctionDraftsController } from './drafts/drafts.controller.js';
+import { DraftsController, FunctionDraftsController, TriggerDraftsController } from './drafts/drafts.controller.js';
 import { DraftsRepository } from './drafts/drafts.repository.js';
 import { DraftsService } from './drafts/drafts.service.js';
 import { FunctionTestsService } from './functions/function-tests.service.js';
@@ -22,6 +22,10 @@ import { RunSweeper } from './runs/run-sweeper.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
+import { TriggerExecutions } from './triggers/trigger-executions.service.js';
+import { TriggersController } from './triggers/triggers.controller.js';
+import { TriggersRepository } from './triggers/triggers.repository.js';
+import { TriggersService } from './triggers/triggers.service.js';
 
 /** What a compute service is built with besides its settings. */
 export interface ComputeAppOptions {
@@ -44,6 +48,8 @@ export class ComputeAppModule {
         AllowedDomainsController,
         FunctionsController,
         FunctionDraftsController,
+        TriggersController,
+        TriggerDraftsController,
         DraftsController,
         RunsController,
         RunDocumentsController,
@@ -54,6 +60,9 @@ export class ComputeAppModule {
         AllowedDomainsService,
         RunDocumentsRepository,
         RunDocumentsService,
+        TriggersRepository,
+        TriggersService,
+        TriggerExecutions,
         FunctionsRepository,
         FunctionsService,
         FunctionTestsService,

@@ -8,6 +8,7 @@ import { FunctionEntity } from './functions/function.entity.js';
 import { COMPUTE_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { RunDocumentEntity } from './run-documents/run-document.entity.js';
 import { RunEntity } from './runs/run.entity.js';
+import { TriggerEntity } from './triggers/trigger.entity.js';
 
 export const COMPUTE_ENTITIES = [
   FunctionEntity,
@@ -16,6 +17,7 @@ export const COMPUTE_ENTITIES = [
   RunEntity,
   AllowedDomainEntity,
   RunDocumentEntity,
+  TriggerEntity,
 ];
 
 /** The compute schema's data source, for the API, the workers and the migrations. */

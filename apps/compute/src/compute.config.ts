@@ -132,4 +132,10 @@ export class ComputeConfig extends ServiceConfig {
    */
   @IsBoolean()
   COMPUTE_FETCH_ALLOW_PRIVATE = false;
+
+  /** How deep runs may start each other with `api.invokeTrigger` (a run it starts is one level deeper). */
+  @IsInt()
+  @Min(0)
+  @Max(50)
+  COMPUTE_MAX_INVOCATION_DEPTH = 5;
 }

@@ -88,3 +88,23 @@ export class FunctionDraftsController {
     return this.drafts.publishFunction(scope, principal.id, draftId);
   }
 }
+
+/** `POST {data_base}/function-triggers/{draft_id}/publish`: a trigger draft becomes a trigger (201). */
+@ApiTags('function triggers')
+@ApiBearerAuth()
+@UseErrorShape('functions')
+@Controller('data/workspace/:workspace/api/v1/function-triggers')
+export class TriggerDraftsController {
+  constructor(private readonly drafts: DraftsService) {}
+
+  @Post(':draftId/publish')
+  @HttpCode(201)
+  @RequirePermission('function-triggers', 'create')
+  publish(
+    @CallerScope() scope: WorkspaceScope,
+    @CurrentPrincipal() principal: Principal,
+    @Param('draftId', UuidPipe) draftId: string,
+  ) {
+    return this.drafts.publishTrigger(scope, principal.id, draftId);
+  }
+}

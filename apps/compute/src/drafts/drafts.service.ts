@@ -5,6 +5,9 @@ import { Clock, createValidationPipe, StrataException, type Grants } from '@stra
 import { CreateFunctionRequest } from '../functions/dto/function.requests.js';
 import { functionView, type FunctionView } from '../functions/function-view.js';
 import { FunctionsService } from '../functions/functions.service.js';
+import { CreateTriggerRequest } from '../triggers/dto/trigger.requests.js';
+import { triggerView } from '../triggers/trigger-view.js';
+import { TriggersService } from '../triggers/triggers.service.js';
 import type { JsonObject } from '../json.js';
 import type { DraftEntity } from './draft.entity.js';
 import { DraftsRepository } from './drafts.repository.js';
@@ -42,6 +45,7 @@ export class DraftsService {
   constructor(
     private readonly drafts: DraftsRepository,
     private readonly functions: FunctionsService,
+    private readonly triggers: TriggersService,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
   ) {}
@@ -100,6 +104,22 @@ export class DraftsService {
       return fn;
     });
     return functionView(created);
+  }
+
+  /** `POST /function-triggers/{draft_id}/publish`: 201 with the trigger; the draft is gone. */
+  async publishTrigger(scope: WorkspaceScope, by: string, id: string) {
+    const created = await this.transactions.run(async (tx) => {
+      const draft = await this.drafts.find(scope, id, tx);
+      if (!draft || draft.resourceType !== 'function-triggers') throw StrataException.notFound(DRAFT_NOT_FOUND);
+      const body = (await this.validation.transform(draft.data, {
+        type: 'body',
+        metatype: CreateTriggerRequest,
+      })) as CreateTriggerRequest;
+      const trigger = await this.triggers.createIn(scope, tx, by, body);
+      await this.drafts.delete(scope, id, tx);
+      return trigger;
+    });
+    return triggerView(created);
   }
 
   private assertMayWrite(grants: Grants, resourceType: string): void {

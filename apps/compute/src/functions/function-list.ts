@@ -1,8 +1,8 @@
 import type { FieldError } from '@strata/contracts';
 import { FUNCTION_SORT_FIELDS, type FunctionSearchField, type FunctionSortField } from './functions.repository.js';
 
-export interface SortKey {
-  readonly field: FunctionSortField;
+export interface SortKey<F extends string = FunctionSortField> {
+  readonly field: F;
   readonly direction: 'asc' | 'desc';
 }
 
@@ -22,7 +22,16 @@ export const DEFAULT_FUNCTION_SORT: readonly SortKey[] = [{ field: 'createdAt', 
  * any case, default `asc`), at most one entry per field. Problems name their entry.
  */
 export function parseFunctionSort(text: string | undefined): { sort: SortKey[] } | { errors: FieldError[] } {
-  if (text === undefined || text.trim() === '') return { sort: [...DEFAULT_FUNCTION_SORT] };
+  return parseSortParam(text, FUNCTION_SORT_FIELDS, DEFAULT_FUNCTION_SORT);
+}
+
+/** `parseFunctionSort` for any list: `fields` are the sortable ones, `defaults` the sort when none is given. */
+export function parseSortParam<F extends string>(
+  text: string | undefined,
+  fields: readonly F[],
+  defaults: readonly SortKey<F>[],
+): { sort: SortKey<F>[] } | { errors: FieldError[] } {
+  if (text === undefined || text.trim() === '') return { sort: [...defaults] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -31,11 +40,11 @@ export function parseFunctionSort(text: string | undefined): { sort: SortKey[] }
   }
   if (!Array.isArray(parsed))
     return { errors: [{ field: 'sort', message: 'must be a JSON array of {field, direction}' }] };
-  if (parsed.length > FUNCTION_SORT_FIELDS.length) {
-    return { errors: [{ field: 'sort', message: `must have at most ${FUNCTION_SORT_FIELDS.length} entries` }] };
+  if (parsed.length > fields.length) {
+    return { errors: [{ field: 'sort', message: `must have at most ${fields.length} entries` }] };
   }
   const errors: FieldError[] = [];
-  const sort: SortKey[] = [];
+  const sort: SortKey<F>[] = [];
   parsed.forEach((entry: unknown, i) => {
     const at = `sort[${i}]`;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
@@ -44,14 +53,14 @@ export function parseFunctionSort(text: string | undefined): { sort: SortKey[] }
     }
     const { field, direction, ...rest } = entry as Record<string, unknown>;
     for (const key of Object.keys(rest)) errors.push({ field: `${at}.${key}`, message: 'is not a sort option' });
-    if (typeof field !== 'string' || !(FUNCTION_SORT_FIELDS as readonly string[]).includes(field)) {
-      errors.push({ field: `${at}.field`, message: `must be one of ${FUNCTION_SORT_FIELDS.join(', ')}` });
+    if (typeof field !== 'string' || !(fields as readonly string[]).includes(field)) {
+      errors.push({ field: `${at}.field`, message: `must be one of ${fields.join(', ')}` });
     } else if (sort.some((s) => s.field === field)) {
       errors.push({ field: `${at}.field`, message: `${field} is sorted on already` });
     }
     const dir = direction === undefined ? 'asc' : typeof direction === 'string' ? direction.toLowerCase() : '';
     if (dir !== 'asc' && dir !== 'desc') errors.push({ field: `${at}.direction`, message: 'must be asc or desc' });
-    if (!errors.length) sort.push({ field: field as FunctionSortField, direction: dir as 'asc' | 'desc' });
+    if (!errors.length) sort.push({ field: field as F, direction: dir as 'asc' | 'desc' });
   });
   return errors.length ? { errors } : { sort };
 }

@@ -1,25 +1,30 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { Clock } from '@strata/platform';
 import type { WorkspaceScope } from '@strata/db';
 import { RunQueue, type QueuedJob } from '../runs/run-queue.js';
+import { SYSTEM_TRIGGER_NAME, TriggersRepository } from '../triggers/triggers.repository.js';
 import type { TestFunctionRequest } from './dto/function.requests.js';
 import { assertRunnableCode, codeHash } from './function-code.js';
-
-/** The system default trigger's name in a run's context (test runs go through it). */
-export const SYSTEM_DEFAULT_TRIGGER = 'system-default';
 
 /** `POST /compute-functions/test`: the code, checked, queued once with `params` as executionParams. */
 @Injectable()
 export class FunctionTestsService {
-  constructor(private readonly queue: RunQueue) {}
+  constructor(
+    private readonly queue: RunQueue,
+    private readonly triggers: TriggersRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async test(scope: WorkspaceScope, by: string, body: TestFunctionRequest): Promise<Omit<QueuedJob, 'runId'>> {
     assertRunnableCode(body.code);
+    const triggerId = await this.triggers.systemTrigger(scope, randomUUID(), this.clock.now());
     const queued = await this.queue.enqueue(scope, {
       target: { kind: 'code', code: body.code, codeHash: codeHash(body.code) },
-      triggerId: null,
+      triggerId,
       source: 'manual',
       params: { triggerParams: {}, executionParams: body.params },
-      context: { trigger: { name: SYSTEM_DEFAULT_TRIGGER, executionType: 'on-demand' } },
+      context: { trigger: { id: triggerId, name: SYSTEM_TRIGGER_NAME, executionType: 'on-demand' } },
       by,
     });
     return { jobId: queued.jobId, status: queued.status, queuedAt: queued.queuedAt };

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock, StrataException } from '@strata/platform';
 import { RunsRepository } from '../runs/runs.repository.js';
+import { TriggersRepository } from '../triggers/triggers.repository.js';
 import type { CreateFunctionRequest, UpdateFunctionRequest } from './dto/function.requests.js';
 import type { FunctionListQueryRequest } from './dto/function-list.query.js';
 import { assertRunnableCode, codeHash } from './function-code.js';
@@ -27,6 +28,7 @@ export class FunctionsService {
   constructor(
     private readonly functions: FunctionsRepository,
     private readonly runs: RunsRepository,
+    private readonly triggers: TriggersRepository,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
   ) {}
@@ -104,7 +106,7 @@ export class FunctionsService {
     }
   }
 
-  /** Deletes the function; its queued runs are cancelled, its versions and past runs stay for audit. */
+  /** Deletes the function and its triggers; its queued runs are cancelled, its versions and past runs stay for audit. */
   async delete(scope: WorkspaceScope, by: string, id: string): Promise<{ success: true; message: string }> {
     await this.transactions.run(async (tx) => {
       const now = this.clock.now();
@@ -112,6 +114,8 @@ export class FunctionsService {
         throw StrataException.notFound(FUNCTION_NOT_FOUND);
       }
       await this.runs.cancelQueuedOfFunction(scope, tx, id, 'The function was deleted.', now);
+      // Its triggers stop with it.
+      await this.triggers.deleteOfFunction(scope, tx, id, by, now);
     });
     return { success: true, message: 'Function deleted.' };
   }

@@ -94,7 +94,7 @@ export class RunExecutor {
       },
       Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
     );
-    const bridge = this.api.bridgeFor(scope, run.id);
+    const bridge = this.api.bridgeFor(scope, run);
     try {
       let outcome: RunOutcome;
       try {

@@ -4,7 +4,11 @@ import { Clock, NatsConnectionHolder, ServiceConfig, systemClock } from '@strata
 import { computeDataSourceOptions } from '../compute-data-source.js';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
+import { RunJobs } from '../runs/run-jobs.js';
+import { RunQueue } from '../runs/run-queue.js';
 import { RunsRepository } from '../runs/runs.repository.js';
+import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
+import { TriggersRepository } from '../triggers/triggers.repository.js';
 import { AllowedDomainsRepository } from '../allowed-domains/allowed-domains.repository.js';
 import { RunDocumentsRepository } from '../run-documents/run-documents.repository.js';
 import { DataApi } from './api/data-api.js';
@@ -35,6 +39,10 @@ export class WorkerModule {
         RunsRepository,
         SandboxEngineProvider,
         FunctionPrincipalTokens,
+        TriggersRepository,
+        TriggerExecutions,
+        RunJobs,
+        RunQueue,
         AllowedDomainsRepository,
         RunDocumentsRepository,
         HttpEgress,

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import type { KeyRing } from '@strata/crypto';
+import type { WorkspaceScope } from '@strata/db';
+import { keyRingOf, StrataException } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
+import type { JsonObject } from '../json.js';
+import { RunQueue, type QueuedJob } from '../runs/run-queue.js';
+import type { ExecutionSource } from '../runs/run-status.js';
+import { openTriggerParams } from './trigger-params.js';
+import type { TriggerEntity } from './trigger.entity.js';
+import { TRIGGER_NOT_FOUND } from './triggers.service.js';
+import { TriggersRepository } from './triggers.repository.js';
+
+/**
+ * Runs a trigger's function: the current version of its code, its parameters
+ * (sealed ones opened) as `triggerParams`, and the invocation's input as
+ * `executionParams`. Every execution by a trigger goes through here.
+ */
+@Injectable()
+export class TriggerExecutions {
+  private readonly ring: KeyRing;
+
+  constructor(
+    private readonly triggers: TriggersRepository,
+    private readonly functions: FunctionsRepository,
+    private readonly queue: RunQueue,
+    config: ComputeConfig,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  /** `POST /function-triggers/{id}/execute`: on-demand triggers only; the body is executionParams, unwrapped. */
+  async executeOnDemand(scope: WorkspaceScope, by: string, id: string, body: unknown): Promise<string> {
+    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+      throw StrataException.validation([{ field: 'body', message: 'The body, when given, must be a JSON object.' }]);
+    }
+    const trigger = await this.onDemand(scope, id);
+    const queued = await this.run(scope, trigger, (body ?? {}) as JsonObject, 'trigger', by);
+    return queued.jobId;
+  }
+
+  /** A live on-demand trigger that is not paused: what /execute and api.invokeTrigger may start. */
+  async onDemand(scope: WorkspaceScope, id: string): Promise<TriggerEntity> {
+    const trigger = await this.triggers.find(scope, id);
+    if (!trigger || trigger.isSystem) throw StrataException.notFound(TRIGGER_NOT_FOUND);
+    if (trigger.executionType !== 'on-demand') {
+      throw StrataException.validation([
+        {
+          field: 'id',
+          message: `Only on-demand triggers can be executed this way; this trigger is ${trigger.executionType}.`,
+        },
+      ]);
+    }
+    if (trigger.paused) throw StrataException.conflict('Trigger is paused.');
+    return trigger;
+  }
+
+  /** Queues a run of the trigger's function with `executionParams` (`depth`: how deep in api.invokeTrigger calls). */
+  async run(
+    scope: WorkspaceScope,
+    trigger: TriggerEntity,
+    executionParams: JsonObject,
+    source: ExecutionSource,
+    by: string,
+    depth = 0,
+  ): Promise<QueuedJob> {
+    const fn = trigger.functionId ? await this.functions.find(scope, trigger.functionId) : undefined;
+    if (!fn) throw StrataException.notFound(`Function not found for trigger: ${trigger.id}`);
+    return this.queue.enqueue(scope, {
+      target: { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash },
+      triggerId: trigger.id,
+      source,
+      params: {
+        triggerParams: openTriggerParams(this.ring, trigger.id, (trigger.metadata['params'] ?? {}) as JsonObject),
+        executionParams,
+      },
+      context: {
+        trigger: { id: trigger.id, name: trigger.name, executionType: trigger.executionType },
+        invocationDepth: depth,
+      },
+      by,
+    });
+  }
+}

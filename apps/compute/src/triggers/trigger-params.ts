@@ -1,0 +1,97 @@
+import { KeyRing } from '@strata/crypto';
+import type { FieldError } from '@strata/contracts';
+import type { JsonObject, JsonValue } from '../json.js';
+
+/** Additional data binding a sealed parameter to its trigger and name: moved elsewhere, it does not open. */
+const aad = (triggerId: string, name: string): string => `compute.triggers.params:${triggerId}:${name}`;
+
+const isObject = (v: JsonValue | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{value, encrypted: true, keyVersion}`: how a sealed parameter is stored and answered. */
+function isSealed(v: JsonValue | undefined): v is { value: string; encrypted: true; keyVersion: number } {
+  return isObject(v) && v['encrypted'] === true && typeof v['value'] === 'string';
+}
+
+/**
+ * A signing secret, always stored sealed (a plain string or `{value, encrypt: true}`
+ * is sealed; the sealed form sent back is kept if it opens for this trigger).
+ */
+export function sealSigningSecret(
+  ring: KeyRing,
+  triggerId: string,
+  secret: JsonValue,
+): { secret: JsonObject } | { errors: FieldError[] } {
+  const name = '#signingSecret';
+  if (isSealed(secret)) {
+    try {
+      ring.decrypt(secret.value, aad(triggerId, name));
+      return { secret: { value: secret.value, encrypted: true, keyVersion: KeyRing.versionOf(secret.value) } };
+    } catch {
+      return {
+        errors: [
+          {
+            field: 'triggerMetadata.signingSecret',
+            message: 'is an encrypted value of another trigger: send the secret itself',
+          },
+        ],
+      };
+    }
+  }
+  const plain = isObject(secret) ? secret['value'] : secret;
+  const envelope = ring.encrypt(JSON.stringify(plain ?? null), aad(triggerId, name));
+  return { secret: { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) } };
+}
+
+/** The signing secret in the clear, for checking a signature (inbound capture). */
+export function openSigningSecret(ring: KeyRing, triggerId: string, sealed: JsonObject): string {
+  const envelope = sealed['value'];
+  if (typeof envelope !== 'string') throw new Error('the signing secret is not sealed');
+  return JSON.parse(ring.decryptString(envelope, aad(triggerId, '#signingSecret'))) as string;
+}
+
+/**
+ * Seals every `{value, encrypt: true}` parameter with the key ring (AES-256-GCM,
+ * bound to the trigger and the parameter's name) as `{value: <envelope>,
+ * encrypted: true, keyVersion}`. A parameter sent back in that sealed form (as
+ * GET answered it) is kept if it opens for this trigger and name; a sealed value
+ * copied from elsewhere does not, and is refused.
+ */
+export function sealTriggerParams(
+  ring: KeyRing,
+  triggerId: string,
+  params: JsonObject,
+): { params: JsonObject } | { errors: FieldError[] } {
+  const out: JsonObject = {};
+  const errors: FieldError[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (isObject(value) && value['encrypt'] === true) {
+      const envelope = ring.encrypt(JSON.stringify(value['value'] ?? null), aad(triggerId, name));
+      out[name] = { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) };
+    } else if (isSealed(value)) {
+      try {
+        ring.decrypt(value.value, aad(triggerId, name));
+        out[name] = { value: value.value, encrypted: true, keyVersion: KeyRing.versionOf(value.value) };
+      } catch {
+        errors.push({
+          field: `triggerMetadata.params.${name}`,
+          message: 'is an encrypted value of another trigger or parameter: send it as {value, encrypt: true}',
+        });
+      }
+    } else {
+      out[name] = value;
+    }
+  }
+  return errors.length ? { errors } : { params: out };
+}
+
+/** The parameters as the function receives them in `triggerParams`: sealed ones opened. */
+export function openTriggerParams(ring: KeyRing, triggerId: string, params: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [name, value] of Object.entries(params)) {
+    out[name] = isSealed(value)
+      ? (JSON.parse(ring.decryptString(value.value, aad(triggerId, name))) as JsonValue)
+      : value;
+  }
+  return out;
+}

@@ -1,0 +1,206 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
+import type { SortKey } from '../functions/function-list.js';
+import type { JsonObject } from '../json.js';
+import { TriggerEntity } from './trigger.entity.js';
+
+export interface NewTrigger {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly functionId: string;
+  readonly executionType: string;
+  readonly metadata: JsonObject;
+  readonly by: string;
+}
+
+export interface TriggerChanges {
+  readonly name?: string | undefined;
+  readonly description?: string | null | undefined;
+  readonly metadata?: JsonObject | undefined;
+}
+
+const SORT_COLUMNS = { name: 't.name', createdAt: 't.created_at', updatedAt: 't.updated_at' } as const;
+const SEARCH_COLUMNS = { name: 't.name', description: 't.description', executionType: 't.execution_type' } as const;
+export type TriggerSortField = keyof typeof SORT_COLUMNS;
+export type TriggerSearchField = keyof typeof SEARCH_COLUMNS;
+export const TRIGGER_SORT_FIELDS = Object.keys(SORT_COLUMNS) as TriggerSortField[];
+export const TRIGGER_SEARCH_FIELDS = Object.keys(SEARCH_COLUMNS) as TriggerSearchField[];
+
+export interface TriggerListQuery {
+  readonly search: string | undefined;
+  readonly searchField: TriggerSearchField;
+  readonly limit: number;
+  readonly page: number;
+  readonly sort: readonly SortKey<TriggerSortField>[];
+}
+
+/** The system default trigger's name. */
+export const SYSTEM_TRIGGER_NAME = 'system-default';
+
+const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * compute.triggers and compute.trigger_versions within one workspace. Every
+ * statement carries `workspace_slug = scope.workspace`; a version row is
+ * written in the transaction of the state it records.
+ */
+@Injectable()
+export class TriggersRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** The workspace's system default trigger, made on first use. */
+  async systemTrigger(scope: WorkspaceScope, id: string, now: Date): Promise<string> {
+    const [row] = await this.db.query<{ id: string }[]>(
+      `WITH made AS (
+         INSERT INTO compute.triggers (id, workspace_slug, name, description, function_id, execution_type, metadata,
+                                       version, is_system, created_by, updated_by, created_at, updated_at)
+         VALUES ($2, $1, $3, 'Runs test code (POST /compute-functions/test); cannot be changed or deleted', NULL,
+                 'on-demand', '{"params":{}}', 1, true, 'system', 'system', $4, $4)
+         ON CONFLICT (workspace_slug) WHERE is_system DO NOTHING RETURNING id)
+       SELECT id FROM made UNION ALL SELECT id FROM compute.triggers WHERE workspace_slug = $1 AND is_system`,
+      [scope.workspace, id, SYSTEM_TRIGGER_NAME, now],
+    );
+    return row!.id;
+  }
+
+  async insert(scope: WorkspaceScope, tx: Tx, t: NewTrigger, now: Date): Promise<TriggerEntity> {
+    const manager = managerOf(this.db, tx);
+    const [row] = rowsOf<{ id: string }>(
+      await manager.query(
+        `INSERT INTO compute.triggers (id, workspace_slug, name, description, function_id, execution_type, metadata,
+                                       version, created_by, updated_by, created_at, updated_at)
+         SELECT $2, f.workspace_slug, $3, $4, f.id, $6, $7, 1, $8, $8, $9, $9
+           FROM compute.functions f WHERE f.workspace_slug = $1 AND f.id = $5 AND f.deleted_at IS NULL
+         RETURNING id`,
+        [
+          scope.workspace,
+          t.id,
+          t.name,
+          t.description,
+          t.functionId,
+          t.executionType,
+          JSON.stringify(t.metadata),
+          t.by,
+          now,
+        ],
+      ),
+    );
+    if (!row) throw new Error('the function of a new trigger vanished in its transaction');
+    await this.recordVersion(scope, tx, t.id);
+    return (await this.find(scope, t.id, tx))!;
+  }
+
+  /** A live trigger of the workspace (the system one too), locked FOR UPDATE when `tx` is given. */
+  async find(scope: WorkspaceScope, id: string, tx?: Tx): Promise<TriggerEntity | undefined> {
+    const query = managerOf(this.db, tx)
+      .createQueryBuilder(TriggerEntity, 't')
+      .where('t.workspace_slug = :workspace AND t.id = :id AND t.deleted_at IS NULL', {
+        workspace: scope.workspace,
+        id,
+      });
+    if (tx) query.setLock('pessimistic_write');
+    return (await query.getOne()) ?? undefined;
+  }
+
+  async list(scope: WorkspaceScope, q: TriggerListQuery): Promise<{ rows: TriggerEntity[]; total: number }> {
+    const query = this.db
+      .createQueryBuilder(TriggerEntity, 't')
+      .where('t.workspace_slug = :workspace AND t.deleted_at IS NULL', { workspace: scope.workspace });
+    if (q.search) {
+      query.andWhere(`${SEARCH_COLUMNS[q.searchField]} ILIKE :search ESCAPE '\\'`, {
+        search: `%${likeLiteral(q.search)}%`,
+      });
+    }
+    for (const [i, s] of q.sort.entries()) {
+      const direction = s.direction === 'asc' ? 'ASC' : 'DESC';
+      if (i === 0) query.orderBy(SORT_COLUMNS[s.field], direction);
+      else query.addOrderBy(SORT_COLUMNS[s.field], direction);
+    }
+    query.addOrderBy('t.id', 'ASC');
+    const [rows, total] = await query
+      .offset((q.page - 1) * q.limit)
+      .limit(q.limit)
+      .getManyAndCount();
+    return { rows, total };
+  }
+
+  /** Applies `changes` to a trigger locked in `tx` and records the new version. */
+  async update(
+    scope: WorkspaceScope,
+    tx: Tx,
+    id: string,
+    c: TriggerChanges,
+    by: string,
+    now: Date,
+  ): Promise<TriggerEntity> {
+    await managerOf(this.db, tx).query(
+      `UPDATE compute.triggers SET
+         name = COALESCE($3, name),
+         description = CASE WHEN $4::boolean THEN $5 ELSE description END,
+         metadata = COALESCE($6::jsonb, metadata),
+         version = version + 1, updated_by = $7, updated_at = $8
+       WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL AND NOT is_system`,
+      [
+        scope.workspace,
+        id,
+        c.name ?? null,
+        c.description !== undefined,
+        c.description ?? null,
+        c.metadata === undefined ? null : JSON.stringify(c.metadata),
+        by,
+        now,
+      ],
+    );
+    await this.recordVersion(scope, tx, id);
+    return (await this.find(scope, id, tx))!;
+  }
+
+  /** Deletes a trigger (not the system one); its versions and runs stay. Whether it was live. */
+  async softDelete(scope: WorkspaceScope, tx: Tx, id: string, by: string, now: Date): Promise<boolean> {
+    const rows = rowsOf(
+      await managerOf(this.db, tx).query(
+        `UPDATE compute.triggers SET deleted_at = $4, updated_by = $3, updated_at = $4
+          WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL AND NOT is_system RETURNING id`,
+        [scope.workspace, id, by, now],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /** Deletes every trigger of a function (deleting the function stops them); how many. */
+  async deleteOfFunction(scope: WorkspaceScope, tx: Tx, functionId: string, by: string, now: Date): Promise<number> {
+    const rows = rowsOf(
+      await managerOf(this.db, tx).query(
+        `UPDATE compute.triggers SET deleted_at = $4, updated_by = $3, updated_at = $4
+          WHERE workspace_slug = $1 AND function_id = $2 AND deleted_at IS NULL RETURNING id`,
+        [scope.workspace, functionId, by, now],
+      ),
+    );
+    return rows.length;
+  }
+
+  /** Pauses or resumes; whether the trigger exists (the system one cannot be paused). */
+  async setPaused(scope: WorkspaceScope, id: string, paused: boolean, by: string, now: Date): Promise<boolean> {
+    const rows = rowsOf(
+      await this.db.query(
+        `UPDATE compute.triggers SET paused = $3, updated_by = $4, updated_at = $5
+          WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL AND NOT is_system RETURNING id`,
+        [scope.workspace, id, paused, by, now],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  private async recordVersion(scope: WorkspaceScope, tx: Tx, id: string): Promise<void> {
+    await managerOf(this.db, tx).query(
+      `INSERT INTO compute.trigger_versions (trigger_id, version, workspace_slug, name, description, function_id, metadata,
+                                             created_by, created_at)
+       SELECT id, version, workspace_slug, name, description, function_id, metadata, updated_by, updated_at
+         FROM compute.triggers WHERE workspace_slug = $1 AND id = $2`,
+      [scope.workspace, id],
+    );
+  }
+}

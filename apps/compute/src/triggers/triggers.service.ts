@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { FieldError } from '@strata/contracts';
+import type { KeyRing } from '@strata/crypto';
+import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
+import { Clock, keyRingOf, StrataException } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import { parseSortParam } from '../functions/function-list.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
+import type { JsonObject } from '../json.js';
+import type { CreateTriggerRequest, TriggerListQueryRequest, UpdateTriggerRequest } from './dto/trigger.requests.js';
+import { checkTriggerMetadata, type ExecutionType } from './metadata/index.js';
+import { sealSigningSecret, sealTriggerParams } from './trigger-params.js';
+import { triggerRow, triggerView } from './trigger-view.js';
+import type { TriggerEntity } from './trigger.entity.js';
+import { TRIGGER_SORT_FIELDS, TriggersRepository } from './triggers.repository.js';
+
+export const TRIGGER_NOT_FOUND = 'Trigger not found.';
+export const TRIGGER_NAME_TAKEN = 'Trigger with that name already exists.';
+export const SYSTEM_TRIGGER_FIXED = 'The system default trigger cannot be updated or deleted.';
+
+/** Triggers of a workspace: create (per-type checks, sealed parameters), read, list, update (versioned), delete, pause. */
+@Injectable()
+export class TriggersService {
+  private readonly ring: KeyRing;
+
+  constructor(
+    private readonly triggers: TriggersRepository,
+    private readonly functions: FunctionsRepository,
+    private readonly transactions: Transactions,
+    private readonly clock: Clock,
+    config: ComputeConfig,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  async create(scope: WorkspaceScope, by: string, body: CreateTriggerRequest) {
+    return triggerView(await this.transactions.run((tx) => this.createIn(scope, tx, by, body)));
+  }
+
+  /** Creates a trigger in `tx`: the create endpoint and draft publishing. */
+  async createIn(scope: WorkspaceScope, tx: Tx, by: string, body: CreateTriggerRequest): Promise<TriggerEntity> {
+    const id = randomUUID();
+    const type: ExecutionType = body.executionType ?? 'on-demand';
+    const metadata = this.checkedMetadata(id, type, body.triggerMetadata ?? {});
+    if (!(await this.functions.find(scope, body.functionId))) {
+      throw StrataException.validation([{ field: 'functionId', message: 'Function not found.' }]);
+    }
+    try {
+      return await this.transactions.savepoint(tx, () =>
+        this.triggers.insert(
+          scope,
+          tx,
+          {
+            id,
+            name: body.name,
+            description: body.description ?? null,
+            functionId: body.functionId,
+            executionType: type,
+            metadata,
+            by,
+          },
+          this.clock.now(),
+        ),
+      );
+    } catch (err) {
+      if (isUniqueViolation(err, 'triggers_name_key')) throw StrataException.conflict(TRIGGER_NAME_TAKEN);
+      throw err;
+    }
+  }
+
+  async get(scope: WorkspaceScope, id: string) {
+    return triggerView(await this.live(scope, id));
+  }
+
+  async list(scope: WorkspaceScope, q: TriggerListQueryRequest) {
+    const sorted = parseSortParam(q.sort, TRIGGER_SORT_FIELDS, [{ field: 'createdAt', direction: 'desc' }]);
+    if ('errors' in sorted) throw StrataException.validation(sorted.errors);
+    const query = {
+      search: q.search || undefined,
+      searchField: q.searchField ?? 'name',
+      limit: q.limit ?? 500,
+      page: q.page ?? 1,
+      sort: sorted.sort,
+    };
+    const { rows, total } = await this.triggers.list(scope, query);
+    return { triggers: rows.map(triggerRow), total, page: query.page, limit: query.limit };
+  }
+
+  async update(scope: WorkspaceScope, by: string, id: string, body: UpdateTriggerRequest) {
+    const nothing = body.name === undefined && body.description === undefined && body.triggerMetadata === undefined;
+    try {
+      const updated = await this.transactions.run(async (tx) => {
+        const current = await this.triggers.find(scope, id, tx);
+        if (!current) throw StrataException.notFound(TRIGGER_NOT_FOUND);
+        if (current.isSystem) throw StrataException.validation([{ field: 'id', message: SYSTEM_TRIGGER_FIXED }]);
+        if (body.executionType !== undefined && body.executionType !== current.executionType) {
+          throw StrataException.validation([
+            { field: 'executionType', message: `executionType cannot be changed (it is ${current.executionType}).` },
+          ]);
+        }
+        if (nothing) {
+          throw StrataException.validation([
+            { field: 'body', message: 'Give at least one of name, description, triggerMetadata.' },
+          ]);
+        }
+        const metadata =
+          body.triggerMetadata === undefined
+            ? undefined
+            : this.checkedMetadata(id, current.executionType as ExecutionType, body.triggerMetadata);
+        return this.triggers.update(
+          scope,
+          tx,
+          id,
+          { name: body.name, description: body.description, metadata },
+          by,
+          this.clock.now(),
+        );
+      });
+      return triggerView(updated);
+    } catch (err) {
+      if (isUniqueViolation(err, 'triggers_name_key')) throw StrataException.conflict(TRIGGER_NAME_TAKEN);
+      throw err;
+    }
+  }
+
+  async delete(scope: WorkspaceScope, by: string, id: string): Promise<{ success: true; message: string }> {
+    await this.transactions.run(async (tx) => {
+      const current = await this.live(scope, id);
+      if (current.isSystem) throw StrataException.validation([{ field: 'id', message: SYSTEM_TRIGGER_FIXED }]);
+      if (!(await this.triggers.softDelete(scope, tx, id, by, this.clock.now()))) {
+        throw StrataException.notFound(TRIGGER_NOT_FOUND);
+      }
+    });
+    return { success: true, message: 'Trigger deleted.' };
+  }
+
+  async setPaused(scope: WorkspaceScope, by: string, id: string, paused: boolean) {
+    const current = await this.live(scope, id);
+    if (current.isSystem) throw StrataException.validation([{ field: 'id', message: SYSTEM_TRIGGER_FIXED }]);
+    await this.triggers.setPaused(scope, id, paused, by, this.clock.now());
+    return { success: true, message: paused ? 'Trigger paused.' : 'Trigger resumed.' };
+  }
+
+  /** A live trigger of the workspace, or 404. */
+  async live(scope: WorkspaceScope, id: string): Promise<TriggerEntity> {
+    const found = await this.triggers.find(scope, id);
+    if (!found) throw StrataException.notFound(TRIGGER_NOT_FOUND);
+    return found;
+  }
+
+  /** The metadata checked for its type (one details entry per problem) with parameters sealed. */
+  private checkedMetadata(triggerId: string, type: ExecutionType, raw: unknown): JsonObject {
+    const checked = checkTriggerMetadata(type, raw, this.clock.now());
+    if ('errors' in checked) throw StrataException.validation(checked.errors);
+    const metadata = checked.metadata as unknown as JsonObject;
+    const params = (metadata['params'] ?? {}) as JsonObject;
+    const sealed = sealTriggerParams(this.ring, triggerId, params);
+    const errors: FieldError[] = 'errors' in sealed ? [...sealed.errors] : [];
+    let signingSecret: JsonObject | undefined;
+    if (metadata['signingSecret'] !== undefined) {
+      const secret = sealSigningSecret(this.ring, triggerId, metadata['signingSecret']);
+      if ('errors' in secret) errors.push(...secret.errors);
+      else signingSecret = secret.secret;
+    }
+    if (errors.length || 'errors' in sealed) throw StrataException.validation(errors);
+    return { ...metadata, params: sealed.params, ...(signingSecret ? { signingSecret } : {}) };
+  }
+}

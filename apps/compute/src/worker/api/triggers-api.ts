@@ -1,0 +1,40 @@
+import type { WorkspaceScope } from '@strata/db';
+import { StrataException } from '@strata/platform';
+import type { JsonObject } from '../../json.js';
+import type { TriggerExecutions } from '../../triggers/trigger-executions.service.js';
+import { ApiRefusal, optionalObjectArg, stringArg, type ApiHandler } from './handler.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `api.invokeTrigger(triggerId, params?)`: what `POST /function-triggers/{id}/execute`
+ * does, from inside a function: an on-demand trigger of the run's workspace,
+ * `params` as the new run's executionParams. Answers `{jobId}`. A run started this
+ * way is one level deeper than the run that started it; past `maxDepth` the call
+ * is refused, so functions invoking each other cannot loop forever.
+ */
+export function triggerHandlers(
+  executions: TriggerExecutions,
+  scope: WorkspaceScope,
+  run: { readonly depth: number; readonly by: string },
+  maxDepth: number,
+): Record<string, ApiHandler> {
+  return {
+    invokeTrigger: async (args) => {
+      const triggerId = stringArg(args, 0, 'triggerId');
+      if (!UUID.test(triggerId)) throw new ApiRefusal('triggerId must be a UUID');
+      const params: JsonObject = optionalObjectArg(args, 1, 'params');
+      if (run.depth + 1 > maxDepth) {
+        throw new ApiRefusal(`invokeTrigger refused: runs may start each other at most ${maxDepth} levels deep`);
+      }
+      try {
+        const trigger = await executions.onDemand(scope, triggerId);
+        const queued = await executions.run(scope, trigger, params, 'trigger', run.by, run.depth + 1);
+        return { jobId: queued.jobId };
+      } catch (err) {
+        if (err instanceof StrataException) throw new ApiRefusal(`${err.status}: ${err.message}`);
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,337 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
+
+let stack: Stack;
+const suffix = Date.now().toString(36);
+const ws = `trig-${suffix}`;
+const otherWs = `trig-other-${suffix}`;
+let token: string;
+let otherToken: string;
+let functionId: string;
+
+const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1`;
+const CODE = `async function run() {
+  return { success: true, data: { triggerParams, executionParams } };
+}`;
+
+beforeAll(async () => {
+  stack = await startStack();
+  await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  token = await adminWorkspaceToken(stack, ws);
+  otherToken = await adminWorkspaceToken(stack, otherWs);
+  const fn = await call('POST', `${base()}/compute-functions`, { token, body: { name: 'echo', code: CODE } });
+  expect(fn.status).toBe(201);
+  functionId = fn.body.id;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const createTrigger = (body: Record<string, unknown>, t = token) =>
+  call('POST', `${base()}/function-triggers`, { token: t, body: { functionId, ...body } });
+
+/** The run of a job once it is final. */
+async function finished(jobId: string): Promise<Record<string, any>> {
+  const until = Date.now() + 45_000;
+  for (;;) {
+    const listed = await call('GET', `${base()}/function-runs?jobId=${jobId}`, { token });
+    const r = listed.body.runs[0];
+    if (r && !['queued', 'running'].includes(r.status)) {
+      return (await call('GET', `${base()}/function-runs/${r.id}`, { token })).body;
+    }
+    if (Date.now() > until) throw new Error(`run of ${jobId} not final: ${JSON.stringify(r)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('function triggers', () => {
+  it('creates an on-demand trigger with an encrypted parameter, answered sealed, and executes it', async () => {
+    const created = await createTrigger({
+      name: 'nightly-sync',
+      executionType: 'on-demand',
+      triggerMetadata: { params: { region: 'eu', apiKey: { value: 'sk-live-123', encrypt: true } } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: expect.any(String),
+      name: 'nightly-sync',
+      functionId,
+      executionType: 'on-demand',
+      version: 1,
+      paused: false,
+      triggerMetadata: {
+        params: { region: 'eu', apiKey: { value: expect.stringMatching(/^sv1\./), encrypted: true, keyVersion: 1 } },
+      },
+    });
+    expect(JSON.stringify(created.body)).not.toContain('sk-live-123');
+    const got = await call('GET', `${base()}/function-triggers/${created.body.id}`, { token });
+    expect(JSON.stringify(got.body)).not.toContain('sk-live-123');
+    // Not stored in the clear either.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT metadata::text AS m FROM compute.triggers WHERE id = $1', [
+        created.body.id,
+      ]);
+      expect(rows[0].m).not.toContain('sk-live-123');
+    } finally {
+      await db.end();
+    }
+
+    const executed = await call('POST', `${base()}/function-triggers/${created.body.id}/execute`, {
+      token,
+      body: { orderId: 42, nested: { a: [1, 2] } },
+    });
+    expect(executed.status).toBe(200);
+    expect(executed.body).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
+    const run = await finished(executed.body);
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      triggerId: created.body.id,
+      functionId,
+      functionVersion: 1,
+      executionSource: 'trigger',
+      result: {
+        data: {
+          triggerParams: { region: 'eu', apiKey: 'sk-live-123' },
+          executionParams: { orderId: 42, nested: { a: [1, 2] } },
+        },
+      },
+    });
+    // Without a body, executionParams is an empty object.
+    const bare = await call('POST', `${base()}/function-triggers/${created.body.id}/execute`, { token });
+    expect((await finished(bare.body)).result.data.executionParams).toEqual({});
+  });
+
+  it('stores an http-trigger signing secret sealed, whatever form it was sent in', async () => {
+    const created = await createTrigger({
+      name: 'inbound-hook',
+      executionType: 'http-trigger',
+      triggerMetadata: { path: 'orders-hook', validateSignature: true, signingSecret: 'whsec-plain-secret' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.triggerMetadata.signingSecret).toEqual({
+      value: expect.stringMatching(/^sv1\./),
+      encrypted: true,
+      keyVersion: 1,
+    });
+    expect(JSON.stringify(created.body)).not.toContain('whsec-plain-secret');
+    // Sent back as GET answered it, it is kept.
+    const kept = await call('PUT', `${base()}/function-triggers/${created.body.id}`, {
+      token,
+      body: { triggerMetadata: created.body.triggerMetadata },
+    });
+    expect(kept.status).toBe(200);
+    expect(kept.body.triggerMetadata.signingSecret).toEqual(created.body.triggerMetadata.signingSecret);
+  });
+
+  it('versions every update, replaces metadata whole, keeps sealed values sent back, and never changes the type', async () => {
+    const created = await createTrigger({
+      name: 'versioned',
+      triggerMetadata: { params: { secret: { value: 's3', encrypt: true }, plain: 1 } },
+    });
+    const sealed = created.body.triggerMetadata.params.secret;
+    const updated = await call('PUT', `${base()}/function-triggers/${created.body.id}`, {
+      token,
+      body: { triggerMetadata: { params: { secret: sealed } }, description: 'now described' },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ version: 2, description: 'now described' });
+    // The omitted `plain` parameter is gone; the sealed one was kept as it was.
+    expect(updated.body.triggerMetadata.params).toEqual({ secret: sealed });
+    // A sealed value of another trigger does not open here.
+    const other = await createTrigger({
+      name: 'other',
+      triggerMetadata: { params: { secret: { value: 'x', encrypt: true } } },
+    });
+    const moved = await call('PUT', `${base()}/function-triggers/${created.body.id}`, {
+      token,
+      body: { triggerMetadata: { params: { secret: other.body.triggerMetadata.params.secret } } },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.details[0].field).toBe('triggerMetadata.params.secret');
+    const retyped = await call('PUT', `${base()}/function-triggers/${created.body.id}`, {
+      token,
+      body: { executionType: 'scheduled' },
+    });
+    expect(retyped).toMatchObject({ status: 400, body: { details: [{ field: 'executionType' }] } });
+  });
+
+  it('checks metadata per type with one details entry per bad field', async () => {
+    const bad = await createTrigger({
+      name: 'bad-endpoint',
+      executionType: 'endpoint',
+      triggerMetadata: { path: 'has spaces', allowedMethods: ['GET', 'TRACE'], timeoutMs: 500, extra: true },
+    });
+    expect(bad.status).toBe(400);
+    const fields = bad.body.details.map((d: { field: string }) => d.field);
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'triggerMetadata.path',
+        'triggerMetadata.allowedMethods[1]',
+        'triggerMetadata.timeoutMs',
+        'triggerMetadata.extra',
+      ]),
+    );
+    const noEvent = await createTrigger({ name: 'no-event', executionType: 'event-driven', triggerMetadata: {} });
+    expect(noEvent.status).toBe(400);
+    expect(noEvent.body.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(['triggerMetadata.event', 'triggerMetadata.recordSlug']),
+    );
+    const zero = await createTrigger({ name: 'zero', executionType: 'scheduled', triggerMetadata: { interval: 0 } });
+    expect(zero).toMatchObject({ status: 400, body: { details: [{ field: 'triggerMetadata.interval' }] } });
+    const missing = await createTrigger({ name: 'orphan', functionId: '00000000-0000-4000-8000-000000000000' });
+    expect(missing).toMatchObject({ status: 400, body: { error: 'Function not found.' } });
+    expect(await createTrigger({ functionId })).toMatchObject({
+      status: 400,
+      body: { error: 'Trigger name is required.' },
+    });
+    // Only on-demand triggers execute this way.
+    const scheduled = await createTrigger({
+      name: 'every-hour',
+      executionType: 'scheduled',
+      triggerMetadata: { interval: 3600 },
+    });
+    expect(scheduled.status).toBe(201);
+    const refused = await call('POST', `${base()}/function-triggers/${scheduled.body.id}/execute`, { token, body: {} });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('on-demand');
+  });
+
+  it('names are unique, lists and pauses, and the system default trigger is fixed', async () => {
+    expect((await createTrigger({ name: 'dup' })).status).toBe(201);
+    expect(await createTrigger({ name: 'dup' })).toMatchObject({
+      status: 409,
+      body: { error: 'Trigger with that name already exists.' },
+    });
+    const listed = await call('GET', `${base()}/function-triggers?search=dup`, { token });
+    expect(listed.body).toMatchObject({ total: 1, page: 1, limit: 500 });
+    expect(Object.keys(listed.body.triggers[0]).sort()).toEqual(
+      ['createdAt', 'executionType', 'functionId', 'id', 'isSystem', 'name', 'paused'].sort(),
+    );
+    const id = listed.body.triggers[0].id as string;
+    expect(await call('PATCH', `${base()}/function-triggers/${id}/pause`, { token })).toMatchObject({
+      status: 200,
+      body: { success: true },
+    });
+    expect((await call('POST', `${base()}/function-triggers/${id}/execute`, { token, body: {} })).status).toBe(409);
+    expect((await call('PATCH', `${base()}/function-triggers/${id}/resume`, { token })).status).toBe(200);
+    expect((await call('POST', `${base()}/function-triggers/${id}/execute`, { token, body: {} })).status).toBe(200);
+
+    // A test run goes through the system default trigger.
+    const test = await call('POST', `${base()}/compute-functions/test`, { token, body: { code: CODE, params: {} } });
+    const run = await finished(test.body.jobId);
+    const system = await call('GET', `${base()}/function-triggers/${run.triggerId}`, { token });
+    expect(system.body).toMatchObject({ name: 'system-default', isSystem: true, executionType: 'on-demand' });
+    for (const [method, path, body] of [
+      ['PUT', '', { name: 'mine' }],
+      ['DELETE', '', undefined],
+      ['PATCH', '/pause', undefined],
+    ] as const) {
+      const res = await call(method, `${base()}/function-triggers/${run.triggerId}${path}`, {
+        token,
+        ...(body ? { body } : {}),
+      });
+      expect({ method, status: res.status, error: res.body.error }).toEqual({
+        method,
+        status: 400,
+        error: 'The system default trigger cannot be updated or deleted.',
+      });
+    }
+  });
+
+  it('stops triggers when their function is deleted, publishes drafts, and keeps workspaces apart', async () => {
+    const fn = await call('POST', `${base()}/compute-functions`, { token, body: { name: 'short-lived', code: CODE } });
+    const trigger = await createTrigger({ name: 'of-short-lived', functionId: fn.body.id });
+    expect((await call('DELETE', `${base()}/compute-functions/${fn.body.id}`, { token })).status).toBe(200);
+    expect((await call('GET', `${base()}/function-triggers/${trigger.body.id}`, { token })).status).toBe(404);
+    expect(
+      (await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body: {} })).status,
+    ).toBe(404);
+
+    const draft = await call('POST', `${base()}/drafts`, {
+      token,
+      body: { resourceType: 'function-triggers', data: { name: 'from-draft', functionId } },
+    });
+    const published = await call('POST', `${base()}/function-triggers/${draft.body.id}/publish`, { token });
+    expect(published).toMatchObject({ status: 201, body: { name: 'from-draft', executionType: 'on-demand' } });
+    expect((await call('GET', `${base()}/drafts/${draft.body.id}`, { token })).status).toBe(404);
+
+    const mine = await createTrigger({ name: 'private-trigger' });
+    for (const [method, path] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['POST', '/execute'],
+      ['PATCH', '/pause'],
+    ] as const) {
+      const res = await call(method, `${base(otherWs)}/function-triggers/${mine.body.id}${path}`, {
+        token: otherToken,
+        ...(method === 'POST' ? { body: {} } : {}),
+      });
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
+    }
+    // execute needs function-triggers:execute.
+    const manager = await serviceAccountToken(stack, ws, token, {
+      name: `trig-manager-${suffix}`,
+      resource: 'function-triggers',
+      actions: ['create', 'retrieve', 'list', 'update', 'delete'],
+    });
+    expect(
+      (await call('POST', `${base()}/function-triggers/${mine.body.id}/execute`, { token: manager, body: {} })).status,
+    ).toBe(403);
+  });
+
+  it('starts runs from inside a function with api.invokeTrigger, deeper each time, up to the depth limit', async () => {
+    const chain = await call('POST', `${base()}/compute-functions`, {
+      token,
+      body: {
+        name: 'chain',
+        code: `async function run() {
+          try {
+            const next = await api.invokeTrigger(triggerParams.self, { n: (executionParams.n ?? 0) + 1 });
+            return { success: true, data: { n: executionParams.n ?? 0, next: next.jobId } };
+          } catch (e) {
+            return { success: true, data: { n: executionParams.n ?? 0, stopped: e.message } };
+          }
+        }`,
+      },
+    });
+    const trigger = await createTrigger({ name: 'chain', functionId: chain.body.id });
+    // The trigger names itself in its parameters.
+    await call('PUT', `${base()}/function-triggers/${trigger.body.id}`, {
+      token,
+      body: { triggerMetadata: { params: { self: trigger.body.id } } },
+    });
+    let job = (await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body: {} }))
+      .body as string;
+    const depths: number[] = [];
+    for (;;) {
+      const r = await finished(job);
+      expect(r.status).toBe('succeeded');
+      depths.push(r.executionContext.invocationDepth);
+      if (r.result.data.stopped) {
+        expect(r.result.data.stopped).toContain('at most 5 levels deep');
+        break;
+      }
+      job = r.result.data.next;
+    }
+    expect(depths).toEqual([0, 1, 2, 3, 4, 5]);
+    const refused = await call('POST', `${base()}/compute-functions/test`, {
+      token,
+      body: {
+        code: `async function run() {
+          const out = [];
+          for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
+            try { await api.invokeTrigger(id); out.push('started'); } catch (e) { out.push(e.message); }
+          }
+          return { success: true, data: out };
+        }`,
+        params: {},
+      },
+    });
+    const r = await finished(refused.body.jobId);
+    expect(r.result.data).toEqual(['triggerId must be a UUID', '404: Trigger not found.']);
+  });
+});
