@@ -200,6 +200,28 @@ describe('function triggers', () => {
     expect(refused.body.error).toContain('on-demand');
   });
 
+  it('keeps endpoint and http-trigger paths unique per workspace and type', async () => {
+    const endpoint = (name: string, path: string) =>
+      createTrigger({ name, executionType: 'endpoint', triggerMetadata: { path } });
+    expect((await endpoint('ep-1', 'orders')).status).toBe(201);
+    expect(await endpoint('ep-2', 'orders')).toMatchObject({
+      status: 409,
+      body: { error: 'Another trigger of this type already has that path.' },
+    });
+    const hook = await createTrigger({
+      name: 'hook-orders',
+      executionType: 'http-trigger',
+      triggerMetadata: { path: 'orders' },
+    });
+    expect(hook.status).toBe(201);
+    const renamed = await endpoint('ep-3', 'invoices');
+    const clash = await call('PUT', `${base()}/function-triggers/${renamed.body.id}`, {
+      token,
+      body: { triggerMetadata: { path: 'orders' } },
+    });
+    expect(clash.status).toBe(409);
+  });
+
   it('names are unique, lists and pauses, and the system default trigger is fixed', async () => {
     expect((await createTrigger({ name: 'dup' })).status).toBe(201);
     expect(await createTrigger({ name: 'dup' })).toMatchObject({

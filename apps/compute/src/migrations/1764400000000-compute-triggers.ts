@@ -32,6 +32,11 @@ export class ComputeTriggers1764400000000 implements MigrationInterface {
       'CREATE UNIQUE INDEX triggers_name_key ON compute.triggers (workspace_slug, name) WHERE deleted_at IS NULL',
     );
     await q.query('CREATE UNIQUE INDEX triggers_system_key ON compute.triggers (workspace_slug) WHERE is_system');
+    // Paths address triggers from outside ({data_base}/endpoints/{path}, /http-trigger/{path}): one per workspace and type.
+    await q.query(
+      `CREATE UNIQUE INDEX triggers_path_key ON compute.triggers (workspace_slug, execution_type, (metadata->>'path'))
+        WHERE deleted_at IS NULL AND execution_type IN ('endpoint', 'http-trigger')`,
+    );
     await q.query(
       `CREATE INDEX triggers_workspace_idx ON compute.triggers (workspace_slug, created_at, id) WHERE deleted_at IS NULL`,
     );

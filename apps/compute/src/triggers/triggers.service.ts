@@ -17,6 +17,7 @@ import { TRIGGER_SORT_FIELDS, TriggersRepository } from './triggers.repository.j
 
 export const TRIGGER_NOT_FOUND = 'Trigger not found.';
 export const TRIGGER_NAME_TAKEN = 'Trigger with that name already exists.';
+export const TRIGGER_PATH_TAKEN = 'Another trigger of this type already has that path.';
 export const SYSTEM_TRIGGER_FIXED = 'The system default trigger cannot be updated or deleted.';
 
 /** Triggers of a workspace: create (per-type checks, sealed parameters), read, list, update (versioned), delete, pause. */
@@ -64,8 +65,7 @@ export class TriggersService {
         ),
       );
     } catch (err) {
-      if (isUniqueViolation(err, 'triggers_name_key')) throw StrataException.conflict(TRIGGER_NAME_TAKEN);
-      throw err;
+      throw conflictOf(err);
     }
   }
 
@@ -119,8 +119,7 @@ export class TriggersService {
       });
       return triggerView(updated);
     } catch (err) {
-      if (isUniqueViolation(err, 'triggers_name_key')) throw StrataException.conflict(TRIGGER_NAME_TAKEN);
-      throw err;
+      throw conflictOf(err);
     }
   }
 
@@ -166,4 +165,11 @@ export class TriggersService {
     if (errors.length || 'errors' in sealed) throw StrataException.validation(errors);
     return { ...metadata, params: sealed.params, ...(signingSecret ? { signingSecret } : {}) };
   }
+}
+
+/** The 409 of a unique violation on a trigger's name or path; any other error as it is. */
+function conflictOf(err: unknown): unknown {
+  if (isUniqueViolation(err, 'triggers_name_key')) return StrataException.conflict(TRIGGER_NAME_TAKEN);
+  if (isUniqueViolation(err, 'triggers_path_key')) return StrataException.conflict(TRIGGER_PATH_TAKEN);
+  return err;
 }
