@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
@@ -355,5 +357,85 @@ describe('function triggers', () => {
     });
     const r = await finished(refused.body.jobId);
     expect(r.result.data).toEqual(['triggerId must be a UUID', '404: Trigger not found.']);
+  });
+});
+
+describe('event-driven triggers', () => {
+  /** The runs of a trigger, once there are `count` of them that are final (polled with a deadline). */
+  async function runsOf(triggerId: string, count: number): Promise<Record<string, any>[]> {
+    const until = Date.now() + 45_000;
+    for (;;) {
+      const listed = await call('GET', `${base()}/function-runs?triggerId=${triggerId}&limit=100`, { token });
+      const runs = listed.body.runs as Record<string, any>[];
+      if (runs.length >= count && runs.every((r) => !['queued', 'running'].includes(r.status))) {
+        return Promise.all(
+          runs.map(async (r) => (await call('GET', `${base()}/function-runs/${r.id}`, { token })).body),
+        );
+      }
+      if (Date.now() > until) throw new Error(`trigger ${triggerId}: ${runs.length} runs, wanted ${count}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('runs on matching record events with the event payload as executionParams, once per event, never for paused triggers', async () => {
+    const collection = await call('POST', `${base()}/structures`, {
+      token,
+      body: { name: 'Orders', recordSlug: 'orders', properties: [{ name: 'sku', type: 'string' }] },
+    });
+    expect(collection.status).toBeLessThan(300);
+    const watch = (name: string, event: string, recordSlug = 'orders') =>
+      createTrigger({
+        name,
+        executionType: 'event-driven',
+        triggerMetadata: { event, recordSlug, params: { source: name } },
+      });
+    const created = await watch('on-order-created', 'record_created');
+    const paused = await watch('paused-watch', 'record_created');
+    const elsewhere = await watch('on-other-collection', 'record_created', 'invoices');
+    const updated = await watch('on-order-updated', 'record_updated');
+    for (const t of [created, paused, elsewhere, updated]) expect(t.status).toBe(201);
+    expect((await call('PATCH', `${base()}/function-triggers/${paused.body.id}/pause`, { token })).status).toBe(200);
+
+    const record = await call('POST', `${base()}/records`, {
+      token,
+      body: { structureId: collection.body.id, data: { sku: 'A-1' } },
+    });
+    const [run] = await runsOf(created.body.id, 1);
+    expect(run).toMatchObject({ status: 'succeeded', executionSource: 'trigger', triggerId: created.body.id });
+    expect(run!.result.data.triggerParams).toEqual({ source: 'on-order-created' });
+    expect(run!.result.data.executionParams).toMatchObject({
+      event: 'record_created',
+      workspaceSlug: ws,
+      recordSlug: 'orders',
+      recordId: record.body.id,
+      data: { id: record.body.id, data: { sku: 'A-1' } },
+    });
+    await call('PATCH', `${base()}/records/${record.body.id}`, { token, body: { data: { sku: 'A-2' } } });
+    const [changed] = await runsOf(updated.body.id, 1);
+    expect(changed!.result.data.executionParams).toMatchObject({ event: 'record_updated', recordId: record.body.id });
+
+    // The consumer forgets where it was (deleted and made again): every event comes again, and
+    // no (event, trigger) pair runs twice.
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    try {
+      await (
+        await jetstreamManager(nc)
+      ).consumers.delete(`${stack.natsPrefix}_records`, `${stack.natsPrefix}_compute_triggers`);
+    } finally {
+      await nc.close();
+    }
+    await stack.restartCompute();
+    const second = await call('POST', `${base()}/records`, {
+      token,
+      body: { structureId: collection.body.id, data: { sku: 'B-1' } },
+    });
+    const runs = await runsOf(created.body.id, 2);
+    expect(runs.map((r) => r.result.data.executionParams.recordId).sort()).toEqual(
+      [record.body.id, second.body.id].sort(),
+    );
+    // None for the paused trigger or the other collection's.
+    for (const id of [paused.body.id, elsewhere.body.id]) {
+      expect((await call('GET', `${base()}/function-runs?triggerId=${id}`, { token })).body.total).toBe(0);
+    }
   });
 });

@@ -9,6 +9,8 @@ import { ComputeConfig } from './compute.config.js';
 import { RunDocumentsController } from './run-documents/run-documents.controller.js';
 import { RunDocumentsRepository } from './run-documents/run-documents.repository.js';
 import { RunDocumentsService } from './run-documents/run-documents.service.js';
+import { EventRunsRepository } from './events/event-runs.repository.js';
+import { TriggerEventConsumer } from './events/trigger-event-consumer.js';
 import { DraftsController, FunctionDraftsController, TriggerDraftsController } from './drafts/drafts.controller.js';
 import { DraftsRepository } from './drafts/drafts.repository.js';
 import { DraftsService } from './drafts/drafts.service.js';
@@ -63,6 +65,8 @@ export class ComputeAppModule {
         TriggersRepository,
         TriggersService,
         TriggerExecutions,
+        EventRunsRepository,
+        TriggerEventConsumer,
         FunctionsRepository,
         FunctionsService,
         FunctionTestsService,

@@ -138,4 +138,14 @@ export class ComputeConfig extends ServiceConfig {
   @Min(0)
   @Max(50)
   COMPUTE_MAX_INVOCATION_DEPTH = 5;
+
+  /** Whether this API replica runs event-driven triggers (replicas share the durable consumer). */
+  @IsBoolean()
+  COMPUTE_EVENT_TRIGGERS_ENABLED = true;
+
+  /** Record events this replica turns into runs at once. */
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  COMPUTE_EVENT_CONCURRENCY = 16;
 }

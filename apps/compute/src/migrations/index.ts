@@ -1,10 +1,12 @@
 import { ComputeFunctionsRuns1764200000000 } from './1764200000000-compute-functions-runs.js';
 import { ComputeEgressArtifacts1764300000000 } from './1764300000000-compute-egress-artifacts.js';
 import { ComputeTriggers1764400000000 } from './1764400000000-compute-triggers.js';
+import { ComputeTriggerEventRuns1764500000000 } from './1764500000000-compute-trigger-event-runs.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
   ComputeFunctionsRuns1764200000000,
   ComputeEgressArtifacts1764300000000,
   ComputeTriggers1764400000000,
+  ComputeTriggerEventRuns1764500000000,
 ];

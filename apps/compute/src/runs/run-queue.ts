@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
-import type { WorkspaceScope } from '@strata/db';
+import { Transactions, type WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
@@ -9,7 +9,8 @@ import { RunJobs } from './run-jobs.js';
 import { defaultRunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
 import type { ExecutionSource } from './run-status.js';
-import { RunsRepository } from './runs.repository.js';
+import { EventRunsRepository } from '../events/event-runs.repository.js';
+import { RunsRepository, type NewRun } from './runs.repository.js';
 
 /** What to run: a saved function version, or (test runs) code of its own. */
 export type RunTarget =
@@ -40,6 +41,8 @@ export class RunQueue {
 
   constructor(
     private readonly runs: RunsRepository,
+    private readonly eventRuns: EventRunsRepository,
+    private readonly transactions: Transactions,
     private readonly jobs: RunJobs,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
@@ -48,11 +51,35 @@ export class RunQueue {
   }
 
   async enqueue(scope: WorkspaceScope, request: RunRequest): Promise<QueuedJob> {
+    const run = await this.runs.insert(scope, undefined, this.newRun(request));
+    await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
+    return { jobId: run.jobId, runId: run.id, status: 'queued', queuedAt: run.queuedAt.toISOString() };
+  }
+
+  /**
+   * Queues the run of one (event, trigger) pair at most once: the pair is recorded in
+   * the run's own transaction, so a redelivered event starts nothing again. Undefined
+   * when the pair already started its run.
+   */
+  async enqueueOnce(scope: WorkspaceScope, request: RunRequest & { readonly triggerId: string }, eventId: string) {
+    const prepared = this.newRun(request);
+    const run = await this.transactions.run(async (tx) => {
+      if (!(await this.eventRuns.claim(scope, tx, eventId, request.triggerId, prepared.id, prepared.queuedAt))) {
+        return undefined;
+      }
+      return this.runs.insert(scope, tx, prepared);
+    });
+    if (!run) return undefined;
+    await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
+    return { jobId: run.jobId, runId: run.id, status: 'queued' as const, queuedAt: run.queuedAt.toISOString() };
+  }
+
+  private newRun(request: RunRequest): NewRun {
     const runId = randomUUID();
     const { sealed, keyVersion } = sealRunParams(this.ring, runId, request.params);
     const limits = defaultRunLimits(this.config);
     const target = request.target;
-    const run = await this.runs.insert(scope, undefined, {
+    return {
       id: runId,
       jobId: randomUUID(),
       functionId: target.kind === 'function' ? target.functionId : null,
@@ -67,8 +94,6 @@ export class RunQueue {
       limits: { ...limits },
       createdBy: request.by,
       queuedAt: this.clock.now(),
-    });
-    await this.jobs.publish({ runId, workspaceSlug: scope.workspace });
-    return { jobId: run.jobId, runId, status: 'queued', queuedAt: run.queuedAt.toISOString() };
+    };
   }
 }

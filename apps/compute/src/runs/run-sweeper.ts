@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { issueWorkspaceScope } from '@strata/db';
 import { Clock, PeriodicTask } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
+import { EventRunsRepository } from '../events/event-runs.repository.js';
 import { RunDocumentsRepository } from '../run-documents/run-documents.repository.js';
 import { RunJobs } from './run-jobs.js';
 import { RunsRepository } from './runs.repository.js';
@@ -34,6 +35,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly runs: RunsRepository,
     private readonly jobs: RunJobs,
     private readonly documents: RunDocumentsRepository,
+    private readonly eventRuns: EventRunsRepository,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
   ) {
@@ -64,6 +66,8 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
       if (await this.jobs.publish(job, `${stale.id}:${now.getTime()}`)) republished++;
     }
     const expiredDocuments = await this.documents.deleteExpired(now, 1000);
+    // The record stream keeps events 7 days: older (event, trigger) pairs cannot come back.
+    await this.eventRuns.forgetBefore(new Date(now.getTime() - 8 * 24 * 3_600_000), 1000);
     if (failed || republished || expiredDocuments)
       this.logger.log({ msg: 'run sweep', failed, republished, expiredDocuments });
     return { failed, republished };

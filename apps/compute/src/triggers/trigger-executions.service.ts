@@ -5,7 +5,7 @@ import { keyRingOf, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { JsonObject } from '../json.js';
-import { RunQueue, type QueuedJob } from '../runs/run-queue.js';
+import { RunQueue, type QueuedJob, type RunRequest } from '../runs/run-queue.js';
 import type { ExecutionSource } from '../runs/run-status.js';
 import { openTriggerParams } from './trigger-params.js';
 import type { TriggerEntity } from './trigger.entity.js';
@@ -65,9 +65,26 @@ export class TriggerExecutions {
     by: string,
     depth = 0,
   ): Promise<QueuedJob> {
+    return this.queue.enqueue(scope, await this.request(scope, trigger, executionParams, source, by, depth));
+  }
+
+  /** The run of one record event for one trigger, at most once (undefined: it was queued already). */
+  async runForEvent(scope: WorkspaceScope, trigger: TriggerEntity, event: JsonObject, eventId: string) {
+    const request = await this.request(scope, trigger, event, 'trigger', 'system:events', 0);
+    return this.queue.enqueueOnce(scope, { ...request, triggerId: trigger.id }, eventId);
+  }
+
+  private async request(
+    scope: WorkspaceScope,
+    trigger: TriggerEntity,
+    executionParams: JsonObject,
+    source: ExecutionSource,
+    by: string,
+    depth: number,
+  ): Promise<RunRequest> {
     const fn = trigger.functionId ? await this.functions.find(scope, trigger.functionId) : undefined;
     if (!fn) throw StrataException.notFound(`Function not found for trigger: ${trigger.id}`);
-    return this.queue.enqueue(scope, {
+    return {
       target: { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash },
       triggerId: trigger.id,
       source,
@@ -80,6 +97,6 @@ export class TriggerExecutions {
         invocationDepth: depth,
       },
       by,
-    });
+    };
   }
 }

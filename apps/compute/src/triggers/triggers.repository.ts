@@ -127,6 +127,19 @@ export class TriggersRepository {
     return { rows, total };
   }
 
+  /** The live, running (not paused) event-driven triggers of the workspace watching `event` on `recordSlug`. */
+  async watching(scope: WorkspaceScope, event: string, recordSlug: string): Promise<TriggerEntity[]> {
+    return this.db
+      .createQueryBuilder(TriggerEntity, 't')
+      .where(
+        `t.workspace_slug = :workspace AND t.execution_type = 'event-driven' AND t.deleted_at IS NULL
+         AND NOT t.paused AND t.metadata->>'event' = :event AND t.metadata->>'recordSlug' = :recordSlug`,
+        { workspace: scope.workspace, event, recordSlug },
+      )
+      .orderBy('t.id', 'ASC')
+      .getMany();
+  }
+
   /** Applies `changes` to a trigger locked in `tx` and records the new version. */
   async update(
     scope: WorkspaceScope,

@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Clock, NatsConnectionHolder, ServiceConfig, systemClock } from '@strata/platform';
+import { Clock, NatsConnectionHolder, ServiceConfig, systemClock, TransactionsProvider } from '@strata/platform';
 import { computeDataSourceOptions } from '../compute-data-source.js';
+import { EventRunsRepository } from '../events/event-runs.repository.js';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { RunJobs } from '../runs/run-jobs.js';
@@ -43,6 +44,8 @@ export class WorkerModule {
         TriggerExecutions,
         RunJobs,
         RunQueue,
+        EventRunsRepository,
+        TransactionsProvider,
         AllowedDomainsRepository,
         RunDocumentsRepository,
         HttpEgress,

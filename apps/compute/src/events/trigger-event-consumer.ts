@@ -1,0 +1,99 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { JsMsg } from '@nats-io/jetstream';
+import { recordEventsStream } from '@strata/contracts';
+import { issueWorkspaceScope } from '@strata/db';
+import { consumeJson, ensureStream, type RunningConsumer } from '@strata/events';
+import { NatsConnectionHolder } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import type { JsonObject } from '../json.js';
+import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
+import { TriggersRepository } from '../triggers/triggers.repository.js';
+
+/** A record event as far as matching needs it; the whole payload goes to the function untouched. */
+export interface WatchedEvent {
+  readonly event: string;
+  readonly workspaceSlug: string;
+  readonly recordSlug: string;
+  readonly payload: JsonObject;
+}
+
+/** Narrows a message to a record event; anything else is terminated, not retried. */
+export function parseWatchedEvent(payload: unknown): WatchedEvent {
+  const p = payload as Record<string, unknown> | null;
+  if (
+    typeof p !== 'object' ||
+    p === null ||
+    Array.isArray(p) ||
+    typeof p['event'] !== 'string' ||
+    typeof p['workspaceSlug'] !== 'string' ||
+    typeof p['recordSlug'] !== 'string'
+  ) {
+    throw new Error('not a record event');
+  }
+  return {
+    event: p['event'],
+    workspaceSlug: p['workspaceSlug'],
+    recordSlug: p['recordSlug'],
+    payload: p as JsonObject,
+  };
+}
+
+/**
+ * Event-driven triggers: a durable pull consumer on the record events. Each event
+ * runs every live, unpaused trigger of its workspace watching its name and
+ * collection, with the event payload exactly as published as `executionParams`.
+ * A (event id, trigger) pair is recorded in its run's transaction, so a
+ * redelivered event or a restarted consumer never runs a function twice for one
+ * event and trigger. Events that match nothing (deleted or paused triggers) are
+ * acknowledged and dropped.
+ */
+@Injectable()
+export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('TriggerEventConsumer');
+  private consumer: RunningConsumer | undefined;
+
+  constructor(
+    private readonly nats: NatsConnectionHolder,
+    private readonly triggers: TriggersRepository,
+    private readonly executions: TriggerExecutions,
+    private readonly config: ComputeConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.COMPUTE_EVENT_TRIGGERS_ENABLED) return;
+    const nc = await this.nats.get();
+    const stream = recordEventsStream(this.config.NATS_PREFIX);
+    await ensureStream(nc, stream);
+    this.consumer = await consumeJson(nc, {
+      stream: stream.name,
+      durable: `${this.config.NATS_PREFIX}_compute_triggers`,
+      parse: parseWatchedEvent,
+      handle: (event, msg) => this.handle(event, msg),
+      retryDelayMs: (count) => Math.min(30_000, 500 * 2 ** count),
+      maxDeliver: -1,
+      concurrency: this.config.COMPUTE_EVENT_CONCURRENCY,
+      onError: (err, msg) =>
+        this.logger.warn({ msg: 'record event not turned into runs', subject: msg.subject, err: String(err) }),
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  private async handle(event: WatchedEvent, msg: JsMsg): Promise<void> {
+    // The event's own workspace (taken from our record stream, published by the data service
+    // for a change in that workspace): its triggers are looked up and run within it.
+    const scope = issueWorkspaceScope(event.workspaceSlug);
+    const eventId = msg.headers?.get('Nats-Msg-Id') || `seq:${msg.info.streamSequence}`;
+    for (const trigger of await this.triggers.watching(scope, event.event, event.recordSlug)) {
+      try {
+        await this.executions.runForEvent(scope, trigger, event.payload, eventId);
+      } catch (err) {
+        // A trigger whose function vanished between the lookup and the run: nothing to run.
+        if ((err as { status?: number }).status === 404) continue;
+        throw err;
+      }
+    }
+  }
+}
