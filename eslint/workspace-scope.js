@@ -35,6 +35,7 @@ const ISSUERS = {
     'the boot-time pass over every workspace that makes missing function principals',
   'apps/compute/src/worker/job-consumer.ts': 'the workspace of a compute job taken from our own work queue',
   'apps/compute/src/events/trigger-event-consumer.ts': 'the workspace of a record event taken from our own stream',
+  'apps/compute/src/schedules/trigger-scheduler.ts': 'the workspace of a due row the scheduler claimed',
   'apps/compute/src/runs/run-sweeper.ts': 'the workspace of a run row the sweep read (lost lease)',
 };
 

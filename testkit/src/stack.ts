@@ -67,6 +67,8 @@ export interface Stack {
   startWorker(overrides?: Record<string, string>): Promise<WorkerProcess>;
   /** Stops the compute API and starts a fresh one on the same port, with `overrides` on top. */
   restartCompute(overrides?: Record<string, string>): Promise<void>;
+  /** Starts one more compute API replica on the same database and NATS prefix (not behind the gateway). */
+  startComputeReplica(overrides?: Record<string, string>): Promise<INestApplication>;
   stop(): Promise<void>;
 }
 
@@ -153,6 +155,15 @@ export async function startStack(overrides: Record<string, string> = {}, options
     natsPrefix: env.NATS_PREFIX,
     computeUrl: `http://127.0.0.1:${computePort}`,
     startWorker,
+    async startComputeReplica(extra = {}) {
+      const replicaPort = await freePort();
+      const replica = await createComputeApp(
+        loadConfig(ComputeConfig, { ...computeEnv, ...extra, COMPUTE_PORT: String(replicaPort) }),
+        { clock: clocks.compute },
+      );
+      await replica.listen(replicaPort, '127.0.0.1');
+      return replica;
+    },
     async restartCompute(extra = {}) {
       await compute.close();
       compute = await createComputeApp(loadConfig(ComputeConfig, { ...computeEnv, ...extra }), {

@@ -10,6 +10,8 @@ import { RunDocumentsController } from './run-documents/run-documents.controller
 import { RunDocumentsRepository } from './run-documents/run-documents.repository.js';
 import { RunDocumentsService } from './run-documents/run-documents.service.js';
 import { EventRunsRepository } from './events/event-runs.repository.js';
+import { SchedulesRepository } from './schedules/schedules.repository.js';
+import { TriggerScheduler } from './schedules/trigger-scheduler.js';
 import { TriggerEventConsumer } from './events/trigger-event-consumer.js';
 import { DraftsController, FunctionDraftsController, TriggerDraftsController } from './drafts/drafts.controller.js';
 import { DraftsRepository } from './drafts/drafts.repository.js';
@@ -67,6 +69,8 @@ export class ComputeAppModule {
         TriggerExecutions,
         EventRunsRepository,
         TriggerEventConsumer,
+        SchedulesRepository,
+        TriggerScheduler,
         FunctionsRepository,
         FunctionsService,
         FunctionTestsService,

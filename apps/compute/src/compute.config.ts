@@ -148,4 +148,14 @@ export class ComputeConfig extends ServiceConfig {
   @Min(1)
   @Max(256)
   COMPUTE_EVENT_CONCURRENCY = 16;
+
+  /** Whether this API replica fires scheduled triggers (replicas share the work: SKIP LOCKED claims). */
+  @IsBoolean()
+  COMPUTE_SCHEDULER_ENABLED = true;
+
+  /** How often the scheduler looks for due occurrences (lateness is at most about this). */
+  @IsInt()
+  @Min(20)
+  @Max(60_000)
+  COMPUTE_SCHEDULER_INTERVAL_MS = 250;
 }

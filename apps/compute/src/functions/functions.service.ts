@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock, StrataException } from '@strata/platform';
 import { RunsRepository } from '../runs/runs.repository.js';
+import { SchedulesRepository } from '../schedules/schedules.repository.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 import type { CreateFunctionRequest, UpdateFunctionRequest } from './dto/function.requests.js';
 import type { FunctionListQueryRequest } from './dto/function-list.query.js';
@@ -29,6 +30,7 @@ export class FunctionsService {
     private readonly functions: FunctionsRepository,
     private readonly runs: RunsRepository,
     private readonly triggers: TriggersRepository,
+    private readonly schedules: SchedulesRepository,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
   ) {}
@@ -114,7 +116,8 @@ export class FunctionsService {
         throw StrataException.notFound(FUNCTION_NOT_FOUND);
       }
       await this.runs.cancelQueuedOfFunction(scope, tx, id, 'The function was deleted.', now);
-      // Its triggers stop with it.
+      // Its triggers stop with it (scheduled ones leave the scheduler's list).
+      await this.schedules.removeOfFunction(scope, tx, id);
       await this.triggers.deleteOfFunction(scope, tx, id, by, now);
     });
     return { success: true, message: 'Function deleted.' };

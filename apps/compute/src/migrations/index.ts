@@ -2,6 +2,7 @@ import { ComputeFunctionsRuns1764200000000 } from './1764200000000-compute-funct
 import { ComputeEgressArtifacts1764300000000 } from './1764300000000-compute-egress-artifacts.js';
 import { ComputeTriggers1764400000000 } from './1764400000000-compute-triggers.js';
 import { ComputeTriggerEventRuns1764500000000 } from './1764500000000-compute-trigger-event-runs.js';
+import { ComputeTriggerSchedules1764600000000 } from './1764600000000-compute-trigger-schedules.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   ComputeEgressArtifacts1764300000000,
   ComputeTriggers1764400000000,
   ComputeTriggerEventRuns1764500000000,
+  ComputeTriggerSchedules1764600000000,
 ];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
-import { Transactions, type WorkspaceScope } from '@strata/db';
+import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
@@ -54,6 +54,17 @@ export class RunQueue {
     const run = await this.runs.insert(scope, undefined, this.newRun(request));
     await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
     return { jobId: run.jobId, runId: run.id, status: 'queued', queuedAt: run.queuedAt.toISOString() };
+  }
+
+  /** Inserts a queued run in `tx`; the caller publishes its job (`publish`) once `tx` has committed. */
+  async insertIn(scope: WorkspaceScope, tx: Tx, request: RunRequest): Promise<QueuedJob> {
+    const run = await this.runs.insert(scope, tx, this.newRun(request));
+    return { jobId: run.jobId, runId: run.id, status: 'queued', queuedAt: run.queuedAt.toISOString() };
+  }
+
+  /** Publishes the job of a run inserted with `insertIn` (a failure is left to the sweep). */
+  async publish(scope: WorkspaceScope, job: QueuedJob): Promise<void> {
+    await this.jobs.publish({ runId: job.runId, workspaceSlug: scope.workspace });
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
-import type { WorkspaceScope } from '@strata/db';
+import type { Tx, WorkspaceScope } from '@strata/db';
 import { keyRingOf, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
@@ -72,6 +72,24 @@ export class TriggerExecutions {
   async runForEvent(scope: WorkspaceScope, trigger: TriggerEntity, event: JsonObject, eventId: string) {
     const request = await this.request(scope, trigger, event, 'trigger', 'system:events', 0);
     return this.queue.enqueueOnce(scope, { ...request, triggerId: trigger.id }, eventId);
+  }
+
+  /** The run of a scheduled occurrence, inserted in `tx` (the scheduler's claim); publish it after commit. */
+  async runScheduledIn(scope: WorkspaceScope, tx: Tx, trigger: TriggerEntity, due: Date, now: Date) {
+    const request = await this.request(
+      scope,
+      trigger,
+      { scheduledFor: due.toISOString(), firedAt: now.toISOString() },
+      'scheduled',
+      'system:scheduler',
+      0,
+    );
+    return this.queue.insertIn(scope, tx, request);
+  }
+
+  /** Publishes the job of a run inserted in a transaction that has committed. */
+  publish(scope: WorkspaceScope, job: QueuedJob): Promise<void> {
+    return this.queue.publish(scope, job);
   }
 
   private async request(

@@ -9,7 +9,8 @@ import { parseSortParam } from '../functions/function-list.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { JsonObject } from '../json.js';
 import type { CreateTriggerRequest, TriggerListQueryRequest, UpdateTriggerRequest } from './dto/trigger.requests.js';
-import { checkTriggerMetadata, type ExecutionType } from './metadata/index.js';
+import { SchedulesRepository } from '../schedules/schedules.repository.js';
+import { checkTriggerMetadata, nextScheduledTime, type ExecutionType, type Schedule } from './metadata/index.js';
 import { sealSigningSecret, sealTriggerParams } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
 import type { TriggerEntity } from './trigger.entity.js';
@@ -28,6 +29,7 @@ export class TriggersService {
   constructor(
     private readonly triggers: TriggersRepository,
     private readonly functions: FunctionsRepository,
+    private readonly schedules: SchedulesRepository,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
     config: ComputeConfig,
@@ -48,7 +50,7 @@ export class TriggersService {
       throw StrataException.validation([{ field: 'functionId', message: 'Function not found.' }]);
     }
     try {
-      return await this.transactions.savepoint(tx, () =>
+      const created = await this.transactions.savepoint(tx, () =>
         this.triggers.insert(
           scope,
           tx,
@@ -64,6 +66,8 @@ export class TriggersService {
           this.clock.now(),
         ),
       );
+      await this.reschedule(scope, tx, created);
+      return created;
     } catch (err) {
       throw conflictOf(err);
     }
@@ -108,7 +112,7 @@ export class TriggersService {
           body.triggerMetadata === undefined
             ? undefined
             : this.checkedMetadata(id, current.executionType as ExecutionType, body.triggerMetadata);
-        return this.triggers.update(
+        const updated = await this.triggers.update(
           scope,
           tx,
           id,
@@ -116,6 +120,8 @@ export class TriggersService {
           by,
           this.clock.now(),
         );
+        if (metadata !== undefined) await this.reschedule(scope, tx, updated);
+        return updated;
       });
       return triggerView(updated);
     } catch (err) {
@@ -130,6 +136,7 @@ export class TriggersService {
       if (!(await this.triggers.softDelete(scope, tx, id, by, this.clock.now()))) {
         throw StrataException.notFound(TRIGGER_NOT_FOUND);
       }
+      await this.schedules.set(scope, tx, id, null);
     });
     return { success: true, message: 'Trigger deleted.' };
   }
@@ -137,8 +144,19 @@ export class TriggersService {
   async setPaused(scope: WorkspaceScope, by: string, id: string, paused: boolean) {
     const current = await this.live(scope, id);
     if (current.isSystem) throw StrataException.validation([{ field: 'id', message: SYSTEM_TRIGGER_FIXED }]);
-    await this.triggers.setPaused(scope, id, paused, by, this.clock.now());
+    await this.transactions.run(async (tx) => {
+      await this.triggers.setPaused(scope, id, paused, by, this.clock.now());
+      // Paused: off the scheduler's list. Resumed: due again from now (missed occurrences are not made up).
+      await this.reschedule(scope, tx, { ...current, paused });
+    });
     return { success: true, message: paused ? 'Trigger paused.' : 'Trigger resumed.' };
+  }
+
+  /** Puts a scheduled trigger's next due time (from now) on the scheduler's list, or takes it off. */
+  private async reschedule(scope: WorkspaceScope, tx: Tx, trigger: TriggerEntity): Promise<void> {
+    if (trigger.executionType !== 'scheduled') return;
+    const due = trigger.paused ? null : nextScheduledTime(trigger.metadata as unknown as Schedule, this.clock.now());
+    await this.schedules.set(scope, tx, trigger.id, due);
   }
 
   /** A live trigger of the workspace, or 404. */

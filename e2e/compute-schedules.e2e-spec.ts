@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import { ManualClock } from '@strata/testing';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+
+/** The compute service's clock: due times are read on it, so the test moves time instead of waiting. */
+const clock = new ManualClock(Date.parse('2026-06-01T10:00:00.000Z'));
+let stack: Stack;
+let replica: INestApplication;
+const ws = `sched-${Date.now().toString(36)}`;
+let token: string;
+let functionId: string;
+
+const base = () => `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+
+beforeAll(async () => {
+  // Two API replicas fire schedules; every occurrence must run once.
+  stack = await startStack({ COMPUTE_SCHEDULER_INTERVAL_MS: '50' }, { clocks: { compute: clock } });
+  replica = await stack.startComputeReplica();
+  await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  token = await adminWorkspaceToken(stack, ws);
+  const fn = await call('POST', `${base()}/compute-functions`, {
+    token,
+    body: { name: 'tick', code: 'async function run() { return { success: true, data: executionParams }; }' },
+  });
+  functionId = fn.body.id;
+});
+
+afterAll(async () => {
+  await replica?.close();
+  await stack?.stop();
+});
+
+const runsOf = async (triggerId: string) =>
+  (await call('GET', `${base()}/function-runs?triggerId=${triggerId}&limit=100`, { token })).body.runs as {
+    id: string;
+    status: string;
+    executionSource: string;
+  }[];
+
+/** Waits until the trigger has `count` runs (polled with a deadline), then a little longer to see no more come. */
+async function expectRuns(triggerId: string, count: number): Promise<{ id: string; executionSource: string }[]> {
+  const until = Date.now() + 30_000;
+  let runs = await runsOf(triggerId);
+  while (runs.length < count) {
+    if (Date.now() > until) throw new Error(`trigger ${triggerId}: ${runs.length} runs, wanted ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    runs = await runsOf(triggerId);
+  }
+  // Both replicas' schedulers pass several times (every 50 ms): a double would show.
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  runs = await runsOf(triggerId);
+  expect(runs).toHaveLength(count);
+  return runs;
+}
+
+const scheduled = (name: string, triggerMetadata: Record<string, unknown>) =>
+  call('POST', `${base()}/function-triggers`, {
+    token,
+    body: { name, functionId, executionType: 'scheduled', triggerMetadata },
+  });
+
+describe('the scheduler', () => {
+  it('fires an interval trigger once per occurrence across two replicas, skips what downtime missed, and stops when paused', async () => {
+    const trigger = await scheduled('every-minute', { interval: 60 });
+    expect(trigger.status).toBe(201);
+    const id = trigger.body.id as string;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await runsOf(id)).toHaveLength(0);
+
+    clock.advance(60_000);
+    const [first] = await expectRuns(id, 1);
+    expect(first!.executionSource).toBe('scheduled');
+    const detail = await call('GET', `${base()}/function-runs/${first!.id}`, { token });
+    expect(detail.body.result.data).toEqual({ scheduledFor: '2026-06-01T10:01:00.000Z', firedAt: expect.any(String) });
+
+    // Ten minutes pass at once (downtime): one run, not ten; the next is back on the minute.
+    clock.advance(10 * 60_000 + 30_000);
+    await expectRuns(id, 2);
+    clock.advance(30_000);
+    await expectRuns(id, 3);
+
+    expect((await call('PATCH', `${base()}/function-triggers/${id}/pause`, { token })).status).toBe(200);
+    clock.advance(5 * 60_000);
+    await expectRuns(id, 3);
+    expect((await call('PATCH', `${base()}/function-triggers/${id}/resume`, { token })).status).toBe(200);
+    clock.advance(60_000);
+    await expectRuns(id, 4);
+
+    // A restart loses nothing: the due time is in Postgres.
+    await stack.restartCompute({ COMPUTE_SCHEDULER_INTERVAL_MS: '50' });
+    clock.advance(60_000);
+    await expectRuns(id, 5);
+
+    expect((await call('DELETE', `${base()}/function-triggers/${id}`, { token })).status).toBe(200);
+    clock.advance(5 * 60_000);
+    await expectRuns(id, 5);
+  });
+
+  it('fires a once trigger at its time and never again, and a cron trigger on its expression', async () => {
+    const at = new Date(clock.now().getTime() + 90_000).toISOString();
+    const once = await scheduled('just-once', { scheduleType: 'once', scheduledAt: at });
+    expect(once.status).toBe(201);
+    const cron = await scheduled('on-the-hour', { scheduleType: 'cron', cronExpression: '0 * * * *' });
+    expect(cron.status).toBe(201);
+    clock.advance(60_000);
+    await expectRuns(once.body.id, 0);
+    clock.advance(30_000);
+    await expectRuns(once.body.id, 1);
+    clock.advance(3 * 3_600_000);
+    await expectRuns(once.body.id, 1);
+    // Three hours crossed three hours' tops at once: one run for the missed ones.
+    await expectRuns(cron.body.id, 1);
+    clock.advance(3_600_000);
+    await expectRuns(cron.body.id, 2);
+  });
+
+  it('reschedules at once when the schedule is updated', async () => {
+    const trigger = await scheduled('rescheduled', { interval: 3600 });
+    clock.advance(120_000);
+    await expectRuns(trigger.body.id, 0);
+    const updated = await call('PUT', `${base()}/function-triggers/${trigger.body.id}`, {
+      token,
+      body: { triggerMetadata: { interval: 60 } },
+    });
+    expect(updated.status).toBe(200);
+    clock.advance(60_000);
+    await expectRuns(trigger.body.id, 1);
+  });
+});
