@@ -439,3 +439,104 @@ describe('event-driven triggers', () => {
     }
   });
 });
+
+describe('re-runs', () => {
+  it('re-runs a run with its stored parameters, overrides merged, counted on the original, listed in its history', async () => {
+    const fn = await call('POST', `${base()}/compute-functions`, {
+      token,
+      body: {
+        name: 'versioned-echo',
+        code: 'async function run() { return { success: true, data: { v: 1, p: executionParams } }; }',
+      },
+    });
+    const trigger = await createTrigger({ name: 'rerunnable', functionId: fn.body.id });
+    const job = (
+      await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body: { a: 1 } })
+    ).body;
+    const original = await finished(job);
+    expect(original.result.data).toEqual({ v: 1, p: { a: 1 } });
+    // The function changes after the run.
+    await call('PUT', `${base()}/compute-functions/${fn.body.id}`, {
+      token,
+      body: { code: 'async function run() { return { success: true, data: { v: 2, p: executionParams } }; }' },
+    });
+
+    const rerun = await call('POST', `${base()}/function-runs/${original.id}/rerun`, {
+      token,
+      body: { reason: 'provider was down', overrideParams: { b: 2 } },
+    });
+    expect(rerun.status).toBe(200);
+    expect(rerun.body).toEqual({ jobId: expect.any(String), message: expect.any(String) });
+    const again = await finished(rerun.body.jobId);
+    expect(again).toMatchObject({
+      status: 'succeeded',
+      isRerun: true,
+      originalRunId: original.id,
+      rerunBy: expect.any(String),
+      rerunReason: 'provider was down',
+      executionSource: 'rerun',
+      functionVersion: 1,
+      triggerId: trigger.body.id,
+      // The version the original ran, unless useLatestCode.
+      result: { data: { v: 1, p: { a: 1, b: 2 } } },
+    });
+    const latest = await call('POST', `${base()}/function-runs/${original.id}/rerun`, {
+      token,
+      body: { useLatestCode: true },
+    });
+    expect((await finished(latest.body.jobId)).result.data).toEqual({ v: 2, p: { a: 1 } });
+
+    const history = await call('GET', `${base()}/function-runs/${original.id}/rerun-history`, { token });
+    expect(history.status).toBe(200);
+    expect(history.body).toMatchObject({ originalRunId: original.id, rerunCount: 2 });
+    expect(history.body.reruns.map((r: { isRerun: boolean }) => r.isRerun)).toEqual([true, true]);
+    expect((await call('GET', `${base()}/function-runs/${original.id}`, { token })).body.rerunCount).toBe(2);
+
+    // A test run re-runs its own code through the system trigger.
+    const test = await call('POST', `${base()}/compute-functions/test`, {
+      token,
+      body: { code: CODE, params: { t: 1 } },
+    });
+    const testRun = await finished(test.body.jobId);
+    const testAgain = await call('POST', `${base()}/function-runs/${testRun.id}/rerun`, { token });
+    expect((await finished(testAgain.body.jobId)).result.data.executionParams).toEqual({ t: 1 });
+  });
+
+  it("answers the spec's re-run messages and needs execute on function-triggers", async () => {
+    const rerun = (id: string, t = token) =>
+      call('POST', `${base()}/function-runs/${id}/rerun`, { token: t, body: {} });
+    expect(await rerun('not-a-run')).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid run ID.', statusCode: 400 },
+    });
+    expect(await rerun('00000000-0000-4000-8000-000000000000')).toMatchObject({
+      status: 400,
+      body: { error: 'Original run not found.' },
+    });
+    const trigger = await createTrigger({ name: 'soon-gone' });
+    const job = (await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body: {} }))
+      .body;
+    const run = await finished(job);
+    // Another workspace never learns the run exists.
+    const foreign = await call(
+      'POST',
+      `${stack.baseUrl}/data/workspace/${otherWs}/api/v1/function-runs/${run.id}/rerun`,
+      {
+        token: otherToken,
+        body: {},
+      },
+    );
+    expect(foreign).toMatchObject({ status: 400, body: { error: 'Original run not found.' } });
+    const reader = await serviceAccountToken(stack, ws, token, {
+      name: `rerun-reader-${suffix}`,
+      resource: 'function-runs',
+      actions: ['retrieve', 'list'],
+    });
+    expect((await rerun(run.id, reader)).status).toBe(403);
+    await call('DELETE', `${base()}/function-triggers/${trigger.body.id}`, { token });
+    expect(await rerun(run.id)).toMatchObject({
+      status: 400,
+      body: { error: 'Original trigger not found. It may have been deleted.' },
+    });
+  });
+});

@@ -3,6 +3,7 @@ import { ComputeEgressArtifacts1764300000000 } from './1764300000000-compute-egr
 import { ComputeTriggers1764400000000 } from './1764400000000-compute-triggers.js';
 import { ComputeTriggerEventRuns1764500000000 } from './1764500000000-compute-trigger-event-runs.js';
 import { ComputeTriggerSchedules1764600000000 } from './1764600000000-compute-trigger-schedules.js';
+import { ComputeRerunIndex1764700000000 } from './1764700000000-compute-rerun-index.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   ComputeTriggers1764400000000,
   ComputeTriggerEventRuns1764500000000,
   ComputeTriggerSchedules1764600000000,
+  ComputeRerunIndex1764700000000,
 ];

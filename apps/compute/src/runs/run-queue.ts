@@ -25,6 +25,7 @@ export interface RunRequest {
   /** What the run record shows of its context (trigger, environment), besides the limits. */
   readonly context: JsonObject;
   readonly by: string;
+  readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
 }
 
 export interface QueuedJob {
@@ -105,6 +106,7 @@ export class RunQueue {
       limits: { ...limits },
       createdBy: request.by,
       queuedAt: this.clock.now(),
+      ...(request.rerunOf ? { rerunOf: request.rerunOf } : {}),
     };
   }
 }

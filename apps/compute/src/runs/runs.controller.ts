@@ -1,8 +1,18 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { WorkspaceScope } from '@strata/db';
-import { CallerScope, RequirePermission, UseErrorShape, UuidPipe } from '@strata/platform';
+import {
+  CallerScope,
+  CurrentPrincipal,
+  RateLimit,
+  RequirePermission,
+  UseErrorShape,
+  UuidPipe,
+  type Principal,
+} from '@strata/platform';
+import { RerunRequest } from './dto/rerun.requests.js';
 import { RunListQueryRequest } from './dto/run-list.query.js';
+import { RerunsService } from './reruns.service.js';
 import { RunsService } from './runs.service.js';
 
 /** `{data_base}/function-runs`: what every execution did. */
@@ -11,13 +21,36 @@ import { RunsService } from './runs.service.js';
 @UseErrorShape('functions')
 @Controller('data/workspace/:workspace/api/v1/function-runs')
 export class RunsController {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    private readonly runs: RunsService,
+    private readonly reruns: RerunsService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'Runs, newest first: by jobId, functionId, triggerId, status, since, until' })
   @RequirePermission('function-runs', 'list')
   list(@CallerScope() scope: WorkspaceScope, @Query() query: RunListQueryRequest) {
     return this.runs.list(scope, query);
+  }
+
+  @Post(':id/rerun')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'A new run of the same trigger and function with the stored parameters' })
+  @RequirePermission('function-triggers', 'execute')
+  @RateLimit('execute')
+  rerun(
+    @CallerScope() scope: WorkspaceScope,
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: RerunRequest,
+  ) {
+    return this.reruns.rerun(scope, principal.id, id, body);
+  }
+
+  @Get(':id/rerun-history')
+  @RequirePermission('function-runs', 'retrieve')
+  history(@CallerScope() scope: WorkspaceScope, @Param('id') id: string) {
+    return this.reruns.history(scope, id);
   }
 
   @Get(':id')

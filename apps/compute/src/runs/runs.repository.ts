@@ -22,6 +22,8 @@ export interface NewRun {
   readonly limits: Record<string, number>;
   readonly createdBy: string;
   readonly queuedAt: Date;
+  /** Set on a re-run: the run it repeats, who asked and why. */
+  readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
 }
 
 export interface RunFilters {
@@ -117,11 +119,11 @@ export class RunsRepository {
       queuedAt: r.queuedAt,
       startedAt: null,
       finishedAt: null,
-      originalRunId: null,
-      isRerun: false,
+      originalRunId: r.rerunOf?.runId ?? null,
+      isRerun: r.rerunOf !== undefined,
       rerunCount: 0,
-      rerunBy: null,
-      rerunReason: null,
+      rerunBy: r.rerunOf?.by ?? null,
+      rerunReason: r.rerunOf?.reason ?? null,
       createdBy: r.createdBy,
     });
     // One named prepared statement (the hot path of every execution): columns from the entity's mapping.
@@ -162,6 +164,29 @@ export class RunsRepository {
       .limit(f.limit)
       .getManyAndCount();
     return { rows, total };
+  }
+
+  /** Counts one more re-run of a run, in the re-run's transaction. */
+  async countRerun(scope: WorkspaceScope, tx: Tx, id: string): Promise<void> {
+    await managerOf(this.db, tx).query(
+      'UPDATE compute.runs SET rerun_count = rerun_count + 1 WHERE workspace_slug = $1 AND id = $2',
+      [scope.workspace, id],
+    );
+  }
+
+  /** The re-runs of a run, oldest first, without what user code produced. */
+  reruns(scope: WorkspaceScope, originalRunId: string): Promise<RunEntity[]> {
+    return this.db
+      .createQueryBuilder(RunEntity, 'r')
+      .select(LIST_COLUMNS)
+      .where('r.workspace_slug = :workspace AND r.original_run_id = :originalRunId', {
+        workspace: scope.workspace,
+        originalRunId,
+      })
+      .orderBy('r.queued_at', 'ASC')
+      .addOrderBy('r.id', 'ASC')
+      .limit(1000)
+      .getMany();
   }
 
   /** Cancels the function's runs that have not started (its deletion stops them). */

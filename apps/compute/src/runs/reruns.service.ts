@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { ID_FORMATS } from '@strata/contracts';
+import type { KeyRing } from '@strata/crypto';
+import { Transactions, type WorkspaceScope } from '@strata/db';
+import { keyRingOf, StrataException } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import { codeHash } from '../functions/function-code.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
+import type { JsonObject } from '../json.js';
+import { openTriggerParams } from '../triggers/trigger-params.js';
+import { TriggersRepository } from '../triggers/triggers.repository.js';
+import type { RerunRequest } from './dto/rerun.requests.js';
+import { openRunParams, type RunParams } from './run-params.js';
+import { RunQueue, type RunTarget } from './run-queue.js';
+import { runView } from './run-view.js';
+import { RunsRepository } from './runs.repository.js';
+
+/** The spec's re-run messages (all 400). */
+export const RERUN = {
+  invalidId: 'Invalid run ID.',
+  notFound: 'Original run not found.',
+  noParameters: 'Original run has no parameters stored.',
+  undecryptable: 'Failed to decrypt original run parameters.',
+  triggerGone: 'Original trigger not found. It may have been deleted.',
+  functionGone: (triggerId: string) => `Function not found for trigger: ${triggerId}`,
+} as const;
+
+const refuse = (message: string): StrataException => StrataException.validation([{ field: 'id', message }], message);
+
+/**
+ * Re-runs: a new run of a past run's trigger and function with the parameters it
+ * had (sealed, opened here), `overrideParams` merged over its executionParams, and
+ * the trigger's current parameters. The original's rerunCount grows in the re-run's
+ * transaction.
+ */
+@Injectable()
+export class RerunsService {
+  private readonly ring: KeyRing;
+
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly triggers: TriggersRepository,
+    private readonly functions: FunctionsRepository,
+    private readonly queue: RunQueue,
+    private readonly transactions: Transactions,
+    config: ComputeConfig,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  async rerun(scope: WorkspaceScope, by: string, id: string, body: RerunRequest) {
+    if (!ID_FORMATS.uuid.test(id)) throw refuse(RERUN.invalidId);
+    // Another workspace's run is "not found" here: this API never confirms it exists.
+    const original = await this.runs.find(scope, id);
+    if (!original) throw refuse(RERUN.notFound);
+    if (!original.params) throw refuse(RERUN.noParameters);
+    let params: RunParams;
+    try {
+      params = openRunParams(this.ring, original.id, original.params);
+    } catch {
+      throw refuse(RERUN.undecryptable);
+    }
+    const trigger = original.triggerId ? await this.triggers.find(scope, original.triggerId) : undefined;
+    if (!trigger) throw refuse(RERUN.triggerGone);
+    const target = await this.targetOf(
+      scope,
+      original.code,
+      original.functionId,
+      original.functionVersion,
+      trigger.id,
+      body,
+    );
+    const executionParams = {
+      ...(typeof params.executionParams === 'object' && params.executionParams !== null ? params.executionParams : {}),
+      ...(body.overrideParams ?? {}),
+    } as JsonObject;
+    const queued = await this.transactions.run(async (tx) => {
+      const job = await this.queue.insertIn(scope, tx, {
+        target,
+        triggerId: trigger.id,
+        source: 'rerun',
+        params: {
+          // The trigger's parameters as they are now (a rotated secret is the new one).
+          triggerParams: trigger.isSystem
+            ? (params.triggerParams ?? {})
+            : openTriggerParams(this.ring, trigger.id, (trigger.metadata['params'] ?? {}) as JsonObject),
+          executionParams,
+        },
+        context: {
+          trigger: { id: trigger.id, name: trigger.name, executionType: trigger.executionType },
+          invocationDepth: 0,
+          rerun: { of: original.id, useLatestCode: body.useLatestCode ?? false },
+        },
+        by,
+        rerunOf: { runId: original.id, by, reason: body.reason ?? null },
+      });
+      await this.runs.countRerun(scope, tx, original.id);
+      return job;
+    });
+    await this.queue.publish(scope, queued);
+    return { jobId: queued.jobId, message: `Re-run of ${original.id} queued.` };
+  }
+
+  async history(scope: WorkspaceScope, id: string) {
+    if (!ID_FORMATS.uuid.test(id)) throw refuse(RERUN.invalidId);
+    const original = await this.runs.find(scope, id);
+    if (!original) throw refuse(RERUN.notFound);
+    const reruns = await this.runs.reruns(scope, id);
+    return {
+      originalRunId: original.id,
+      rerunCount: original.rerunCount,
+      reruns: reruns.map((r) => runView(r, false)),
+    };
+  }
+
+  /** What the re-run executes: a test run's own code, or the function (its current version, or the original's). */
+  private async targetOf(
+    scope: WorkspaceScope,
+    code: string | null,
+    functionId: string | null,
+    version: number | null,
+    triggerId: string,
+    body: RerunRequest,
+  ): Promise<RunTarget> {
+    if (code !== null) return { kind: 'code', code, codeHash: codeHash(code) };
+    const fn = functionId ? await this.functions.find(scope, functionId) : undefined;
+    if (!fn) throw refuse(RERUN.functionGone(triggerId));
+    if (body.useLatestCode || version === null || version === fn.version) {
+      return { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash };
+    }
+    const kept = await this.functions.version(scope, fn.id, version);
+    if (!kept) throw refuse(RERUN.functionGone(triggerId));
+    return { kind: 'function', functionId: fn.id, version: kept.version, codeHash: kept.codeHash };
+  }
+}
