@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
 import { ManualClock } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 /** The compute service's clock: due times are read on it, so the test moves time instead of waiting. */
 const clock = new ManualClock(Date.parse('2026-06-01T10:00:00.000Z'));
 let stack: Stack;
-let replica: INestApplication;
+let replica: Awaited<ReturnType<Stack['startComputeReplica']>>;
 const ws = `sched-${Date.now().toString(36)}`;
 let token: string;
 let functionId: string;

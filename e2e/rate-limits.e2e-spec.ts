@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { ManualClock } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
@@ -91,5 +92,53 @@ describe('rate limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ error: expect.stringMatching(/rate limit/i), statusCode: 429 });
     expect(limited.headers.get('retry-after')).toEqual(expect.any(String));
+  });
+
+  it('counts event-driven runs in the same budget and records the ones over it as rate_limited', async () => {
+    // A fresh window: two executions for the workspace (reads stay at 3, so the runs are read underneath).
+    clock.advance(WINDOW_MS);
+    const data = `${stack.baseUrl}/data/workspace/${wsA}/api/v1`;
+    const t = tokens[wsA]!;
+    const collection = await call('POST', `${data}/structures`, {
+      token: t,
+      body: { name: 'Pings', recordSlug: 'pings', properties: [{ name: 'n', type: 'number' }] },
+    });
+    const fn = await call('POST', `${data}/compute-functions`, {
+      token: t,
+      body: { name: 'on-ping', code: 'async function run() { return { success: true }; }' },
+    });
+    const trigger = await call('POST', `${data}/function-triggers`, {
+      token: t,
+      body: {
+        name: 'on-ping',
+        functionId: fn.body.id,
+        executionType: 'event-driven',
+        triggerMetadata: { event: 'record_created', recordSlug: 'pings' },
+      },
+    });
+    expect(trigger.status).toBe(201);
+    for (let n = 0; n < 3; n++) {
+      const created = await call('POST', `${data}/records`, {
+        token: t,
+        body: { structureId: collection.body.id, data: { n } },
+      });
+      expect(created.status).toBeLessThan(300);
+    }
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const until = Date.now() + 30_000;
+      let runs: { status: string; error: string | null }[] = [];
+      while (runs.length < 3) {
+        if (Date.now() > until) throw new Error(`${runs.length} runs`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        runs = (await db.query('SELECT status, error FROM compute.runs WHERE trigger_id = $1', [trigger.body.id])).rows;
+      }
+      // No worker runs in this stack: two runs wait queued, the third was refused and recorded.
+      expect(runs.map((r) => r.status).sort()).toEqual(['queued', 'queued', 'rate_limited']);
+      expect(JSON.parse(runs.find((r) => r.status === 'rate_limited')!.error!)).toMatchObject({ name: 'RateLimited' });
+    } finally {
+      await db.end();
+    }
   });
 });

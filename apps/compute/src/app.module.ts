@@ -25,6 +25,7 @@ import { RunQueue } from './runs/run-queue.js';
 import { RunSweeper } from './runs/run-sweeper.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
+import { ExecutionBudget } from './runs/execution-budget.js';
 import { RerunsService } from './runs/reruns.service.js';
 import { RunsService } from './runs/runs.service.js';
 import { TriggerExecutions } from './triggers/trigger-executions.service.js';
@@ -80,6 +81,7 @@ export class ComputeAppModule {
         RunsRepository,
         RunsService,
         RerunsService,
+        ExecutionBudget,
         RunJobs,
         RunQueue,
         RunSweeper,

@@ -75,6 +75,8 @@ export class PlatformModule {
         ...(configClass === ServiceConfig ? [] : [configClass]),
         NatsConnectionHolder,
         Readiness,
+        // Services that start work without a request (compute's triggers) count it in the same budgets.
+        RateLimitStore,
       ],
     };
   }

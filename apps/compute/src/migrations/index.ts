@@ -4,6 +4,7 @@ import { ComputeTriggers1764400000000 } from './1764400000000-compute-triggers.j
 import { ComputeTriggerEventRuns1764500000000 } from './1764500000000-compute-trigger-event-runs.js';
 import { ComputeTriggerSchedules1764600000000 } from './1764600000000-compute-trigger-schedules.js';
 import { ComputeRerunIndex1764700000000 } from './1764700000000-compute-rerun-index.js';
+import { ComputeRateLimitedRuns1764800000000 } from './1764800000000-compute-rate-limited-runs.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   ComputeTriggerEventRuns1764500000000,
   ComputeTriggerSchedules1764600000000,
   ComputeRerunIndex1764700000000,
+  ComputeRateLimitedRuns1764800000000,
 ];

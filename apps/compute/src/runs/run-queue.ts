@@ -26,12 +26,15 @@ export interface RunRequest {
   readonly context: JsonObject;
   readonly by: string;
   readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
+  /** The executions limit refused it: recorded as `rate_limited`, no job published. */
+  readonly rateLimited?: boolean;
 }
 
 export interface QueuedJob {
   jobId: string;
   runId: string;
-  status: 'queued';
+  /** `queued`, or `rate_limited` when the executions limit refused it (recorded, not started). */
+  status: 'queued' | 'rate_limited';
   queuedAt: string;
 }
 
@@ -54,17 +57,18 @@ export class RunQueue {
   async enqueue(scope: WorkspaceScope, request: RunRequest): Promise<QueuedJob> {
     const run = await this.runs.insert(scope, undefined, this.newRun(request));
     await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
-    return { jobId: run.jobId, runId: run.id, status: 'queued', queuedAt: run.queuedAt.toISOString() };
+    return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
   }
 
   /** Inserts a queued run in `tx`; the caller publishes its job (`publish`) once `tx` has committed. */
   async insertIn(scope: WorkspaceScope, tx: Tx, request: RunRequest): Promise<QueuedJob> {
     const run = await this.runs.insert(scope, tx, this.newRun(request));
-    return { jobId: run.jobId, runId: run.id, status: 'queued', queuedAt: run.queuedAt.toISOString() };
+    return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
   }
 
   /** Publishes the job of a run inserted with `insertIn` (a failure is left to the sweep). */
   async publish(scope: WorkspaceScope, job: QueuedJob): Promise<void> {
+    if (job.status !== 'queued') return;
     await this.jobs.publish({ runId: job.runId, workspaceSlug: scope.workspace });
   }
 
@@ -82,8 +86,8 @@ export class RunQueue {
       return this.runs.insert(scope, tx, prepared);
     });
     if (!run) return undefined;
-    await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
-    return { jobId: run.jobId, runId: run.id, status: 'queued' as const, queuedAt: run.queuedAt.toISOString() };
+    if (run.status === 'queued') await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
+    return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
   }
 
   private newRun(request: RunRequest): NewRun {
@@ -107,6 +111,19 @@ export class RunQueue {
       createdBy: request.by,
       queuedAt: this.clock.now(),
       ...(request.rerunOf ? { rerunOf: request.rerunOf } : {}),
+      ...(request.rateLimited
+        ? {
+            refused: {
+              error: JSON.stringify({
+                name: 'RateLimited',
+                message: `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute; this run was not started.`,
+              }),
+              at: this.clock.now(),
+            },
+          }
+        : {}),
     };
   }
 }
+
+const statusOf = (status: string): QueuedJob['status'] => (status === 'rate_limited' ? 'rate_limited' : 'queued');

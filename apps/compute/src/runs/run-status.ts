@@ -4,13 +4,22 @@
  *   queued ──claim──▶ running ──▶ succeeded | failed | timed_out
  *     │                  └─ lease expired (worker lost) ──▶ failed
  *     └─ cancel ──▶ cancelled
+ *   (none) ──executions limit reached──▶ rate_limited (recorded, never started)
  *
- * `succeeded`, `failed`, `timed_out` and `cancelled` are final.
+ * `succeeded`, `failed`, `timed_out`, `cancelled` and `rate_limited` are final.
  */
-export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'rate_limited',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export const FINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'timed_out', 'cancelled'];
+export const FINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'rate_limited'];
 
 /** What started a run (the spec's executionSource). */
 export const EXECUTION_SOURCES = ['trigger', 'rerun', 'manual', 'scheduled', 'http-trigger'] as const;

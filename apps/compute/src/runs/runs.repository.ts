@@ -22,6 +22,8 @@ export interface NewRun {
   readonly limits: Record<string, number>;
   readonly createdBy: string;
   readonly queuedAt: Date;
+  /** Set when the executions limit refused the run: it is recorded, final, and never started. */
+  readonly refused?: { readonly error: string; readonly at: Date };
   /** Set on a re-run: the run it repeats, who asked and why. */
   readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
 }
@@ -102,7 +104,7 @@ export class RunsRepository {
       code: r.code,
       triggerId: r.triggerId,
       executionSource: r.executionSource,
-      status: 'queued',
+      status: r.refused ? 'rate_limited' : 'queued',
       params: r.sealedParams,
       paramsKeyVersion: r.paramsKeyVersion,
       executionContext: r.executionContext,
@@ -113,12 +115,12 @@ export class RunsRepository {
       logsTruncated: false,
       apiCalls: '[]',
       returnValue: null,
-      error: null,
+      error: r.refused?.error ?? null,
       memoryUsageBytes: null,
       cpuUsageSeconds: null,
       queuedAt: r.queuedAt,
       startedAt: null,
-      finishedAt: null,
+      finishedAt: r.refused?.at ?? null,
       originalRunId: r.rerunOf?.runId ?? null,
       isRerun: r.rerunOf !== undefined,
       rerunCount: 0,

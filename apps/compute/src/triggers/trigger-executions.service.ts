@@ -5,6 +5,7 @@ import { keyRingOf, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { JsonObject } from '../json.js';
+import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type QueuedJob, type RunRequest } from '../runs/run-queue.js';
 import type { ExecutionSource } from '../runs/run-status.js';
 import { openTriggerParams } from './trigger-params.js';
@@ -25,6 +26,7 @@ export class TriggerExecutions {
     private readonly triggers: TriggersRepository,
     private readonly functions: FunctionsRepository,
     private readonly queue: RunQueue,
+    private readonly budget: ExecutionBudget,
     config: ComputeConfig,
   ) {
     this.ring = keyRingOf(config);
@@ -64,14 +66,17 @@ export class TriggerExecutions {
     source: ExecutionSource,
     by: string,
     depth = 0,
+    rateLimited = false,
   ): Promise<QueuedJob> {
-    return this.queue.enqueue(scope, await this.request(scope, trigger, executionParams, source, by, depth));
+    const request = await this.request(scope, trigger, executionParams, source, by, depth);
+    return this.queue.enqueue(scope, { ...request, rateLimited });
   }
 
   /** The run of one record event for one trigger, at most once (undefined: it was queued already). */
   async runForEvent(scope: WorkspaceScope, trigger: TriggerEntity, event: JsonObject, eventId: string) {
     const request = await this.request(scope, trigger, event, 'trigger', 'system:events', 0);
-    return this.queue.enqueueOnce(scope, { ...request, triggerId: trigger.id }, eventId);
+    const rateLimited = !(await this.budget.take(scope));
+    return this.queue.enqueueOnce(scope, { ...request, triggerId: trigger.id, rateLimited }, eventId);
   }
 
   /** The run of a scheduled occurrence, inserted in `tx` (the scheduler's claim); publish it after commit. */
@@ -84,7 +89,7 @@ export class TriggerExecutions {
       'system:scheduler',
       0,
     );
-    return this.queue.insertIn(scope, tx, request);
+    return this.queue.insertIn(scope, tx, { ...request, rateLimited: !(await this.budget.take(scope)) });
   }
 
   /** Publishes the job of a run inserted in a transaction that has committed. */

@@ -1,10 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Clock, NatsConnectionHolder, ServiceConfig, systemClock, TransactionsProvider } from '@strata/platform';
+import {
+  Clock,
+  NatsConnectionHolder,
+  NatsKvRateLimitStore,
+  RateLimitStore,
+  ServiceConfig,
+  systemClock,
+  TransactionsProvider,
+} from '@strata/platform';
 import { computeDataSourceOptions } from '../compute-data-source.js';
 import { EventRunsRepository } from '../events/event-runs.repository.js';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
+import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunJobs } from '../runs/run-jobs.js';
 import { RunQueue } from '../runs/run-queue.js';
 import { RunsRepository } from '../runs/runs.repository.js';
@@ -46,6 +55,8 @@ export class WorkerModule {
         RunQueue,
         EventRunsRepository,
         TransactionsProvider,
+        { provide: RateLimitStore, useClass: NatsKvRateLimitStore },
+        ExecutionBudget,
         AllowedDomainsRepository,
         RunDocumentsRepository,
         HttpEgress,

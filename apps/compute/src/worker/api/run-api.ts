@@ -5,6 +5,7 @@ import { Clock, keyRingOf } from '@strata/platform';
 import { AllowedDomainsRepository } from '../../allowed-domains/allowed-domains.repository.js';
 import { ComputeConfig } from '../../compute.config.js';
 import { RunDocumentsRepository } from '../../run-documents/run-documents.repository.js';
+import { ExecutionBudget } from '../../runs/execution-budget.js';
 import type { RunEntity } from '../../runs/run.entity.js';
 import { TriggerExecutions } from '../../triggers/trigger-executions.service.js';
 import { RunBridge } from '../run-bridge.js';
@@ -28,6 +29,7 @@ export class RunApi {
     private readonly domains: AllowedDomainsRepository,
     private readonly documents: RunDocumentsRepository,
     private readonly executions: TriggerExecutions,
+    private readonly budget: ExecutionBudget,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
   ) {
@@ -45,6 +47,7 @@ export class RunApi {
         ...documentHandlers(this.documents, this.ring, this.config, scope, runId, () => this.clock.now()),
         ...triggerHandlers(
           this.executions,
+          this.budget,
           scope,
           { depth: Number.isInteger(depth) ? depth : 0, by: run.createdBy },
           this.config.COMPUTE_MAX_INVOCATION_DEPTH,

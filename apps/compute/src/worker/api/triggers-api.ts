@@ -1,6 +1,7 @@
 import type { WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import type { JsonObject } from '../../json.js';
+import type { ExecutionBudget } from '../../runs/execution-budget.js';
 import type { TriggerExecutions } from '../../triggers/trigger-executions.service.js';
 import { ApiRefusal, optionalObjectArg, stringArg, type ApiHandler } from './handler.js';
 
@@ -10,11 +11,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * `api.invokeTrigger(triggerId, params?)`: what `POST /function-triggers/{id}/execute`
  * does, from inside a function: an on-demand trigger of the run's workspace,
  * `params` as the new run's executionParams. Answers `{jobId}`. A run started this
- * way is one level deeper than the run that started it; past `maxDepth` the call
+ * way counts against the workspace's executions limit (over it, the run is recorded
+ * as `rate_limited` and `{jobId, status: 'rate_limited'}` answered) and is one level deeper than the run that started it; past `maxDepth` the call
  * is refused, so functions invoking each other cannot loop forever.
  */
 export function triggerHandlers(
   executions: TriggerExecutions,
+  budget: ExecutionBudget,
   scope: WorkspaceScope,
   run: { readonly depth: number; readonly by: string },
   maxDepth: number,
@@ -29,8 +32,9 @@ export function triggerHandlers(
       }
       try {
         const trigger = await executions.onDemand(scope, triggerId);
-        const queued = await executions.run(scope, trigger, params, 'trigger', run.by, run.depth + 1);
-        return { jobId: queued.jobId };
+        const rateLimited = !(await budget.take(scope));
+        const queued = await executions.run(scope, trigger, params, 'trigger', run.by, run.depth + 1, rateLimited);
+        return { jobId: queued.jobId, status: queued.status };
       } catch (err) {
         if (err instanceof StrataException) throw new ApiRefusal(`${err.status}: ${err.message}`);
         throw err;
