@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { pageOf } from '../lists/page-query.repository.js';
 import { managerOf, type Tx, type WorkspaceScope } from '@strata/db';
 import { FunctionEntity } from './function.entity.js';
 import { FunctionVersionEntity } from './function-version.entity.js';
@@ -32,9 +33,6 @@ export type FunctionSortField = keyof typeof SORT_COLUMNS;
 export type FunctionSearchField = keyof typeof SEARCH_COLUMNS;
 export const FUNCTION_SORT_FIELDS = Object.keys(SORT_COLUMNS) as FunctionSortField[];
 export const FUNCTION_SEARCH_FIELDS = Object.keys(SEARCH_COLUMNS) as FunctionSearchField[];
-
-/** LIKE's wildcards taken literally. */
-const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * compute.functions and compute.function_versions, always within one workspace:
@@ -96,22 +94,7 @@ export class FunctionsRepository {
         'f.updatedAt',
       ])
       .where('f.workspace_slug = :workspace AND f.deleted_at IS NULL', { workspace: scope.workspace });
-    if (q.search) {
-      query.andWhere(`${SEARCH_COLUMNS[q.searchField]} ILIKE :search ESCAPE '\\'`, {
-        search: `%${likeLiteral(q.search)}%`,
-      });
-    }
-    for (const [i, s] of q.sort.entries()) {
-      const direction = s.direction === 'asc' ? 'ASC' : 'DESC';
-      if (i === 0) query.orderBy(SORT_COLUMNS[s.field], direction);
-      else query.addOrderBy(SORT_COLUMNS[s.field], direction);
-    }
-    query.addOrderBy('f.id', 'ASC');
-    const [rows, total] = await query
-      .offset((q.page - 1) * q.limit)
-      .limit(q.limit)
-      .getManyAndCount();
-    return { rows, total };
+    return pageOf(query, q, { search: SEARCH_COLUMNS, sort: SORT_COLUMNS, id: 'f.id' });
   }
 
   /** Applies `changes` to a function locked in `tx` and records the new version. */

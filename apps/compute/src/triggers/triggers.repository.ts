@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { pageOf } from '../lists/page-query.repository.js';
 import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { SortKey } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
@@ -39,8 +40,6 @@ export interface TriggerListQuery {
 
 /** The system default trigger's name. */
 export const SYSTEM_TRIGGER_NAME = 'system-default';
-
-const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * compute.triggers and compute.trigger_versions within one workspace. Every
@@ -109,22 +108,7 @@ export class TriggersRepository {
     const query = this.db
       .createQueryBuilder(TriggerEntity, 't')
       .where('t.workspace_slug = :workspace AND t.deleted_at IS NULL', { workspace: scope.workspace });
-    if (q.search) {
-      query.andWhere(`${SEARCH_COLUMNS[q.searchField]} ILIKE :search ESCAPE '\\'`, {
-        search: `%${likeLiteral(q.search)}%`,
-      });
-    }
-    for (const [i, s] of q.sort.entries()) {
-      const direction = s.direction === 'asc' ? 'ASC' : 'DESC';
-      if (i === 0) query.orderBy(SORT_COLUMNS[s.field], direction);
-      else query.addOrderBy(SORT_COLUMNS[s.field], direction);
-    }
-    query.addOrderBy('t.id', 'ASC');
-    const [rows, total] = await query
-      .offset((q.page - 1) * q.limit)
-      .limit(q.limit)
-      .getManyAndCount();
-    return { rows, total };
+    return pageOf(query, q, { search: SEARCH_COLUMNS, sort: SORT_COLUMNS, id: 't.id' });
   }
 
   /** The live, running (not paused) event-driven triggers of the workspace watching `event` on `recordSlug`. */
