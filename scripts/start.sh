@@ -37,9 +37,14 @@ run auth node --enable-source-maps apps/auth/dist/main.js
 run data node --enable-source-maps apps/data/dist/main.js
 run webhooks node --enable-source-maps apps/webhooks/dist/main.js
 run compute node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js
-# Sandbox workers are processes of their own (COMPUTE_WORKERS of them, default 1).
+# Sandbox workers are processes of their own (COMPUTE_WORKERS of them, default 1), restarted
+# when one ends (a worker aborts when V8 loses control of an isolate: docs/compute.md).
 for i in $(seq 1 "${COMPUTE_WORKERS:-1}"); do
-  run "compute-worker-$i" node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js worker
+  run "compute-worker-$i" bash -c 'trap "kill \$pid 2>/dev/null; wait \$pid; exit 0" TERM INT
+  while true; do
+    node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js worker & pid=$!
+    wait $pid; echo "worker exited ($?); starting a new one"; sleep 1
+  done'
 done
 run gateway node --enable-source-maps apps/gateway/dist/main.js
 
