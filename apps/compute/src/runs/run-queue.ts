@@ -74,15 +74,22 @@ export class RunQueue {
 
   /**
    * Queues the run of one (event, trigger) pair at most once: the pair is recorded in
-   * the run's own transaction, so a redelivered event starts nothing again. Undefined
-   * when the pair already started its run.
+   * the run's own transaction, so a redelivered event starts nothing again. Only a
+   * pair claimed now asks `overBudget` (the executions limit), so a redelivery spends
+   * nothing. Undefined when the pair already started its run.
    */
-  async enqueueOnce(scope: WorkspaceScope, request: RunRequest & { readonly triggerId: string }, eventId: string) {
-    const prepared = this.newRun(request);
+  async enqueueOnce(
+    scope: WorkspaceScope,
+    request: RunRequest & { readonly triggerId: string },
+    eventId: string,
+    overBudget: () => Promise<boolean>,
+  ) {
+    const runId = randomUUID();
     const run = await this.transactions.run(async (tx) => {
-      if (!(await this.eventRuns.claim(scope, tx, eventId, request.triggerId, prepared.id, prepared.queuedAt))) {
+      if (!(await this.eventRuns.claim(scope, tx, eventId, request.triggerId, runId, this.clock.now()))) {
         return undefined;
       }
+      const prepared = this.newRun({ ...request, rateLimited: await overBudget() }, runId);
       return this.runs.insert(scope, tx, prepared);
     });
     if (!run) return undefined;
@@ -90,8 +97,7 @@ export class RunQueue {
     return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
   }
 
-  private newRun(request: RunRequest): NewRun {
-    const runId = randomUUID();
+  private newRun(request: RunRequest, runId: string = randomUUID()): NewRun {
     const { sealed, keyVersion } = sealRunParams(this.ring, runId, request.params);
     const limits = defaultRunLimits(this.config);
     const target = request.target;

@@ -19,8 +19,6 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export const FINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'rate_limited'];
-
 /** What started a run (the spec's executionSource). */
 export const EXECUTION_SOURCES = ['trigger', 'rerun', 'manual', 'scheduled', 'http-trigger'] as const;
 export type ExecutionSource = (typeof EXECUTION_SOURCES)[number];

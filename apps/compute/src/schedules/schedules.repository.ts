@@ -47,13 +47,4 @@ export class SchedulesRepository {
       [now, limit],
     );
   }
-
-  /** The trigger's next due time, or undefined when it has none. */
-  async dueOf(scope: WorkspaceScope, triggerId: string): Promise<Date | undefined> {
-    const [row] = await this.db.query<{ due_at: Date }[]>(
-      'SELECT due_at FROM compute.trigger_schedules WHERE workspace_slug = $1 AND trigger_id = $2',
-      [scope.workspace, triggerId],
-    );
-    return row?.due_at;
-  }
 }

@@ -75,8 +75,12 @@ export class TriggerExecutions {
   /** The run of one record event for one trigger, at most once (undefined: it was queued already). */
   async runForEvent(scope: WorkspaceScope, trigger: TriggerEntity, event: JsonObject, eventId: string) {
     const request = await this.request(scope, trigger, event, 'trigger', 'system:events', 0);
-    const rateLimited = !(await this.budget.take(scope));
-    return this.queue.enqueueOnce(scope, { ...request, triggerId: trigger.id, rateLimited }, eventId);
+    return this.queue.enqueueOnce(
+      scope,
+      { ...request, triggerId: trigger.id },
+      eventId,
+      async () => !(await this.budget.take(scope)),
+    );
   }
 
   /** The run of a scheduled occurrence, inserted in `tx` (the scheduler's claim); publish it after commit. */

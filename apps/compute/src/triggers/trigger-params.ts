@@ -43,13 +43,6 @@ export function sealSigningSecret(
   return { secret: { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) } };
 }
 
-/** The signing secret in the clear, for checking a signature (inbound capture). */
-export function openSigningSecret(ring: KeyRing, triggerId: string, sealed: JsonObject): string {
-  const envelope = sealed['value'];
-  if (typeof envelope !== 'string') throw new Error('the signing secret is not sealed');
-  return JSON.parse(ring.decryptString(envelope, aad(triggerId, '#signingSecret'))) as string;
-}
-
 /**
  * Seals every `{value, encrypt: true}` parameter with the key ring (AES-256-GCM,
  * bound to the trigger and the parameter's name) as `{value: <envelope>,

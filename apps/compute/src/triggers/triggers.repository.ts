@@ -65,7 +65,8 @@ export class TriggersRepository {
     return row!.id;
   }
 
-  async insert(scope: WorkspaceScope, tx: Tx, t: NewTrigger, now: Date): Promise<TriggerEntity> {
+  /** Inserts the trigger and its version 1; undefined when its function is not a live one of the workspace. */
+  async insert(scope: WorkspaceScope, tx: Tx, t: NewTrigger, now: Date): Promise<TriggerEntity | undefined> {
     const manager = managerOf(this.db, tx);
     const [row] = rowsOf<{ id: string }>(
       await manager.query(
@@ -87,7 +88,7 @@ export class TriggersRepository {
         ],
       ),
     );
-    if (!row) throw new Error('the function of a new trigger vanished in its transaction');
+    if (!row) return undefined;
     await this.recordVersion(scope, tx, t.id);
     return (await this.find(scope, t.id, tx))!;
   }

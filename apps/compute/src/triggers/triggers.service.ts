@@ -6,7 +6,6 @@ import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@
 import { Clock, keyRingOf, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { parseSortParam } from '../functions/function-list.js';
-import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { JsonObject } from '../json.js';
 import type { CreateTriggerRequest, TriggerListQueryRequest, UpdateTriggerRequest } from './dto/trigger.requests.js';
 import { SchedulesRepository } from '../schedules/schedules.repository.js';
@@ -28,7 +27,6 @@ export class TriggersService {
 
   constructor(
     private readonly triggers: TriggersRepository,
-    private readonly functions: FunctionsRepository,
     private readonly schedules: SchedulesRepository,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
@@ -46,9 +44,7 @@ export class TriggersService {
     const id = randomUUID();
     const type: ExecutionType = body.executionType ?? 'on-demand';
     const metadata = this.checkedMetadata(id, type, body.triggerMetadata ?? {});
-    if (!(await this.functions.find(scope, body.functionId))) {
-      throw StrataException.validation([{ field: 'functionId', message: 'Function not found.' }]);
-    }
+    const functionGone = () => StrataException.validation([{ field: 'functionId', message: 'Function not found.' }]);
     try {
       const created = await this.transactions.savepoint(tx, () =>
         this.triggers.insert(
@@ -66,6 +62,9 @@ export class TriggersService {
           this.clock.now(),
         ),
       );
+      // The insert reads the function in its own statement: a function of another workspace, or one
+      // deleted meanwhile, inserts nothing.
+      if (!created) throw functionGone();
       await this.reschedule(scope, tx, created);
       return created;
     } catch (err) {

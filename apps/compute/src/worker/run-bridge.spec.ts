@@ -17,7 +17,9 @@ describe('RunBridge', () => {
     await expect(bridge.call('hmacSha256', ['k', 'secret message'], context)).resolves.toBe('mac of "secret message"');
     await expect(bridge.call('fetchRecord', ['x'], context)).rejects.toThrow('404: Record not found');
     await expect(bridge.call('queryRecords', ['orders', {}], context)).resolves.toEqual({ data: [] });
-    await expect(bridge.call('storeAsJSON', [{}], context)).rejects.toThrow('api.storeAsJSON is not available');
+    await expect(bridge.call('storeAsJSON', [{}], context)).rejects.toThrow(
+      'api.storeAsJSON is not a method of the platform',
+    );
     expect(bridge.recorded()).toEqual([
       { method: 'hmacSha256', startedAtMs: expect.any(Number), durationMs: expect.any(Number), ok: true },
       expect.objectContaining({ method: 'fetchRecord', ok: false, error: '404: Record not found' }),
@@ -29,8 +31,8 @@ describe('RunBridge', () => {
 
   it('finds only its own handlers, not what objects inherit', async () => {
     const bridge = new RunBridge({});
-    await expect(bridge.call('toString' as never, [], context)).rejects.toThrow('not available');
-    await expect(bridge.call('constructor' as never, [], context)).rejects.toThrow('not available');
+    await expect(bridge.call('toString' as never, [], context)).rejects.toThrow('not a method of the platform');
+    await expect(bridge.call('constructor' as never, [], context)).rejects.toThrow('not a method of the platform');
   });
 
   it('keeps at most 1000 call records and counts the rest', async () => {

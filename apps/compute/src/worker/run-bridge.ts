@@ -19,8 +19,7 @@ const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 /**
  * The host side of one run's `api`: each call is timed and recorded on the run
  * (method, start, duration, outcome, deprecation; never arguments or results,
- * which may hold personal data). A method without a handler refuses with a clear
- * error naming it. Only refusals meant for the function (`ApiRefusal`) reach it
+ * which may hold personal data). A method without a handler refuses with an error naming it. Only refusals meant for the function (`ApiRefusal`) reach it
  * with their message: the platform's own failures (a database error, say) reach
  * it as a generic message and are reported to `onInternalError`.
  */
@@ -40,7 +39,7 @@ export class RunBridge implements SandboxBridge {
     let deprecated: string | undefined;
     const handler = Object.hasOwn(this.handlers, method) ? this.handlers[method] : undefined;
     try {
-      if (!handler) throw new ApiRefusal(`api.${method} is not available on this platform version yet.`);
+      if (!handler) throw new ApiRefusal(`api.${method} is not a method of the platform.`);
       const result = await handler(args, context, { deprecated: (message) => (deprecated = message) });
       this.record(method, startedAt, true, undefined, deprecated);
       return result;
