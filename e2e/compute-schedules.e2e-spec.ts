@@ -85,7 +85,14 @@ describe('the scheduler', () => {
     clock.advance(60_000);
     const [first] = await expectRuns(id, 1);
     expect(first!.executionSource).toBe('scheduled');
-    const detail = await call('GET', `${base()}/function-runs/${first!.id}`, { token });
+    // The run is queued with the schedule's move; its result comes once a worker has run it.
+    const until = Date.now() + 30_000;
+    let detail = await call('GET', `${base()}/function-runs/${first!.id}`, { token });
+    while (['queued', 'running'].includes(detail.body.status)) {
+      if (Date.now() > until) throw new Error(`run ${first!.id} not finished`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await call('GET', `${base()}/function-runs/${first!.id}`, { token });
+    }
     expect(detail.body.result.data).toEqual({ scheduledFor: '2026-06-01T10:01:00.000Z', firedAt: expect.any(String) });
 
     // Ten minutes pass at once (downtime): one run, not ten; the next is back on the minute.
