@@ -37,6 +37,9 @@ const ISSUERS = {
   'apps/compute/src/events/trigger-event-consumer.ts': 'the workspace of a record event taken from our own stream',
   'apps/compute/src/schedules/trigger-scheduler.ts': 'the workspace of a due row the scheduler claimed',
   'apps/compute/src/runs/run-sweeper.ts': 'the workspace of a run row the sweep read (lost lease)',
+  'apps/compute/src/endpoints/endpoint-calls.service.ts':
+    "an endpoint call's URL workspace: it finds the endpoint, whose own auth mode then checks the caller",
+  'apps/compute/src/worker/endpoint-server.ts': 'the workspace of an endpoint run our own API dispatched',
 };
 
 const TEST = /(\.spec|\.int-spec|\.e2e-spec)\.ts$|^(e2e|testkit|bench)\//;

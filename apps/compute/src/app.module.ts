@@ -28,6 +28,12 @@ import { RunsRepository } from './runs/runs.repository.js';
 import { ExecutionBudget } from './runs/execution-budget.js';
 import { RerunsService } from './runs/reruns.service.js';
 import { RunsService } from './runs/runs.service.js';
+import { EndpointAuthenticator } from './endpoints/endpoint-authenticator.js';
+import { EndpointCalls } from './endpoints/endpoint-calls.service.js';
+import { EndpointCredentialsRepository } from './endpoints/endpoint-credentials.repository.js';
+import { EndpointCredentials } from './endpoints/endpoint-credentials.service.js';
+import { EndpointDispatcher } from './endpoints/endpoint-dispatcher.js';
+import { EndpointsController } from './endpoints/endpoints.controller.js';
 import { TriggerExecutions } from './triggers/trigger-executions.service.js';
 import { TriggersController } from './triggers/triggers.controller.js';
 import { TriggersRepository } from './triggers/triggers.repository.js';
@@ -59,6 +65,7 @@ export class ComputeAppModule {
         DraftsController,
         RunsController,
         RunDocumentsController,
+        EndpointsController,
       ],
       providers: [
         TransactionsProvider,
@@ -69,6 +76,11 @@ export class ComputeAppModule {
         TriggersRepository,
         TriggersService,
         TriggerExecutions,
+        EndpointCredentialsRepository,
+        EndpointCredentials,
+        EndpointAuthenticator,
+        EndpointDispatcher,
+        EndpointCalls,
         EventRunsRepository,
         TriggerEventConsumer,
         SchedulesRepository,

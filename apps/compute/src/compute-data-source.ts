@@ -3,6 +3,7 @@ import type { DataSourceOptions } from 'typeorm';
 import { AllowedDomainEntity } from './allowed-domains/allowed-domain.entity.js';
 import type { ComputeConfig } from './compute.config.js';
 import { DraftEntity } from './drafts/draft.entity.js';
+import { EndpointCredentialsEntity } from './endpoints/endpoint-credentials.entity.js';
 import { FunctionVersionEntity } from './functions/function-version.entity.js';
 import { FunctionEntity } from './functions/function.entity.js';
 import { COMPUTE_SCHEMA, MIGRATIONS } from './migrations/index.js';
@@ -18,6 +19,7 @@ export const COMPUTE_ENTITIES = [
   AllowedDomainEntity,
   RunDocumentEntity,
   TriggerEntity,
+  EndpointCredentialsEntity,
 ];
 
 /** The compute schema's data source, for the API, the workers and the migrations. */

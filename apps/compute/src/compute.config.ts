@@ -14,6 +14,38 @@ export class ComputeConfig extends ServiceConfig {
   @Max(64)
   COMPUTE_WORKER_ISOLATES = 4;
 
+  /**
+   * Isolates one worker keeps for endpoint runs alone, so that a synchronous call
+   * never waits behind background jobs. A worker with them all busy stops
+   * taking endpoint calls (another worker, or a free background isolate, takes
+   * them; with none, the call is answered 503).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  COMPUTE_WORKER_ENDPOINT_ISOLATES = 2;
+
+  /** Largest request body an endpoint trigger accepts, in bytes (413 above). */
+  @IsInt()
+  @Min(1024)
+  @Max(16 * 1024 * 1024)
+  COMPUTE_ENDPOINT_MAX_BODY_BYTES = 1024 * 1024;
+
+  /** How far an hmac-mode endpoint call's x-signature-timestamp may be from now, either way, in seconds. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  COMPUTE_ENDPOINT_SIGNATURE_TOLERANCE_S = 300;
+
+  /**
+   * How long past an endpoint's timeoutMs the API waits for the worker's answer
+   * (the run's claim and outcome are written within it) before it answers 504.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  COMPUTE_ENDPOINT_GRACE_MS = 5000;
+
   /** Runs an isolate serves (each in a fresh context) before it is replaced. */
   @IsInt()
   @Min(1)

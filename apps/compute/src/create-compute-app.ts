@@ -26,5 +26,7 @@ export function createComputeApp(
     config,
     description: 'Compute functions, their versions, drafts, test runs and function runs',
     defaultErrorShape: () => 'functions',
+    // Endpoint triggers read their bodies as sent: hmac signatures cover the raw bytes, and any text is passed on.
+    rawBodyPaths: /^\/data\/workspace\/[^/]+\/api\/v1\/endpoints\//,
   });
 }

@@ -130,3 +130,46 @@ export interface ComputeJob {
   readonly runId: string;
   readonly workspaceSlug: string;
 }
+
+/**
+ * Endpoint runs go to workers over core NATS request/reply on this subject (a
+ * queue group: one free worker answers), never through the job queue: a
+ * synchronous call must not wait behind queued background jobs, and with no
+ * worker free it is refused (503), not queued.
+ */
+export function computeEndpointSubject(prefix: string): string {
+  return `${prefix}.compute.endpoints`;
+}
+
+/** The queue group of the workers serving endpoint runs. */
+export function computeEndpointQueue(prefix: string): string {
+  return `${prefix}_compute_endpoint_workers`;
+}
+
+/** An endpoint run handed to a worker: the run row (written first, `running`, held by `holder`) has the rest. */
+export interface EndpointDispatch {
+  readonly runId: string;
+  readonly workspaceSlug: string;
+  readonly holder: string;
+}
+
+/** What the endpoint function answered, as the platform sends it to the caller. */
+export interface EndpointReplyResponse {
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+/**
+ * A worker's answer to an endpoint dispatch: `busy` (no isolate free: try
+ * another worker or answer 503), `lost` (the run was no longer held for it),
+ * or `done` once the run's outcome is written.
+ */
+export type EndpointReply =
+  | { readonly kind: 'busy' }
+  | { readonly kind: 'lost' }
+  | {
+      readonly kind: 'done';
+      readonly status: 'succeeded' | 'failed' | 'timed_out';
+      readonly response?: EndpointReplyResponse;
+    };

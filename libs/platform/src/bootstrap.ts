@@ -23,6 +23,11 @@ export interface ServiceAppOptions {
    * (oidc-provider): the platform's URL checks and body parsing skip them.
    */
   readonly skipBodyParsing?: RegExp;
+  /**
+   * Paths whose handlers read the raw body themselves (endpoint triggers sign
+   * and pass on the bytes as sent): body parsing skips them, URL checks do not.
+   */
+  readonly rawBodyPaths?: RegExp;
   /** Paths whose routes take an HTML form (`application/x-www-form-urlencoded`); every other body must be JSON. */
   readonly formPaths?: RegExp;
   /** Largest body accepted. */
@@ -46,7 +51,8 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   app.use(requestIdMiddleware);
   const skip = options.skipBodyParsing;
   app.use(unless(skip, urlCheckMiddleware));
-  app.use(unless(skip, bodyParsing({ limit: options.jsonLimit ?? '1mb', formPaths: options.formPaths })));
+  const parse = bodyParsing({ limit: options.jsonLimit ?? '1mb', formPaths: options.formPaths });
+  app.use(unless(skip, unless(options.rawBodyPaths, parse)));
   await options.beforeInit?.(app);
   app.useGlobalFilters(new ErrorFilter(options.defaultErrorShape));
   app.useGlobalPipes(createValidationPipe());

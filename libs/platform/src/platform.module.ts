@@ -3,7 +3,7 @@ import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { Clock, systemClock } from './clock/clock.js';
 import { ServiceConfig } from './config/service-config.js';
-import { AccessGuard } from './auth/access.guard.js';
+import { AccessGuard, BearerAuthorizer } from './auth/access.guard.js';
 import { JwtStrategy } from './auth/jwt.strategy.js';
 import { HttpPermissionResolver, PermissionResolver } from './auth/permission-resolver.js';
 import { RouteAccessCheck } from './auth/route-access.check.js';
@@ -62,6 +62,7 @@ export class PlatformModule {
         JwtStrategy,
         DeprecationInterceptor,
         RouteAccessCheck,
+        BearerAuthorizer,
         { provide: PermissionResolver, useClass: options.permissionResolver ?? HttpPermissionResolver },
         { provide: RateLimitStore, useClass: NatsKvRateLimitStore },
         // Guards run in this order: parameters checked before any is passed on.
@@ -77,6 +78,8 @@ export class PlatformModule {
         Readiness,
         // Services that start work without a request (compute's triggers) count it in the same budgets.
         RateLimitStore,
+        // Handlers that authenticate by themselves (endpoint triggers) check bearer tokens as the guard does.
+        BearerAuthorizer,
       ],
     };
   }

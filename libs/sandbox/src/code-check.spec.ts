@@ -7,6 +7,7 @@ import {
   MISSING_RUN_MESSAGE,
   NOT_ASYNC_RUN_MESSAGE,
   TOO_DEEP_MESSAGE,
+  checkAnyFunctionCode,
   checkFunctionCode,
 } from './code-check.js';
 
@@ -155,5 +156,29 @@ describe('checkFunctionCode, kind endpoint', () => {
       line: 2,
       column: 11,
     });
+  });
+});
+
+describe('checkAnyFunctionCode', () => {
+  it('tells the two shapes apart', () => {
+    expect(checkAnyFunctionCode('async function run() { return 1; }')).toEqual({ ok: true, kind: 'run' });
+    expect(checkAnyFunctionCode('export default async (context) => 1;')).toEqual({ ok: true, kind: 'endpoint' });
+  });
+
+  it('answers module-looking code with the endpoint refusal and anything else with the run one', () => {
+    expect(checkAnyFunctionCode('export const x = 1;')).toMatchObject({
+      ok: false,
+      message: MISSING_DEFAULT_EXPORT_MESSAGE,
+    });
+    expect(checkAnyFunctionCode("import x from 'y'; export default async () => x;")).toMatchObject({
+      ok: false,
+      message: IMPORTS_MESSAGE,
+    });
+    expect(checkAnyFunctionCode('const x = 1;')).toMatchObject({ ok: false, message: MISSING_RUN_MESSAGE });
+    expect(checkAnyFunctionCode('exports.handler = async () => 1;')).toMatchObject({
+      ok: false,
+      message: LEGACY_EXPORTS_MESSAGE,
+    });
+    expect(checkAnyFunctionCode('async function run( {')).toMatchObject({ ok: false, line: 1 });
   });
 });

@@ -158,3 +158,21 @@ function checkEndpointModule(program: Program): CodeCheck {
   if (!defaultExport) return { ok: false, message: MISSING_DEFAULT_EXPORT_MESSAGE };
   return { ok: true };
 }
+
+/** The verdict on code that may be of either shape, with the shape it is. */
+export type KindCheck = { ok: true; kind: FunctionKind } | Extract<CodeCheck, { ok: false }>;
+
+/**
+ * Checks code saved as a function, which may be either shape: a script defining
+ * `async function run()` (every trigger but endpoints) or a module with
+ * `export default async (context)` (endpoint triggers). Refused code gets the
+ * refusal of the shape it looks like: module syntax (import, export) gets the
+ * endpoint module's, anything else the run script's.
+ */
+export function checkAnyFunctionCode(code: string): KindCheck {
+  const asRun = checkFunctionCode(code, 'run');
+  if (asRun.ok) return { ok: true, kind: 'run' };
+  const asEndpoint = checkFunctionCode(code, 'endpoint');
+  if (asEndpoint.ok) return { ok: true, kind: 'endpoint' };
+  return asRun.message.includes("'import' and 'export' may appear only with") ? asEndpoint : asRun;
+}

@@ -27,6 +27,8 @@ export interface EndpointRequest {
   query: Record<string, string | string[]>;
   headers: Record<string, string>;
   payload: JsonValue;
+  /** How the platform authenticated the caller (endpoint triggers); the credential itself is never passed on. */
+  auth?: { mode: string; principalType?: string; principalId?: string };
 }
 
 export interface SandboxJob {

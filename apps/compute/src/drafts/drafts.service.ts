@@ -6,7 +6,6 @@ import { CreateFunctionRequest } from '../functions/dto/function.requests.js';
 import { functionView, type FunctionView } from '../functions/function-view.js';
 import { FunctionsService } from '../functions/functions.service.js';
 import { CreateTriggerRequest } from '../triggers/dto/trigger.requests.js';
-import { triggerView } from '../triggers/trigger-view.js';
 import { TriggersService } from '../triggers/triggers.service.js';
 import type { JsonObject } from '../json.js';
 import type { DraftEntity } from './draft.entity.js';
@@ -119,7 +118,7 @@ export class DraftsService {
       await this.drafts.delete(scope, id, tx);
       return trigger;
     });
-    return triggerView(created);
+    return this.triggers.view(scope, created);
   }
 
   private assertMayWrite(grants: Grants, resourceType: string): void {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { checkFunctionCode } from '@strata/sandbox';
+import { checkAnyFunctionCode, type FunctionKind } from '@strata/sandbox';
 import { StrataException } from '@strata/platform';
 
 /** The spec's functionCodeHash: SHA-256 of the code, hex. */
@@ -10,9 +10,18 @@ export function codeHash(code: string): string {
 /**
  * Refuses code that would not run: a syntax error (400 naming line and column)
  * or the legacy `exports.handler` / `module.exports` forms (400 naming
- * `async function run()`). `field` is where the code came from in the body.
+ * `async function run()`). Code is a run script (`async function run()`) or an
+ * endpoint module (`export default async (context)`); answers which.
+ * `field` is where the code came from in the body.
  */
-export function assertRunnableCode(code: string, field = 'code'): void {
-  const check = checkFunctionCode(code, 'run');
+export function assertRunnableCode(code: string, field = 'code'): FunctionKind {
+  const check = checkAnyFunctionCode(code);
   if (!check.ok) throw StrataException.validation([{ field, message: check.message }]);
+  return check.kind;
+}
+
+/** The shape of saved code (it passed `assertRunnableCode`); a script when it fits neither any more. */
+export function functionKindOf(code: string): FunctionKind {
+  const check = checkAnyFunctionCode(code);
+  return check.ok ? check.kind : 'run';
 }

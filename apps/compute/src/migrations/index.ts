@@ -5,6 +5,7 @@ import { ComputeTriggerEventRuns1764500000000 } from './1764500000000-compute-tr
 import { ComputeTriggerSchedules1764600000000 } from './1764600000000-compute-trigger-schedules.js';
 import { ComputeRerunIndex1764700000000 } from './1764700000000-compute-rerun-index.js';
 import { ComputeRateLimitedRuns1764800000000 } from './1764800000000-compute-rate-limited-runs.js';
+import { ComputeEndpointCredentials1764900000000 } from './1764900000000-compute-endpoint-credentials.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   ComputeTriggerSchedules1764600000000,
   ComputeRerunIndex1764700000000,
   ComputeRateLimitedRuns1764800000000,
+  ComputeEndpointCredentials1764900000000,
 ];

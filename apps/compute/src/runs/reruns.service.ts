@@ -11,6 +11,7 @@ import { openTriggerParams } from '../triggers/trigger-params.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 import type { RerunRequest } from './dto/rerun.requests.js';
 import { openRunParams, type RunParams } from './run-params.js';
+import type { EndpointRequest } from '@strata/sandbox';
 import { RunQueue, type RunTarget } from './run-queue.js';
 import { runView } from './run-view.js';
 import { RunsRepository } from './runs.repository.js';
@@ -26,6 +27,16 @@ export const RERUN = {
 } as const;
 
 const refuse = (message: string): StrataException => StrataException.validation([{ field: 'id', message }], message);
+
+/**
+ * An endpoint run's request again: `overrideParams` merged over its payload when
+ * that is an object (an endpoint function reads `context.req.payload`, not executionParams).
+ */
+function rerunRequest(request: EndpointRequest, overrides: Record<string, unknown> | undefined): EndpointRequest {
+  const payload = request.payload;
+  if (!overrides || typeof payload !== 'object' || payload === null || Array.isArray(payload)) return request;
+  return { ...request, payload: { ...payload, ...(overrides as JsonObject) } };
+}
 
 /**
  * Re-runs: a new run of a past run's trigger and function with the parameters it
@@ -85,6 +96,7 @@ export class RerunsService {
             ? (params.triggerParams ?? {})
             : openTriggerParams(this.ring, trigger.id, (trigger.metadata['params'] ?? {}) as JsonObject),
           executionParams,
+          ...(params.request ? { request: rerunRequest(params.request, body.overrideParams) } : {}),
         },
         context: {
           trigger: { id: trigger.id, name: trigger.name, executionType: trigger.executionType },

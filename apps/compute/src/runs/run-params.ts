@@ -1,10 +1,16 @@
 import type { KeyRing } from '@strata/crypto';
 import { KeyRing as Ring } from '@strata/crypto';
+import type { EndpointRequest } from '@strata/sandbox';
 
-/** What a run is executed with: the trigger's static parameters and this invocation's input. */
+/**
+ * What a run is executed with: the trigger's static parameters and this
+ * invocation's input; for endpoint code, the HTTP request (`context.req`),
+ * whose presence makes the run execute `export default async (context)`.
+ */
 export interface RunParams {
   readonly triggerParams: unknown;
   readonly executionParams: unknown;
+  readonly request?: EndpointRequest;
 }
 
 /** Additional data binding a sealed parameter envelope to its run. */

@@ -6,7 +6,7 @@ import { Clock, keyRingOf } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
 import { RunJobs } from './run-jobs.js';
-import { defaultRunLimits } from './run-limits.js';
+import { defaultRunLimits, type RunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
 import type { ExecutionSource } from './run-status.js';
 import { EventRunsRepository } from '../events/event-runs.repository.js';
@@ -28,6 +28,8 @@ export interface RunRequest {
   readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
   /** The executions limit refused it: recorded as `rate_limited`, no job published. */
   readonly rateLimited?: boolean;
+  /** Limits of this run that differ from the workspace's defaults (an endpoint's timeoutMs as wallMs). */
+  readonly limits?: Partial<RunLimits>;
 }
 
 export interface QueuedJob {
@@ -56,8 +58,23 @@ export class RunQueue {
 
   async enqueue(scope: WorkspaceScope, request: RunRequest): Promise<QueuedJob> {
     const run = await this.runs.insert(scope, undefined, this.newRun(request));
-    await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
+    if (run.status === 'queued') await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
     return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
+  }
+
+  /**
+   * Records an endpoint run handed straight to a worker, never queued: it is
+   * `running`, held by `holder` until a worker takes it over (`claimDispatched`)
+   * or `leaseUntil` passes (then the sweep fails it as WorkerLost).
+   */
+  async insertDispatched(
+    scope: WorkspaceScope,
+    request: RunRequest,
+    holder: string,
+    leaseUntil: Date,
+  ): Promise<{ runId: string; jobId: string }> {
+    const run = await this.runs.insert(scope, undefined, { ...this.newRun(request), dispatch: { holder, leaseUntil } });
+    return { runId: run.id, jobId: run.jobId };
   }
 
   /** Inserts a queued run in `tx`; the caller publishes its job (`publish`) once `tx` has committed. */
@@ -99,7 +116,7 @@ export class RunQueue {
 
   private newRun(request: RunRequest, runId: string = randomUUID()): NewRun {
     const { sealed, keyVersion } = sealRunParams(this.ring, runId, request.params);
-    const limits = defaultRunLimits(this.config);
+    const limits = { ...defaultRunLimits(this.config), ...request.limits };
     const target = request.target;
     return {
       id: runId,

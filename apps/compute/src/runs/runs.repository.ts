@@ -26,6 +26,11 @@ export interface NewRun {
   readonly refused?: { readonly error: string; readonly at: Date };
   /** Set on a re-run: the run it repeats, who asked and why. */
   readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
+  /**
+   * Set on an endpoint run handed straight to a worker (never queued): it starts
+   * `running`, held by `holder` until a worker takes it over or `leaseUntil` passes.
+   */
+  readonly dispatch?: { readonly holder: string; readonly leaseUntil: Date };
 }
 
 export interface RunFilters {
@@ -104,13 +109,13 @@ export class RunsRepository {
       code: r.code,
       triggerId: r.triggerId,
       executionSource: r.executionSource,
-      status: r.refused ? 'rate_limited' : 'queued',
+      status: r.refused ? 'rate_limited' : r.dispatch ? 'running' : 'queued',
       params: r.sealedParams,
       paramsKeyVersion: r.paramsKeyVersion,
       executionContext: r.executionContext,
       limits: r.limits,
-      workerId: null,
-      leaseExpiresAt: null,
+      workerId: r.dispatch?.holder ?? null,
+      leaseExpiresAt: r.dispatch?.leaseUntil ?? null,
       logs: '[]',
       logsTruncated: false,
       apiCalls: '[]',
@@ -119,7 +124,7 @@ export class RunsRepository {
       memoryUsageBytes: null,
       cpuUsageSeconds: null,
       queuedAt: r.queuedAt,
-      startedAt: null,
+      startedAt: r.dispatch ? r.queuedAt : null,
       finishedAt: r.refused?.at ?? null,
       originalRunId: r.rerunOf?.runId ?? null,
       isRerun: r.rerunOf !== undefined,
@@ -218,6 +223,38 @@ export class RunsRepository {
       [scope.workspace, id, workerId, now, leaseUntil],
     );
     return raw ? this.fromRow(raw) : undefined;
+  }
+
+  /** A worker takes over an endpoint run dispatched under `holder`; undefined when that hold is gone. */
+  async claimDispatched(
+    scope: WorkspaceScope,
+    id: string,
+    holder: string,
+    workerId: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<RunEntity | undefined> {
+    const [raw] = await queryPrepared<Record<string, unknown>>(
+      this.db.manager,
+      `UPDATE compute.runs SET worker_id = $4, started_at = $5, lease_expires_at = $6
+        WHERE workspace_slug = $1 AND id = $2 AND status = 'running' AND worker_id = $3
+        RETURNING ${this.columns()
+          .map((c) => c.databaseName)
+          .join(', ')}`,
+      [scope.workspace, id, holder, workerId, now, leaseUntil],
+    );
+    return raw ? this.fromRow(raw) : undefined;
+  }
+
+  /** Removes an endpoint run no worker took (503: the request was not queued); whether it was still untaken. */
+  async discardUndispatched(scope: WorkspaceScope, id: string, holder: string): Promise<boolean> {
+    const rows = await queryPrepared<{ id: string }>(
+      this.db.manager,
+      `DELETE FROM compute.runs WHERE workspace_slug = $1 AND id = $2 AND status = 'running' AND worker_id = $3
+        RETURNING id`,
+      [scope.workspace, id, holder],
+    );
+    return rows.length > 0;
   }
 
   /** A run from a row as the database returned it (column names), through the entity's own mapping. */

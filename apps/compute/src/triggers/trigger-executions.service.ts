@@ -68,13 +68,13 @@ export class TriggerExecutions {
     depth = 0,
     rateLimited = false,
   ): Promise<QueuedJob> {
-    const request = await this.request(scope, trigger, executionParams, source, by, depth);
+    const request = await this.runRequest(scope, trigger, executionParams, source, by, depth);
     return this.queue.enqueue(scope, { ...request, rateLimited });
   }
 
   /** The run of one record event for one trigger, at most once (undefined: it was queued already). */
   async runForEvent(scope: WorkspaceScope, trigger: TriggerEntity, event: JsonObject, eventId: string) {
-    const request = await this.request(scope, trigger, event, 'trigger', 'system:events', 0);
+    const request = await this.runRequest(scope, trigger, event, 'trigger', 'system:events', 0);
     return this.queue.enqueueOnce(
       scope,
       { ...request, triggerId: trigger.id },
@@ -85,7 +85,7 @@ export class TriggerExecutions {
 
   /** The run of a scheduled occurrence, inserted in `tx` (the scheduler's claim); publish it after commit. */
   async runScheduledIn(scope: WorkspaceScope, tx: Tx, trigger: TriggerEntity, due: Date, now: Date) {
-    const request = await this.request(
+    const request = await this.runRequest(
       scope,
       trigger,
       { scheduledFor: due.toISOString(), firedAt: now.toISOString() },
@@ -101,7 +101,8 @@ export class TriggerExecutions {
     return this.queue.publish(scope, job);
   }
 
-  private async request(
+  /** What a run of the trigger's function is made of: its current code, its parameters (opened), the input. */
+  async runRequest(
     scope: WorkspaceScope,
     trigger: TriggerEntity,
     executionParams: JsonObject,

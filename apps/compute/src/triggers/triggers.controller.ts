@@ -10,7 +10,12 @@ import {
   UuidPipe,
   type Principal,
 } from '@strata/platform';
-import { CreateTriggerRequest, TriggerListQueryRequest, UpdateTriggerRequest } from './dto/trigger.requests.js';
+import {
+  CreateTriggerRequest,
+  RotateCredentialsRequest,
+  TriggerListQueryRequest,
+  UpdateTriggerRequest,
+} from './dto/trigger.requests.js';
 import { TriggerExecutions } from './trigger-executions.service.js';
 import { TriggersService } from './triggers.service.js';
 
@@ -61,6 +66,21 @@ export class TriggersController {
   @RequirePermission('function-triggers', 'delete')
   delete(@CallerScope() scope: WorkspaceScope, @CurrentPrincipal() p: Principal, @Param('id', UuidPipe) id: string) {
     return this.triggers.delete(scope, p.id, id);
+  }
+
+  @Post(':id/rotate-credentials')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Endpoint triggers: new API key and/or signing secret, shown once in issuedCredentials; the old stop working',
+  })
+  @RequirePermission('function-triggers', 'update')
+  rotateCredentials(
+    @CallerScope() scope: WorkspaceScope,
+    @Param('id', UuidPipe) id: string,
+    @Body() body: RotateCredentialsRequest,
+  ) {
+    return this.triggers.rotateCredentials(scope, id, body.credentials);
   }
 
   @Post(':id/execute')

@@ -125,6 +125,19 @@ export class TriggersRepository {
       .getMany();
   }
 
+  /** The live endpoint trigger of the workspace at `path` (paused ones too: the caller answers them 404). */
+  async endpointAt(scope: WorkspaceScope, path: string): Promise<TriggerEntity | undefined> {
+    const found = await this.db
+      .createQueryBuilder(TriggerEntity, 't')
+      .where(
+        `t.workspace_slug = :workspace AND t.execution_type = 'endpoint' AND t.deleted_at IS NULL
+         AND t.metadata->>'path' = :path`,
+        { workspace: scope.workspace, path },
+      )
+      .getOne();
+    return found ?? undefined;
+  }
+
   /** Applies `changes` to a trigger locked in `tx` and records the new version. */
   async update(
     scope: WorkspaceScope,

@@ -9,6 +9,14 @@ import { parseSortParam } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
 import type { CreateTriggerRequest, TriggerListQueryRequest, UpdateTriggerRequest } from './dto/trigger.requests.js';
 import { SchedulesRepository } from '../schedules/schedules.repository.js';
+import { authModesOf } from '../endpoints/endpoint-auth-modes.js';
+import {
+  EndpointCredentials,
+  type CredentialKind,
+  type IssuedCredentials,
+} from '../endpoints/endpoint-credentials.service.js';
+import { functionKindOf } from '../functions/function-code.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
 import { checkTriggerMetadata, nextScheduledTime, type ExecutionType, type Schedule } from './metadata/index.js';
 import { sealSigningSecret, sealTriggerParams } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
@@ -29,6 +37,8 @@ export class TriggersService {
     private readonly triggers: TriggersRepository,
     private readonly schedules: SchedulesRepository,
     private readonly transactions: Transactions,
+    private readonly credentials: EndpointCredentials,
+    private readonly functions: FunctionsRepository,
     private readonly clock: Clock,
     config: ComputeConfig,
   ) {
@@ -36,14 +46,33 @@ export class TriggersService {
   }
 
   async create(scope: WorkspaceScope, by: string, body: CreateTriggerRequest) {
-    return triggerView(await this.transactions.run((tx) => this.createIn(scope, tx, by, body)));
+    return this.view(scope, await this.transactions.run((tx) => this.createIn(scope, tx, by, body)));
+  }
+
+  /**
+   * A trigger as the API answers it; an endpoint trigger with what exists of its
+   * credentials, and those issued by this request in the clear (shown only now).
+   */
+  async view(scope: WorkspaceScope, { trigger, issued }: { trigger: TriggerEntity; issued?: IssuedCredentials }) {
+    if (trigger.executionType !== 'endpoint') return triggerView(trigger);
+    return {
+      ...triggerView(trigger),
+      credentials: await this.credentials.summary(scope, trigger.id),
+      ...(issued ? { issuedCredentials: issued } : {}),
+    };
   }
 
   /** Creates a trigger in `tx`: the create endpoint and draft publishing. */
-  async createIn(scope: WorkspaceScope, tx: Tx, by: string, body: CreateTriggerRequest): Promise<TriggerEntity> {
+  async createIn(
+    scope: WorkspaceScope,
+    tx: Tx,
+    by: string,
+    body: CreateTriggerRequest,
+  ): Promise<{ trigger: TriggerEntity; issued?: IssuedCredentials }> {
     const id = randomUUID();
     const type: ExecutionType = body.executionType ?? 'on-demand';
     const metadata = this.checkedMetadata(id, type, body.triggerMetadata ?? {});
+    await this.assertCodeFits(scope, tx, body.functionId, type);
     const functionGone = () => StrataException.validation([{ field: 'functionId', message: 'Function not found.' }]);
     try {
       const created = await this.transactions.savepoint(tx, () =>
@@ -66,14 +95,80 @@ export class TriggersService {
       // deleted meanwhile, inserts nothing.
       if (!created) throw functionGone();
       await this.reschedule(scope, tx, created);
-      return created;
+      const issued = await this.credentials.align(scope, tx, created);
+      return issued ? { trigger: created, issued } : { trigger: created };
     } catch (err) {
       throw conflictOf(err);
     }
   }
 
+  /**
+   * Endpoint triggers run endpoint code (`export default async (context)`), every
+   * other type a script defining `async function run()`: a function of the other
+   * shape is refused. (A missing function is refused by the insert.)
+   */
+  private async assertCodeFits(scope: WorkspaceScope, tx: Tx, functionId: string, type: ExecutionType) {
+    const fn = await this.functions.find(scope, functionId, tx);
+    if (!fn) return;
+    const kind = functionKindOf(fn.code);
+    if (type === 'endpoint' && kind !== 'endpoint') {
+      throw StrataException.validation([
+        {
+          field: 'functionId',
+          message:
+            'names a function defining async function run(); endpoint triggers run endpoint code: export default async (context) => { ... }',
+        },
+      ]);
+    }
+    if (type !== 'endpoint' && kind === 'endpoint') {
+      throw StrataException.validation([
+        {
+          field: 'functionId',
+          message: `names endpoint code (export default); ${type} triggers run code that defines async function run()`,
+        },
+      ]);
+    }
+  }
+
+  /** `POST /function-triggers/{id}/rotate-credentials`: new values now, the old ones refused from now on. */
+  async rotateCredentials(scope: WorkspaceScope, id: string, kinds: CredentialKind[] | undefined) {
+    const rotated = await this.transactions.run(async (tx) => {
+      const trigger = await this.triggers.find(scope, id, tx);
+      if (!trigger) throw StrataException.notFound(TRIGGER_NOT_FOUND);
+      if (trigger.executionType !== 'endpoint') {
+        throw StrataException.validation([
+          {
+            field: 'id',
+            message: `Only endpoint triggers have credentials; this trigger is ${trigger.executionType}.`,
+          },
+        ]);
+      }
+      const modes = authModesOf(trigger.metadata);
+      const used: CredentialKind[] = [
+        ...(modes.includes('apiKey') ? (['apiKey'] as const) : []),
+        ...(modes.includes('hmac') ? (['signingSecret'] as const) : []),
+      ];
+      const wanted = kinds ?? used;
+      const unused = wanted.filter((k) => !used.includes(k));
+      if (wanted.length === 0 || unused.length > 0) {
+        throw StrataException.validation([
+          {
+            field: 'credentials',
+            message:
+              used.length === 0
+                ? 'This endpoint uses no key or signing secret (its auth modes are bearer or public).'
+                : `This endpoint's auth modes use ${used.join(' and ')} only.`,
+          },
+        ]);
+      }
+      const issued = await this.credentials.rotate(scope, tx, trigger, wanted);
+      return { trigger, issued };
+    });
+    return this.view(scope, rotated);
+  }
+
   async get(scope: WorkspaceScope, id: string) {
-    return triggerView(await this.live(scope, id));
+    return this.view(scope, { trigger: await this.live(scope, id) });
   }
 
   async list(scope: WorkspaceScope, q: TriggerListQueryRequest) {
@@ -120,9 +215,10 @@ export class TriggersService {
           this.clock.now(),
         );
         if (metadata !== undefined) await this.reschedule(scope, tx, updated);
-        return updated;
+        const issued = metadata === undefined ? undefined : await this.credentials.align(scope, tx, updated);
+        return issued ? { trigger: updated, issued } : { trigger: updated };
       });
-      return triggerView(updated);
+      return await this.view(scope, updated);
     } catch (err) {
       throw conflictOf(err);
     }

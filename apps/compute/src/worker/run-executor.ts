@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf } from '@strata/platform';
-import type { JsonValue, SandboxEngine, SandboxResult } from '@strata/sandbox';
+import type { EndpointResponse, JsonValue, SandboxEngine, SandboxResult } from '@strata/sandbox';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { RunEntity } from '../runs/run.entity.js';
@@ -12,6 +12,9 @@ import { RunsRepository, type RunOutcome } from '../runs/runs.repository.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
+
+/** Function versions whose code a worker keeps in memory (oldest first out). */
+const CODE_CACHE_SIZE = 256;
 
 /** The worker's own name on the runs it holds. */
 export const WORKER_ID = `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -31,7 +34,17 @@ export function platformFailure(bridge: RunBridge, finishedAt: Date): RunOutcome
   };
 }
 
-/** A run's engine result as the run record stores it. */
+/** How an executed run ended: what the record says, and the HTTP response of endpoint code. */
+export interface ExecutedRun {
+  readonly outcome: RunOutcome;
+  /** Endpoint code that succeeded: the response it set (or its return value as a 200 body). */
+  readonly response?: EndpointResponse;
+}
+
+/**
+ * A run's engine result as the run record stores it. Endpoint code's record
+ * keeps the response it answered (`{statusCode, headers, body}`) as its return value.
+ */
 export function outcomeOf(result: SandboxResult, bridge: RunBridge, finishedAt: Date): RunOutcome {
   const status = result.status === 'succeeded' ? 'succeeded' : result.status === 'timed_out' ? 'timed_out' : 'failed';
   return {
@@ -39,7 +52,11 @@ export function outcomeOf(result: SandboxResult, bridge: RunBridge, finishedAt: 
     logs: JSON.stringify(result.logs),
     logsTruncated: result.logsTruncated,
     apiCalls: JSON.stringify(bridge.recorded()),
-    returnValue: result.returnValue === undefined ? null : JSON.stringify(result.returnValue),
+    returnValue: result.response
+      ? JSON.stringify(result.response)
+      : result.returnValue === undefined
+        ? null
+        : JSON.stringify(result.returnValue),
     error: result.error
       ? JSON.stringify({
           ...result.error,
@@ -62,6 +79,7 @@ export function outcomeOf(result: SandboxResult, bridge: RunBridge, finishedAt: 
 export class RunExecutor {
   private readonly logger = new Logger('RunExecutor');
   private readonly ring: KeyRing;
+  private readonly codes = new Map<string, string>();
 
   constructor(
     private readonly runs: RunsRepository,
@@ -80,12 +98,19 @@ export class RunExecutor {
     return this.runs.claim(scope, runId, WORKER_ID, now, this.leaseFrom(now));
   }
 
+  /** Takes over an endpoint run its API dispatched (held under `dispatchId`); undefined when that hold is gone. */
+  claimDispatched(scope: WorkspaceScope, runId: string, dispatchId: string): Promise<RunEntity | undefined> {
+    const now = this.clock.now();
+    return this.runs.claimDispatched(scope, runId, dispatchId, WORKER_ID, now, this.leaseFrom(now));
+  }
+
   /**
-   * Runs a claimed run and records how it ended. Never rejects: whatever fails
+   * Runs a claimed run (on `engine`, the worker's background engine unless
+   * told otherwise) and records how it ended. Never rejects: whatever fails
    * is logged, and a run whose end could not be written is left to its lease
    * (the sweep fails it as WorkerLost).
    */
-  async execute(scope: WorkspaceScope, run: RunEntity): Promise<void> {
+  async execute(scope: WorkspaceScope, run: RunEntity, engine: SandboxEngine = this.engine): Promise<ExecutedRun> {
     const heartbeat = setInterval(
       () => {
         this.runs
@@ -96,26 +121,29 @@ export class RunExecutor {
     );
     const bridge = this.api.bridgeFor(scope, run);
     try {
-      let outcome: RunOutcome;
+      let executed: ExecutedRun;
       try {
         const code = await this.codeOf(scope, run);
         const params = openRunParams(this.ring, run.id, run.params);
-        const result = await this.engine.run(
+        const result = await engine.run(
           {
-            kind: 'run',
+            kind: params.request ? 'endpoint' : 'run',
             code,
             triggerParams: (params.triggerParams ?? {}) as JsonValue,
             executionParams: (params.executionParams ?? {}) as JsonValue,
+            ...(params.request ? { request: params.request } : {}),
             limits: run.limits as unknown as RunLimits,
           },
           bridge,
         );
-        outcome = outcomeOf(result, bridge, this.clock.now());
+        const outcome = outcomeOf(result, bridge, this.clock.now());
+        executed = result.response ? { outcome, response: result.response } : { outcome };
       } catch (err) {
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
-        outcome = platformFailure(bridge, this.clock.now());
+        executed = { outcome: platformFailure(bridge, this.clock.now()) };
       }
-      await this.finish(scope, run.id, outcome);
+      await this.finish(scope, run.id, executed.outcome);
+      return executed;
     } finally {
       clearInterval(heartbeat);
     }
@@ -139,10 +167,16 @@ export class RunExecutor {
     return new Date(now.getTime() + this.config.COMPUTE_LEASE_MS);
   }
 
+  /** A version's code never changes: kept for the next run of the same version (at most CODE_CACHE_SIZE). */
   private async codeOf(scope: WorkspaceScope, run: RunEntity): Promise<string> {
     if (run.code !== null) return run.code;
+    const key = `${scope.workspace}/${run.functionId}@${run.functionVersion}`;
+    const cached = this.codes.get(key);
+    if (cached !== undefined) return cached;
     const version = await this.functions.version(scope, run.functionId!, run.functionVersion!);
     if (!version) throw new Error(`function version ${run.functionId}@${run.functionVersion} is missing`);
+    if (this.codes.size >= CODE_CACHE_SIZE) this.codes.delete(this.codes.keys().next().value!);
+    this.codes.set(key, version.code);
     return version.code;
   }
 }

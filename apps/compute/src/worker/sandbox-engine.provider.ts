@@ -18,3 +18,22 @@ export const SandboxEngineProvider: Provider = {
     return Object.assign(engine, { onApplicationShutdown: () => engine.close() });
   },
 };
+
+/** Injection token of the worker's endpoint engine: isolates kept for endpoint runs only. */
+export const ENDPOINT_SANDBOX_ENGINE = Symbol('EndpointSandboxEngine');
+
+/**
+ * The isolates of endpoint runs (COMPUTE_WORKER_ENDPOINT_ISOLATES), apart from
+ * the background engine: a synchronous call never waits behind queued jobs.
+ */
+export const EndpointSandboxEngineProvider: Provider = {
+  provide: ENDPOINT_SANDBOX_ENGINE,
+  inject: [ComputeConfig],
+  useFactory: (config: ComputeConfig): SandboxEngine & OnApplicationShutdown => {
+    const engine = createIsolatedVmEngine({
+      isolates: Math.max(1, config.COMPUTE_WORKER_ENDPOINT_ISOLATES),
+      maxRunsPerIsolate: config.COMPUTE_RUNS_PER_ISOLATE,
+    });
+    return Object.assign(engine, { onApplicationShutdown: () => engine.close() });
+  },
+};

@@ -27,7 +27,8 @@ import { RunApi } from './api/run-api.js';
 import { FunctionPrincipalTokens } from './function-principal-tokens.js';
 import { JobConsumer } from './job-consumer.js';
 import { RunExecutor } from './run-executor.js';
-import { SandboxEngineProvider } from './sandbox-engine.provider.js';
+import { EndpointServer } from './endpoint-server.js';
+import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
 
 /**
  * A sandbox worker: no HTTP API, only the job consumer, the executor and the
@@ -39,7 +40,14 @@ export class WorkerModule {
   static forRoot(config: ComputeConfig, clock: Clock = systemClock): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [TypeOrmModule.forRoot(computeDataSourceOptions(config, config.COMPUTE_WORKER_ISOLATES + 2))],
+      imports: [
+        TypeOrmModule.forRoot(
+          computeDataSourceOptions(
+            config,
+            config.COMPUTE_WORKER_ISOLATES + config.COMPUTE_WORKER_ENDPOINT_ISOLATES + 2,
+          ),
+        ),
+      ],
       providers: [
         { provide: ComputeConfig, useValue: config },
         { provide: ServiceConfig, useValue: config },
@@ -48,6 +56,7 @@ export class WorkerModule {
         FunctionsRepository,
         RunsRepository,
         SandboxEngineProvider,
+        EndpointSandboxEngineProvider,
         FunctionPrincipalTokens,
         TriggersRepository,
         TriggerExecutions,
@@ -63,6 +72,8 @@ export class WorkerModule {
         DataApi,
         RunApi,
         RunExecutor,
+        // Before the job consumer, whose bootstrap says "worker ready": endpoint calls are served by then.
+        EndpointServer,
         JobConsumer,
       ],
     };

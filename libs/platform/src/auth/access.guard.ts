@@ -1,7 +1,16 @@
 import { ExecutionContext, Injectable, type CanActivate } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { AuthGuard } from '@nestjs/passport';
-import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH, permits } from '@strata/contracts';
+import type { Request, Response } from 'express';
+import {
+  ErrorCode,
+  ID_FORMATS,
+  WORKSPACE_SLUG_MAX_LENGTH,
+  permits,
+  type Action,
+  type Resource,
+} from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
 import { rememberErrorShape } from '../errors/error-shape.decorator.js';
 import { StrataException } from '../errors/strata.exception.js';
@@ -144,6 +153,52 @@ export class AccessGuard implements CanActivate {
 }
 
 /**
+ * The access guard's bearer check for a handler that authenticates by itself
+ * (endpoint triggers, whose auth mode is the trigger's): a verified bearer
+ * token for `workspace` whose groups grant `resource:action`. Throws the
+ * guard's 401 and 403 errors; answers the principal.
+ */
+@Injectable()
+export class BearerAuthorizer {
+  private readonly jwt = new JwtGuard();
+  private readonly verified: VerifiedTokens;
+
+  constructor(
+    private readonly resolver: PermissionResolver,
+    config: ServiceConfig,
+  ) {
+    this.verified = new VerifiedTokens(config.TOKEN_CACHE_TTL_MS);
+  }
+
+  /** Whether the request carries a bearer token at all (to tell "no credential" from "a wrong one"). */
+  static presented(req: Request): boolean {
+    return bearerToken(req) !== undefined;
+  }
+
+  async authorize(req: Request, res: Response, workspace: string, resource: Resource, action: Action) {
+    const token = bearerToken(req);
+    if (token === undefined) throw StrataException.unauthorized('Missing bearer token');
+    let principal = this.verified.get(token);
+    if (!principal) {
+      await this.jwt.canActivate(new ExecutionContextHost([req, res]));
+      principal = (req as unknown as { user: Principal }).user;
+      if (principal.expiresAt !== undefined) this.verified.set(token, principal, principal.expiresAt);
+    }
+    if (principal.workspace !== workspace) {
+      throw StrataException.forbidden(
+        `The token is not valid for workspace '${workspace}'`,
+        ErrorCode.WORKSPACE_MISMATCH,
+      );
+    }
+    const { permissions } = await this.resolver.resolve(principal, issueWorkspaceScope(workspace));
+    if (!permits(permissions, resource, action)) {
+      throw StrataException.forbidden(`Missing permission: ${resource}:${action}`);
+    }
+    return principal;
+  }
+}
+
+/**
  * A service account holds an OAuth scope when its token carries it (requested at
  * the token endpoint, within the account's `scope`). A user's interactive token
  * carries `openid` only, so a user holds a scope through policy: the same-named
@@ -154,7 +209,7 @@ function holdsScope(principal: Principal, scope: string, permissions: ReadonlySe
   return principal.type === 'user' && (permissions.has('*') || permissions.has(scope));
 }
 
-function bearerToken(req: AuthenticatedRequest): string | undefined {
+function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
   return header?.startsWith('Bearer ') ? header.slice(7) : undefined;
 }

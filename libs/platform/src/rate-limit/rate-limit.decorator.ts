@@ -5,3 +5,12 @@ export const RATE_LIMIT_CLASS = 'strata:rate-limit-class';
 
 /** The rate-limit class of a route; by default GET/HEAD are `read` and the rest `write`. */
 export const RateLimit = (cls: RateLimitClass): ClassDecorator & MethodDecorator => SetMetadata(RATE_LIMIT_CLASS, cls);
+
+export const RATE_LIMIT_IN_HANDLER = 'strata:rate-limit-in-handler';
+
+/**
+ * The route counts its own budget in the handler (endpoint triggers: only a call
+ * that reaches a run is counted, and a refused one is recorded on its run), so
+ * the guard counts nothing for it.
+ */
+export const RateLimitedInHandler = (): ClassDecorator & MethodDecorator => SetMetadata(RATE_LIMIT_IN_HANDLER, true);

@@ -8,7 +8,7 @@ import { ServiceConfig } from '../config/service-config.js';
 import { StrataException } from '../errors/strata.exception.js';
 import { PRINCIPAL, type AuthenticatedRequest } from '../auth/access.decorators.js';
 import { workspaceOf } from '../auth/access.guard.js';
-import { RATE_LIMIT_CLASS } from './rate-limit.decorator.js';
+import { RATE_LIMIT_CLASS, RATE_LIMIT_IN_HANDLER } from './rate-limit.decorator.js';
 import { RateLimitStore } from './rate-limit.store.js';
 
 /**
@@ -43,6 +43,14 @@ export class RateLimitGuard implements CanActivate {
     const req = http.getRequest<AuthenticatedRequest>();
     const subject = rateLimitSubject(req);
     if (!subject) return true;
+    if (
+      this.reflector.getAllAndOverride<boolean | undefined>(RATE_LIMIT_IN_HANDLER, [
+        context.getHandler(),
+        context.getClass(),
+      ])
+    ) {
+      return true;
+    }
     const declared = this.reflector.getAllAndOverride<RateLimitClass | undefined>(RATE_LIMIT_CLASS, [
       context.getHandler(),
       context.getClass(),

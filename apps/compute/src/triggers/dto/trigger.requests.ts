@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsObject, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsIn, IsObject, IsString, IsUUID, MaxLength } from 'class-validator';
 import { IsNullable, IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
 import { IsText } from '../../functions/dto/is-text.js';
 import { EXECUTION_TYPES, type ExecutionType } from '../metadata/index.js';
@@ -84,4 +84,20 @@ export class TriggerListQueryRequest {
   @IsString()
   @MaxLength(1000)
   sort?: string;
+}
+
+/** The credentials an endpoint trigger can have issued anew. */
+export const ROTATABLE_CREDENTIALS = ['apiKey', 'signingSecret'] as const;
+
+/** `POST /function-triggers/{id}/rotate-credentials`: which to replace (default: every one the trigger uses). */
+export class RotateCredentialsRequest {
+  @ApiPropertyOptional({ type: [String], enum: ROTATABLE_CREDENTIALS })
+  @IsOptional()
+  @IsArray({ message: 'credentials must be a list.' })
+  @ArrayNotEmpty({ message: 'credentials must name at least one credential.' })
+  @IsIn(ROTATABLE_CREDENTIALS, {
+    each: true,
+    message: `credentials must list some of ${ROTATABLE_CREDENTIALS.join(', ')}.`,
+  })
+  credentials?: (typeof ROTATABLE_CREDENTIALS)[number][];
 }

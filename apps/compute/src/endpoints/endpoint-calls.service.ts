@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH } from '@strata/contracts';
+import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
+import { Clock, StrataException } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import { ExecutionBudget } from '../runs/execution-budget.js';
+import { RunQueue, type RunRequest } from '../runs/run-queue.js';
+import { RunsRepository } from '../runs/runs.repository.js';
+import { DEFAULT_TIMEOUT_MS, TRIGGER_PATH, type HttpMethod } from '../triggers/metadata/index.js';
+import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
+import type { TriggerEntity } from '../triggers/trigger.entity.js';
+import { TriggersRepository } from '../triggers/triggers.repository.js';
+import { EndpointAuthenticator } from './endpoint-authenticator.js';
+import { EndpointDispatcher } from './endpoint-dispatcher.js';
+import { endpointRequestOf, payloadOf, readRawBody } from './endpoint-request.js';
+import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
+
+/**
+ * One call of an endpoint trigger, `{data_base}/endpoints/{path}`, in the
+ * order of the spec's statuses: 404 (no live endpoint at the path), 405 (method),
+ * 413 (body), 401/403 (the endpoint's auth modes), 400/415 (body), 429
+ * (executions limit, recorded on a rate_limited run), then the run: handed to a
+ * worker with a free isolate (503 when none, and nothing is queued), answered
+ * with the function's response, 500 when it failed, 504 past timeoutMs.
+ */
+@Injectable()
+export class EndpointCalls {
+  constructor(
+    private readonly triggers: TriggersRepository,
+    private readonly authenticator: EndpointAuthenticator,
+    private readonly executions: TriggerExecutions,
+    private readonly budget: ExecutionBudget,
+    private readonly queue: RunQueue,
+    private readonly runs: RunsRepository,
+    private readonly dispatcher: EndpointDispatcher,
+    private readonly config: ComputeConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async call(req: Request, res: Response, workspace: string, path: string): Promise<void> {
+    const notFound = () => StrataException.notFound(`No endpoint at /endpoints/${path}.`);
+    if (!isWorkspaceSlug(workspace) || !TRIGGER_PATH.test(path)) throw notFound();
+    // The URL's workspace, before any credential: the endpoint found in it names its own auth modes.
+    const scope = issueWorkspaceScope(workspace);
+    const trigger = await this.triggers.endpointAt(scope, path);
+    if (!trigger || trigger.paused) throw notFound();
+
+    const allowed = (trigger.metadata['allowedMethods'] as HttpMethod[] | undefined) ?? ['POST'];
+    if (!(allowed as string[]).includes(req.method)) {
+      throw new StrataException(
+        ErrorCode.METHOD_NOT_ALLOWED,
+        `Method ${req.method} is not allowed on /endpoints/${path}; it takes ${allowed.join(', ')}.`,
+        undefined,
+        { Allow: allowed.join(', ') },
+      );
+    }
+    const body = await readRawBody(req, this.config.COMPUTE_ENDPOINT_MAX_BODY_BYTES);
+    const rawQuery = queryStringOf(req.originalUrl);
+    const target = `/endpoints/${path}${rawQuery ? `?${rawQuery}` : ''}`;
+    const caller = await this.authenticator.authenticate({ req, res, scope, trigger, target, body });
+    const payload = payloadOf(req, body);
+    const request = endpointRequestOf(req, path, rawQuery, payload, {
+      mode: caller.mode,
+      ...(caller.principalType ? { principalType: caller.principalType } : {}),
+      ...(caller.principalId ? { principalId: caller.principalId } : {}),
+    });
+
+    const timeoutMs = timeoutOf(trigger);
+    const base = await this.executions.runRequest(scope, trigger, {}, 'trigger', caller.by, 0);
+    const run: RunRequest = {
+      ...base,
+      params: { ...base.params, request },
+      context: { ...base.context, endpoint: { path, method: req.method, auth: caller.mode } },
+      limits: { wallMs: timeoutMs, cpuMs: Math.min(this.config.COMPUTE_CPU_MS, timeoutMs) },
+    };
+    if (!(await this.budget.take(scope))) {
+      const refused = await this.queue.enqueue(scope, { ...run, rateLimited: true });
+      res.setHeader(RUN_ID_HEADER, refused.runId);
+      throw new StrataException(
+        ErrorCode.RATE_LIMITED,
+        `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute.`,
+        undefined,
+        { 'Retry-After': String(Math.max(1, Math.ceil(this.config.RATE_LIMIT_WINDOW_MS / 1000))) },
+      );
+    }
+    await this.execute(scope, res, run, timeoutMs);
+  }
+
+  private async execute(scope: WorkspaceScope, res: Response, run: RunRequest, timeoutMs: number): Promise<void> {
+    const holder = `dispatch-${randomUUID()}`;
+    const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
+    const leaseUntil = new Date(this.clock.now().getTime() + waitMs);
+    const { runId } = await this.queue.insertDispatched(scope, run, holder, leaseUntil);
+    res.setHeader(RUN_ID_HEADER, runId);
+    const result = await this.dispatcher.dispatch({ runId, workspaceSlug: scope.workspace, holder }, waitMs);
+    switch (result.kind) {
+      case 'unavailable':
+        await this.runs.discardUndispatched(scope, runId, holder);
+        res.removeHeader(RUN_ID_HEADER);
+        throw new StrataException(
+          ErrorCode.UNAVAILABLE,
+          'No compute worker is free to run this endpoint; the request was not queued. Try again shortly.',
+          undefined,
+          { 'Retry-After': '1' },
+        );
+      case 'timeout':
+        throw timedOut(timeoutMs, runId);
+      case 'lost':
+        throw new StrataException(ErrorCode.INTERNAL, `The endpoint could not be run (run ${runId}).`);
+      case 'done':
+        if (result.status === 'timed_out') throw timedOut(timeoutMs, runId);
+        if (result.status !== 'succeeded' || !result.response) {
+          // The error stays on the run (the owner reads it there), not in the caller's answer.
+          throw new StrataException(ErrorCode.INTERNAL, `The endpoint function failed (run ${runId}).`);
+        }
+        sendEndpointResponse(res, result.response);
+        return;
+    }
+  }
+}
+
+function timedOut(timeoutMs: number, runId: string): StrataException {
+  return new StrataException(ErrorCode.TIMEOUT, `The endpoint did not answer within ${timeoutMs} ms (run ${runId}).`);
+}
+
+function timeoutOf(trigger: TriggerEntity): number {
+  const value = trigger.metadata['timeoutMs'];
+  return typeof value === 'number' ? value : DEFAULT_TIMEOUT_MS;
+}
+
+function isWorkspaceSlug(workspace: string): boolean {
+  return workspace.length <= WORKSPACE_SLUG_MAX_LENGTH && ID_FORMATS.workspaceSlug.test(workspace);
+}
+
+/** The query string exactly as sent (what a signature covers), without the `?`. */
+function queryStringOf(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
+}

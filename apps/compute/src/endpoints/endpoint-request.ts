@@ -1,0 +1,98 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import { ErrorCode } from '@strata/contracts';
+import { findJsonProblems, JSON_TYPES, StrataException } from '@strata/platform';
+import type { EndpointRequest, JsonValue } from '@strata/sandbox';
+import type { Request } from 'express';
+
+/** Headers that carry the caller's credential: checked by the platform, never passed to the function. */
+export const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-signature', 'x-publishable-key']);
+
+/**
+ * Reads the body as sent, up to `limit` bytes (413 beyond, without reading the
+ * rest into memory). An absent body is an empty buffer.
+ */
+export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const bytes = chunk as Buffer;
+    size += bytes.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function tooLarge(limit: number): StrataException {
+  return new StrataException(ErrorCode.PAYLOAD_TOO_LARGE, `Request body is larger than ${limit} bytes.`);
+}
+
+/**
+ * `context.req.payload`: a JSON body parsed (refused with 400 as the platform
+ * refuses bad JSON: invalid UTF-8, too deep, NUL or lone surrogates), any other
+ * body as UTF-8 text (415 when it is not text), no body as null.
+ */
+export function payloadOf(req: Request, body: Buffer): JsonValue {
+  if (body.length === 0) return null;
+  const isJson = req.is(JSON_TYPES) !== false && req.is(JSON_TYPES) !== null;
+  if (!isUtf8(body)) {
+    if (isJson) {
+      throw StrataException.validation(
+        [{ field: 'body', message: 'is not valid UTF-8' }],
+        'Request body is not valid UTF-8',
+      );
+    }
+    throw new StrataException(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Endpoint bodies must be JSON or UTF-8 text.', [
+      { field: 'body', message: 'is binary; send JSON or UTF-8 text' },
+    ]);
+  }
+  if (!isJson) return body.toString('utf8');
+  const problems = findJsonProblems(body);
+  if (problems.length > 0) throw StrataException.validation(problems, 'Invalid JSON body');
+  try {
+    return JSON.parse(body.toString('utf8')) as JsonValue;
+  } catch (err) {
+    throw StrataException.validation([{ field: 'body', message: `is not valid JSON (${(err as Error).message})` }]);
+  }
+}
+
+/** The query string as `name → value`, a repeated name as a list of its values. */
+export function queryOf(rawQuery: string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
+    const seen = query[name];
+    query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return { ...query };
+}
+
+/** The request headers the function sees: lower-case names, repeated ones joined, credentials left out. */
+export function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || CREDENTIAL_HEADERS.has(name)) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** `context.req` of one call. */
+export function endpointRequestOf(
+  req: IncomingMessage & { method: string },
+  path: string,
+  rawQuery: string,
+  payload: JsonValue,
+  auth: NonNullable<EndpointRequest['auth']>,
+): EndpointRequest {
+  return {
+    method: req.method,
+    path: `/endpoints/${path}`,
+    query: queryOf(rawQuery),
+    headers: headersOf(req),
+    payload,
+    auth,
+  };
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from '@jest/globals';
+import { createHmac } from 'node:crypto';
+import { signEndpointRequest, signingInput, verifyEndpointSignature } from './endpoint-signature.js';
+
+const secret = 'ses_test-secret';
+const now = new Date('2026-11-23T12:00:00Z');
+const ts = String(Math.floor(now.getTime() / 1000));
+const request = { timestamp: ts, method: 'POST', target: '/endpoints/orders?x=1', body: Buffer.from('{"a":1}') };
+const check = (overrides: Partial<Parameters<typeof verifyEndpointSignature>[0]> = {}) =>
+  verifyEndpointSignature({
+    secret,
+    signature: signEndpointRequest(secret, request),
+    timestamp: ts,
+    method: request.method,
+    target: request.target,
+    body: request.body,
+    now,
+    toleranceSeconds: 300,
+    ...overrides,
+  });
+
+describe('endpoint hmac signatures', () => {
+  it('signs `{timestamp}.{METHOD}.{target}.{body}` with HMAC-SHA256, hex, sha256= prefixed', () => {
+    expect(signingInput(request).toString()).toBe(`${ts}.POST./endpoints/orders?x=1.{"a":1}`);
+    const hex = createHmac('sha256', secret).update(`${ts}.POST./endpoints/orders?x=1.{"a":1}`).digest('hex');
+    expect(signEndpointRequest(secret, request)).toBe(`sha256=${hex}`);
+  });
+
+  it('accepts the signature as sent, bare hex, and base64', () => {
+    const digest = createHmac('sha256', secret).update(signingInput(request)).digest();
+    expect(check()).toEqual({ ok: true });
+    expect(check({ signature: digest.toString('hex') })).toEqual({ ok: true });
+    expect(check({ signature: digest.toString('hex').toUpperCase() })).toEqual({ ok: true });
+    expect(check({ signature: digest.toString('base64') })).toEqual({ ok: true });
+    expect(check({ signature: `sha256=${digest.toString('base64url')}` })).toEqual({ ok: true });
+  });
+
+  it.each([
+    ['another body', { body: Buffer.from('{"a":2}') }],
+    ['another method', { method: 'PUT' }],
+    ['another endpoint', { target: '/endpoints/refunds?x=1' }],
+    ['another query', { target: '/endpoints/orders?x=2' }],
+    ['another secret', { secret: 'ses_other' }],
+  ])('refuses a signature moved to %s', (_what, change) => {
+    expect(check(change)).toEqual({ ok: false, reason: 'the signature does not match' });
+  });
+
+  it('refuses a timestamp outside the tolerance, either way, and accepts one at its edge', () => {
+    const at = (seconds: number) => {
+      const timestamp = String(Number(ts) + seconds);
+      return check({ timestamp, signature: signEndpointRequest(secret, { ...request, timestamp }) });
+    };
+    expect(at(300)).toEqual({ ok: true });
+    expect(at(-300)).toEqual({ ok: true });
+    expect(at(301)).toMatchObject({ ok: false, reason: expect.stringContaining('300 s') });
+    expect(at(-301)).toMatchObject({ ok: false, reason: expect.stringContaining('300 s') });
+  });
+
+  it.each([
+    ['no signature', { signature: undefined }, 'x-signature is missing'],
+    ['no timestamp', { timestamp: undefined }, 'x-signature-timestamp'],
+    ['a timestamp in milliseconds written as a date', { timestamp: '2026-11-23' }, 'x-signature-timestamp'],
+    ['a truncated signature', { signature: 'sha256=abcd' }, 'must be sha256=<hex>'],
+    ['a signature of the wrong length in base64', { signature: Buffer.alloc(31).toString('base64') }, 'must be'],
+  ])('refuses %s with a reason', (_what, change, reason) => {
+    const verdict = check(change);
+    expect(verdict.ok).toBe(false);
+    expect(verdict.ok ? '' : verdict.reason).toContain(reason);
+  });
+});

@@ -1,0 +1,143 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { Msg, Subscription } from '@nats-io/transport-node';
+import {
+  computeEndpointQueue,
+  computeEndpointSubject,
+  type EndpointDispatch,
+  type EndpointReply,
+} from '@strata/contracts';
+import { issueWorkspaceScope } from '@strata/db';
+import { extractTraceContext } from '@strata/events';
+import { NatsConnectionHolder } from '@strata/platform';
+import type { SandboxEngine } from '@strata/sandbox';
+import { context } from '@opentelemetry/api';
+import { ComputeConfig } from '../compute.config.js';
+import { RunExecutor } from './run-executor.js';
+import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provider.js';
+
+/** Narrows a dispatch message; anything else is answered `lost`. */
+export function parseEndpointDispatch(payload: unknown): EndpointDispatch | undefined {
+  const p = payload as Record<string, unknown> | null;
+  if (typeof p !== 'object' || p === null) return undefined;
+  const { runId, workspaceSlug, holder } = p;
+  if (typeof runId !== 'string' || typeof workspaceSlug !== 'string' || typeof holder !== 'string') return undefined;
+  return { runId, workspaceSlug, holder };
+}
+
+/**
+ * Serves endpoint runs: a member of the endpoint queue group while it has an
+ * endpoint isolate free, out of it (the subscription drained) while they are
+ * all busy, so NATS hands calls to workers that can start them now. A call
+ * that reaches it full anyway takes a free background isolate or is answered
+ * `busy`. The answer is sent once the run's outcome is written.
+ */
+@Injectable()
+export class EndpointServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('EndpointServer');
+  private subscription: Subscription | undefined;
+  private inFlight = 0;
+  private closing = false;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly nats: NatsConnectionHolder,
+    private readonly executor: RunExecutor,
+    private readonly config: ComputeConfig,
+    @Inject(ENDPOINT_SANDBOX_ENGINE) private readonly endpointEngine: SandboxEngine,
+    @Inject(SANDBOX_ENGINE) private readonly backgroundEngine: SandboxEngine,
+  ) {}
+
+  /** Joins the queue group before the worker says it is ready (the subscription is flushed to the server). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.join();
+    await (await this.nats.get()).flush();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    await this.leave();
+    await Promise.all(this.running);
+  }
+
+  private get capacity(): number {
+    return this.config.COMPUTE_WORKER_ENDPOINT_ISOLATES;
+  }
+
+  private async join(): Promise<void> {
+    if (this.closing || this.subscription) return;
+    const nc = await this.nats.get();
+    if (this.closing || this.subscription || this.inFlight >= this.capacity) return;
+    this.subscription = nc.subscribe(computeEndpointSubject(this.config.NATS_PREFIX), {
+      queue: computeEndpointQueue(this.config.NATS_PREFIX),
+      callback: (err, msg) => {
+        if (err) this.logger.warn({ msg: 'endpoint subscription error', err: String(err) });
+        else this.accept(msg);
+      },
+    });
+  }
+
+  /** Stops taking calls; those already delivered to this process are still answered (drain). */
+  private async leave(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    await subscription?.drain().catch((err: unknown) => this.logger.warn({ msg: 'drain failed', err: String(err) }));
+  }
+
+  private accept(msg: Msg): void {
+    const dispatch = parseEndpointDispatch(safeJson(msg));
+    if (!dispatch) {
+      reply(msg, { kind: 'lost' });
+      return;
+    }
+    let engine: SandboxEngine | undefined;
+    if (!this.closing && this.inFlight < this.capacity) engine = this.endpointEngine;
+    else if (!this.closing && this.backgroundEngine.available() > 0) engine = this.backgroundEngine;
+    if (!engine) {
+      reply(msg, { kind: 'busy' });
+      return;
+    }
+    const own = engine === this.endpointEngine;
+    if (own) {
+      this.inFlight++;
+      if (this.inFlight >= this.capacity) void this.leave();
+    }
+    const served = this.serve(msg, dispatch, engine)
+      .catch((err: unknown) =>
+        this.logger.error({ msg: 'endpoint run not served', runId: dispatch.runId, err: String(err) }),
+      )
+      .finally(() => {
+        this.running.delete(served);
+        if (own) {
+          this.inFlight--;
+          void this.join();
+        }
+      });
+    this.running.add(served);
+  }
+
+  private async serve(msg: Msg, dispatch: EndpointDispatch, engine: SandboxEngine): Promise<void> {
+    await context.with(extractTraceContext(msg.headers), async () => {
+      // The workspace of a run our own API inserted in that workspace and dispatched on our subject.
+      const scope = issueWorkspaceScope(dispatch.workspaceSlug);
+      const run = await this.executor.claimDispatched(scope, dispatch.runId, dispatch.holder);
+      if (!run) {
+        reply(msg, { kind: 'lost' });
+        return;
+      }
+      const { outcome, response } = await this.executor.execute(scope, run, engine);
+      reply(msg, { kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
+    });
+  }
+}
+
+function safeJson(msg: Msg): unknown {
+  try {
+    return msg.json();
+  } catch {
+    return undefined;
+  }
+}
+
+function reply(msg: Msg, answer: EndpointReply): void {
+  msg.respond(JSON.stringify(answer));
+}

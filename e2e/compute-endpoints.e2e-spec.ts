@@ -1,0 +1,364 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
+
+let stack: Stack;
+const suffix = Date.now().toString(36);
+const ws = `endp-${suffix}`;
+const otherWs = `endp-other-${suffix}`;
+let token: string;
+let otherToken: string;
+const functions: Record<string, string> = {};
+
+const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1`;
+const endpoint = (path: string, query = '') => `${base()}/endpoints/${path}${query}`;
+
+const CODE = {
+  echo: `export default async (context) => ({ req: context.req, triggerParams });`,
+  reply: `export default async (context) => {
+    context.res.json({
+      statusCode: 201,
+      headers: { 'x-made-by': 'strata', 'transfer-encoding': 'chunked', 'bad header': 'x' },
+      body: { created: context.req.payload },
+    });
+  };`,
+  text: `export default async (context) => {
+    context.res.json({ statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'pong ' + context.req.query.n });
+  };`,
+  throws: `export default async () => { throw new Error('the secret reason'); };`,
+  slow: `export default async () => { await new Promise((resolve) => setTimeout(resolve, 5000)); return 'late'; };`,
+  background: `async function run() { await new Promise((resolve) => setTimeout(resolve, 1500)); return { success: true }; }`,
+};
+
+beforeAll(async () => {
+  stack = await startStack();
+  token = await adminWorkspaceToken(stack, ws);
+  otherToken = await adminWorkspaceToken(stack, otherWs);
+  for (const [name, code] of Object.entries(CODE)) {
+    const fn = await call('POST', `${base()}/compute-functions`, { token, body: { name, code } });
+    expect(fn.status).toBe(201);
+    functions[name] = fn.body.id;
+  }
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function createEndpoint(name: string, fn: string, metadata: Record<string, unknown>) {
+  const created = await call('POST', `${base()}/function-triggers`, {
+    token,
+    body: { name, functionId: functions[fn], executionType: 'endpoint', triggerMetadata: { path: name, ...metadata } },
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+const runsOf = async (triggerId: string) =>
+  (await call('GET', `${base()}/function-runs?triggerId=${triggerId}`, { token })).body.runs as any[];
+
+const sign = (secret: string, method: string, target: string, body: string, at = Math.floor(Date.now() / 1000)) => ({
+  'x-signature-timestamp': String(at),
+  'x-signature': `sha256=${createHmac('sha256', secret).update(`${at}.${method}.${target}.${body}`).digest('hex')}`,
+});
+
+describe('endpoint triggers', () => {
+  it('answers 503 and records nothing while no worker is running (the call is not queued)', async () => {
+    const trigger = await createEndpoint('no-worker', 'echo', { auth: { mode: 'public' } });
+    const answered = await call('POST', endpoint('no-worker'), { body: { a: 1 } });
+    expect(answered.status).toBe(503);
+    expect(answered.headers.get('retry-after')).toBe('1');
+    expect(answered.body).toEqual({ error: expect.stringContaining('not queued'), statusCode: 503 });
+    expect(await runsOf(trigger.id)).toEqual([]);
+    // From now on a worker serves the calls.
+    await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '2' });
+    expect((await call('POST', endpoint('no-worker'), { body: { a: 1 } })).status).toBe(200);
+  });
+
+  it('refuses a run() function for an endpoint trigger and endpoint code for other triggers', async () => {
+    const wrongForEndpoint = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: {
+        name: 'x1',
+        functionId: functions['background'],
+        executionType: 'endpoint',
+        triggerMetadata: { path: 'x1' },
+      },
+    });
+    expect(wrongForEndpoint.status).toBe(400);
+    expect(wrongForEndpoint.body.details).toEqual([
+      { field: 'functionId', message: expect.stringContaining('export default async (context)') },
+    ]);
+    const wrongForOnDemand = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: { name: 'x2', functionId: functions['echo'], executionType: 'on-demand' },
+    });
+    expect(wrongForOnDemand.status).toBe(400);
+    expect(wrongForOnDemand.body.details[0].field).toBe('functionId');
+  });
+
+  it('bearer (the default): the function gets the request without the credential; 401 without a token, 403 without permission', async () => {
+    const trigger = await createEndpoint('orders', 'echo', {
+      allowedMethods: ['POST', 'GET'],
+      params: { region: 'eu' },
+    });
+    expect(trigger.triggerMetadata.auth).toEqual({ mode: 'bearer' });
+    expect(trigger.issuedCredentials).toBeUndefined();
+
+    const answered = await call('POST', endpoint('orders', '?n=1&tag=a&tag=b'), {
+      token,
+      body: { item: 'book' },
+      headers: { 'x-custom': 'yes' },
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.body.triggerParams).toEqual({ region: 'eu' });
+    expect(answered.body.req).toMatchObject({
+      method: 'POST',
+      path: '/endpoints/orders',
+      query: { n: '1', tag: ['a', 'b'] },
+      payload: { item: 'book' },
+      auth: { mode: 'bearer', principalType: 'user', principalId: expect.any(String) },
+    });
+    expect(answered.body.req.headers['x-custom']).toBe('yes');
+    expect(answered.body.req.headers.authorization).toBeUndefined();
+    const runId = answered.headers.get('x-strata-run-id');
+    expect(runId).toEqual(expect.any(String));
+
+    const run = await call('GET', `${base()}/function-runs/${runId}`, { token });
+    expect(run.body).toMatchObject({ status: 'succeeded', triggerId: trigger.id });
+    expect(JSON.stringify(run.body.result)).toContain('book');
+
+    const bare = await call('POST', endpoint('orders'), { body: {} });
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toBe('Bearer');
+    expect(bare.body).toEqual({ error: expect.any(String), statusCode: 401 });
+    expect((await call('POST', endpoint('orders'), { token: 'not-a-jwt', body: {} })).status).toBe(401);
+    expect((await call('POST', endpoint('orders'), { token: otherToken, body: {} })).status).toBe(403);
+
+    const reader = await serviceAccountToken(stack, ws, token, {
+      name: 'reader',
+      resource: 'function-triggers',
+      actions: ['retrieve'],
+    });
+    const refused = await call('POST', endpoint('orders'), { token: reader, body: {} });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toContain('function-triggers:execute');
+    const executor = await serviceAccountToken(stack, ws, token, {
+      name: 'executor',
+      resource: 'function-triggers',
+      actions: ['execute'],
+    });
+    const allowed = await call('GET', endpoint('orders', '?q=1'), { token: executor });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.req).toMatchObject({
+      method: 'GET',
+      payload: null,
+      auth: { principalType: 'service_account' },
+    });
+  });
+
+  it('404 for an unknown path and a paused endpoint, 405 naming the allowed methods', async () => {
+    const trigger = await createEndpoint('pausable', 'echo', { auth: { mode: 'public' } });
+    expect((await call('POST', endpoint('nothing-here'), { body: {} })).status).toBe(404);
+    expect((await call('POST', `${base('no-such-workspace')}/endpoints/pausable`, { body: {} })).status).toBe(404);
+    const wrongMethod = await call('PUT', endpoint('pausable'), { body: {} });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    expect(wrongMethod.body.error).toContain('POST');
+
+    expect((await call('PATCH', `${base()}/function-triggers/${trigger.id}/pause`, { token })).status).toBe(200);
+    const paused = await call('POST', endpoint('pausable'), { body: {} });
+    expect(paused.status).toBe(404);
+    expect(paused.body).toEqual({ error: 'No endpoint at /endpoints/pausable.', statusCode: 404 });
+    expect((await call('PATCH', `${base()}/function-triggers/${trigger.id}/resume`, { token })).status).toBe(200);
+    expect((await call('POST', endpoint('pausable'), { body: {} })).status).toBe(200);
+  });
+
+  it('sends what context.res.json set, leaving out headers a function cannot set', async () => {
+    await createEndpoint('replying', 'reply', { auth: { mode: 'public' } });
+    const answered = await call('POST', endpoint('replying'), { body: { n: 7 } });
+    expect(answered.status).toBe(201);
+    expect(answered.headers.get('x-made-by')).toBe('strata');
+    expect(answered.headers.get('transfer-encoding')).toBeNull();
+    expect(answered.body).toEqual({ created: { n: 7 } });
+
+    await createEndpoint('texty', 'text', { auth: { mode: 'public' }, allowedMethods: ['GET'] });
+    const text = await call('GET', endpoint('texty', '?n=3'));
+    expect(text.status).toBe(200);
+    expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(text.body).toBe('pong 3');
+  });
+
+  it('apiKey: generated on creation, shown once, stored hashed, replaced on rotation', async () => {
+    const trigger = await createEndpoint('keyed', 'echo', { auth: { mode: 'apiKey' } });
+    const key: string = trigger.issuedCredentials.apiKey;
+    expect(key).toMatch(/^sek_[A-Za-z0-9_-]{43}$/);
+    expect(trigger.credentials).toMatchObject({ apiKey: { last4: key.slice(-4) }, signingSecret: null });
+
+    const got = await call('GET', `${base()}/function-triggers/${trigger.id}`, { token });
+    expect(JSON.stringify(got.body)).not.toContain(key);
+    expect(got.body.credentials.apiKey.last4).toBe(key.slice(-4));
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        'SELECT row_to_json(c)::text AS row FROM compute.endpoint_credentials c WHERE trigger_id = $1',
+        [trigger.id],
+      );
+      expect(rows[0].row).not.toContain(key);
+    } finally {
+      await db.end();
+    }
+
+    const ok = await call('POST', endpoint('keyed'), { body: {}, headers: { 'x-api-key': key } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.req.auth).toEqual({ mode: 'apiKey' });
+    expect(ok.body.req.headers['x-api-key']).toBeUndefined();
+    expect((await call('POST', endpoint('keyed'), { body: {}, headers: { 'x-api-key': `${key}x` } })).status).toBe(401);
+    const none = await call('POST', endpoint('keyed'), { body: {} });
+    expect(none.status).toBe(401);
+    expect(none.body.error).toContain('x-api-key');
+    expect(none.headers.get('www-authenticate')).toBeNull();
+    // A bearer token is not a way in when the endpoint does not list bearer.
+    expect((await call('POST', endpoint('keyed'), { token, body: {} })).status).toBe(401);
+
+    const rotated = await call('POST', `${base()}/function-triggers/${trigger.id}/rotate-credentials`, {
+      token,
+      body: {},
+    });
+    expect(rotated.status).toBe(200);
+    const newKey: string = rotated.body.issuedCredentials.apiKey;
+    expect(newKey).not.toBe(key);
+    expect((await call('POST', endpoint('keyed'), { body: {}, headers: { 'x-api-key': key } })).status).toBe(401);
+    expect((await call('POST', endpoint('keyed'), { body: {}, headers: { 'x-api-key': newKey } })).status).toBe(200);
+    const wrongKind = await call('POST', `${base()}/function-triggers/${trigger.id}/rotate-credentials`, {
+      token,
+      body: { credentials: ['signingSecret'] },
+    });
+    expect(wrongKind.status).toBe(400);
+    expect(wrongKind.body.details[0].field).toBe('credentials');
+  });
+
+  it('hmac: the signature covers timestamp, method, path, query and body; stale or moved signatures are refused', async () => {
+    const trigger = await createEndpoint('signed', 'echo', { auth: { mode: 'hmac' } });
+    const secret: string = trigger.issuedCredentials.signingSecret;
+    expect(secret).toMatch(/^ses_/);
+    const body = JSON.stringify({ amount: 10 });
+    const target = '/endpoints/signed?ref=abc';
+    const post = (headers: Record<string, string>, query = '?ref=abc', sent = body) =>
+      call('POST', endpoint('signed', query), { body: sent, headers });
+
+    const ok = await post(sign(secret, 'POST', target, body));
+    expect(ok.status).toBe(200);
+    expect(ok.body.req).toMatchObject({ payload: { amount: 10 }, auth: { mode: 'hmac' } });
+    expect(ok.body.req.headers['x-signature']).toBeUndefined();
+
+    expect((await post(sign(secret, 'POST', target, body), '?ref=abd')).status).toBe(401);
+    expect((await post(sign(secret, 'POST', target, body), '?ref=abc', '{"amount":99}')).status).toBe(401);
+    expect((await post(sign('ses_wrong', 'POST', target, body))).status).toBe(401);
+    const stale = await post(sign(secret, 'POST', target, body, Math.floor(Date.now() / 1000) - 3600));
+    expect(stale.status).toBe(401);
+    expect(stale.body.error).toContain('x-signature-timestamp');
+  });
+
+  it('modes: any one listed mode lets the call in', async () => {
+    const trigger = await createEndpoint('either', 'echo', { auth: { modes: ['bearer', 'apiKey'] } });
+    const key = trigger.issuedCredentials.apiKey;
+    expect((await call('POST', endpoint('either'), { token, body: {} })).status).toBe(200);
+    expect((await call('POST', endpoint('either'), { body: {}, headers: { 'x-api-key': key } })).status).toBe(200);
+    const none = await call('POST', endpoint('either'), { body: {} });
+    expect(none.status).toBe(401);
+    expect(none.body.error).toMatch(/Bearer.*x-api-key/);
+
+    // Leaving apiKey drops the key; taking hmac issues a secret, shown in the update's answer.
+    const updated = await call('PUT', `${base()}/function-triggers/${trigger.id}`, {
+      token,
+      body: { triggerMetadata: { path: 'either', auth: { modes: ['bearer', 'hmac'] } } },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.issuedCredentials).toEqual({ signingSecret: expect.stringMatching(/^ses_/) });
+    expect(updated.body.credentials.apiKey).toBeNull();
+    expect((await call('POST', endpoint('either'), { body: {}, headers: { 'x-api-key': key } })).status).toBe(401);
+  });
+
+  it('500 when the function throws, without its message; the run keeps the error', async () => {
+    await createEndpoint('broken', 'throws', { auth: { mode: 'public' } });
+    const answered = await call('POST', endpoint('broken'), { body: {} });
+    expect(answered.status).toBe(500);
+    expect(JSON.stringify(answered.body)).not.toContain('the secret reason');
+    const run = await call('GET', `${base()}/function-runs/${answered.headers.get('x-strata-run-id')}`, { token });
+    expect(run.body.status).toBe('failed');
+    expect(JSON.stringify(run.body.error)).toContain('the secret reason');
+  });
+
+  it('504 past timeoutMs, and the run is recorded as timed out', async () => {
+    await createEndpoint('sluggish', 'slow', { auth: { mode: 'public' }, timeoutMs: 1000 });
+    const answered = await call('POST', endpoint('sluggish'), { body: {} });
+    expect(answered.status).toBe(504);
+    const runId = answered.headers.get('x-strata-run-id');
+    const until = Date.now() + 20_000;
+    let run = await call('GET', `${base()}/function-runs/${runId}`, { token });
+    while (run.body.status === 'running' && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      run = await call('GET', `${base()}/function-runs/${runId}`, { token });
+    }
+    expect(run.body.status).toBe('timed_out');
+  });
+
+  it('413 past the body limit; 400 for malformed JSON; text bodies arrive as text', async () => {
+    await createEndpoint('bodies', 'echo', { auth: { mode: 'public' } });
+    const big = await call('POST', endpoint('bodies'), { body: JSON.stringify({ x: 'y'.repeat(1024 * 1024 + 10) }) });
+    expect(big.status).toBe(413);
+    const bad = await call('POST', endpoint('bodies'), {
+      body: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bad.status).toBe(400);
+    const text = await call('POST', endpoint('bodies'), { body: 'a=1', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(200);
+    expect(text.body.req.payload).toBe('a=1');
+  });
+
+  it('an endpoint call does not wait behind queued background jobs', async () => {
+    const onDemand = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: { name: 'busy-work', functionId: functions['background'], executionType: 'on-demand' },
+    });
+    const jobs: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const executed = await call('POST', `${base()}/function-triggers/${onDemand.body.id}/execute`, {
+        token,
+        body: {},
+      });
+      jobs.push(executed.body);
+    }
+    await createEndpoint('urgent', 'echo', { auth: { mode: 'public' } });
+    const answered = await call('POST', endpoint('urgent'), { body: {} });
+    expect(answered.status).toBe(200);
+    // The worker has one background isolate and four 1.5 s jobs: when the call was answered, most still waited.
+    const runs = await runsOf(onDemand.body.id);
+    expect(runs.filter((r) => r.status === 'queued' || r.status === 'running').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('re-runs an endpoint run in the background with the stored request', async () => {
+    await createEndpoint('replayable', 'echo', { auth: { mode: 'public' } });
+    const answered = await call('POST', endpoint('replayable', '?v=2'), { body: { again: true } });
+    const runId = answered.headers.get('x-strata-run-id');
+    const rerun = await call('POST', `${base()}/function-runs/${runId}/rerun`, { token, body: { reason: 'check' } });
+    expect(rerun.status).toBe(200);
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const listed = await call('GET', `${base()}/function-runs?jobId=${rerun.body.jobId}`, { token });
+      const r = listed.body.runs[0];
+      if (r && r.status === 'succeeded') {
+        const full = await call('GET', `${base()}/function-runs/${r.id}`, { token });
+        expect(full.body).toMatchObject({ isRerun: true, originalRunId: runId });
+        expect(JSON.stringify(full.body.result)).toContain('again');
+        return;
+      }
+      if (Date.now() > until) throw new Error(`rerun not done: ${JSON.stringify(r)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+});
