@@ -141,4 +141,42 @@ describe('rate limits', () => {
       await db.end();
     }
   });
+
+  it('counts endpoint calls that reach a run, and records the one over the budget as rate_limited', async () => {
+    clock.advance(WINDOW_MS);
+    const data = `${stack.baseUrl}/data/workspace/${wsB}/api/v1`;
+    const t = tokens[wsB]!;
+    const fn = await call('POST', `${data}/compute-functions`, {
+      token: t,
+      body: { name: 'hello', code: 'export default async () => ({ hello: true });' },
+    });
+    const trigger = await call('POST', `${data}/function-triggers`, {
+      token: t,
+      body: {
+        name: 'hello',
+        functionId: fn.body.id,
+        executionType: 'endpoint',
+        triggerMetadata: { path: 'hello', auth: { mode: 'public' } },
+      },
+    });
+    expect(trigger.status).toBe(201);
+    // Unknown paths spend nothing.
+    for (let n = 0; n < 3; n++)
+      expect((await call('POST', `${data}/endpoints/nowhere`, { body: {} })).status).toBe(404);
+    // No worker runs in this stack: the two calls within the budget are refused unqueued (503), the third is over it.
+    expect((await call('POST', `${data}/endpoints/hello`, { body: {} })).status).toBe(503);
+    expect((await call('POST', `${data}/endpoints/hello`, { body: {} })).status).toBe(503);
+    const limited = await call('POST', `${data}/endpoints/hello`, { body: {} });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: expect.stringContaining('limit of 2 function executions'), statusCode: 429 });
+    expect(limited.headers.get('retry-after')).toEqual(expect.any(String));
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT id, status FROM compute.runs WHERE trigger_id = $1', [trigger.body.id]);
+      expect(rows).toEqual([{ id: limited.headers.get('x-strata-run-id'), status: 'rate_limited' }]);
+    } finally {
+      await db.end();
+    }
+  });
 });
