@@ -16,6 +16,8 @@ export interface Services {
   /** The compute API (started only when `compute` is among the apps). */
   readonly computeUrl: string;
   readonly databaseUrl: string;
+  /** The run's NATS subject prefix (streams and subjects of these services). */
+  readonly natsPrefix: string;
   readonly adminEmail: string;
   readonly adminPassword: string;
   /** Starts a service process again after `stopApp` (waits until it is ready). */
@@ -120,6 +122,7 @@ export async function startServices(
     webhooksUrl: urls.webhooks,
     computeUrl: urls.compute,
     databaseUrl: db.url,
+    natsPrefix: env['NATS_PREFIX']!,
     adminEmail: env['STRATA_ADMIN_EMAIL']!,
     adminPassword: env['STRATA_ADMIN_PASSWORD']!,
     startApp,

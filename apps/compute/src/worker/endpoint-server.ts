@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Msg, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
   computeEndpointQueue,
   computeEndpointSubject,
@@ -34,6 +34,7 @@ export function parseEndpointDispatch(payload: unknown): EndpointDispatch | unde
 @Injectable()
 export class EndpointServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('EndpointServer');
+  private nc: NatsConnection | undefined;
   private subscription: Subscription | undefined;
   private inFlight = 0;
   private closing = false;
@@ -49,8 +50,9 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
 
   /** Joins the queue group before the worker says it is ready (the subscription is flushed to the server). */
   async onApplicationBootstrap(): Promise<void> {
-    await this.join();
-    await (await this.nats.get()).flush();
+    this.nc = await this.nats.get();
+    this.join();
+    await this.nc.flush();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -63,11 +65,14 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     return this.config.COMPUTE_WORKER_ENDPOINT_ISOLATES;
   }
 
-  private async join(): Promise<void> {
-    if (this.closing || this.subscription) return;
-    const nc = await this.nats.get();
-    if (this.closing || this.subscription || this.inFlight >= this.capacity) return;
-    this.subscription = nc.subscribe(computeEndpointSubject(this.config.NATS_PREFIX), {
+  /**
+   * Joins the queue group (synchronously: the SUB is queued on the connection
+   * before anything sent after it, such as the answer that freed the isolate, so
+   * a caller answered by this worker finds it in the group again).
+   */
+  private join(): void {
+    if (!this.nc || this.closing || this.subscription || this.inFlight >= this.capacity) return;
+    this.subscription = this.nc.subscribe(computeEndpointSubject(this.config.NATS_PREFIX), {
       queue: computeEndpointQueue(this.config.NATS_PREFIX),
       callback: (err, msg) => {
         if (err) this.logger.warn({ msg: 'endpoint subscription error', err: String(err) });
