@@ -203,8 +203,12 @@ describe('function triggers', () => {
   });
 
   it('keeps endpoint and http-trigger paths unique per workspace and type', async () => {
+    const endpointFn = await call('POST', `${base()}/compute-functions`, {
+      token,
+      body: { name: 'endpoint-code', code: 'export default async (context) => context.req.payload;' },
+    });
     const endpoint = (name: string, path: string) =>
-      createTrigger({ name, executionType: 'endpoint', triggerMetadata: { path } });
+      createTrigger({ name, functionId: endpointFn.body.id, executionType: 'endpoint', triggerMetadata: { path } });
     expect((await endpoint('ep-1', 'orders')).status).toBe(201);
     expect(await endpoint('ep-2', 'orders')).toMatchObject({
       status: 409,

@@ -146,11 +146,28 @@ export function computeEndpointQueue(prefix: string): string {
   return `${prefix}_compute_endpoint_workers`;
 }
 
-/** An endpoint run handed to a worker: the run row (written first, `running`, held by `holder`) has the rest. */
+/**
+ * An endpoint run handed to a worker. The run row is written first (`running`,
+ * held by `holder`). `run` carries what executing it takes, so the worker starts
+ * at once and records the outcome under `holder`; without it (parameters too
+ * large for one message) the worker takes the run over from its row first.
+ */
 export interface EndpointDispatch {
   readonly runId: string;
   readonly workspaceSlug: string;
   readonly holder: string;
+  readonly run?: DispatchedRun;
+}
+
+/** The parts of a run row a worker executes it with. */
+export interface DispatchedRun {
+  readonly functionId: string;
+  readonly functionVersion: number;
+  /** `{triggerParams, executionParams, request}` sealed with the key ring, as stored on the row. */
+  readonly params: string;
+  readonly limits: Readonly<Record<string, number>>;
+  readonly createdBy: string;
+  readonly invocationDepth: number;
 }
 
 /** What the endpoint function answered, as the platform sends it to the caller. */

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH } from '@strata/contracts';
+import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH, type DispatchedRun } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import { Clock, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type RunRequest } from '../runs/run-queue.js';
+import type { RunEntity } from '../runs/run.entity.js';
 import { RunsRepository } from '../runs/runs.repository.js';
 import { DEFAULT_TIMEOUT_MS, TRIGGER_PATH, type HttpMethod } from '../triggers/metadata/index.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
@@ -44,8 +45,11 @@ export class EndpointCalls {
     if (!isWorkspaceSlug(workspace) || !TRIGGER_PATH.test(path)) throw notFound();
     // The URL's workspace, before any credential: the endpoint found in it names its own auth modes.
     const scope = issueWorkspaceScope(workspace);
-    const trigger = await this.triggers.endpointAt(scope, path);
-    if (!trigger || trigger.paused) throw notFound();
+    const found = await this.triggers.endpointAt(scope, path);
+    if (!found || found.trigger.paused) throw notFound();
+    const { trigger, fn } = found;
+    // A trigger whose function is gone runs nothing: there is no endpoint any more.
+    if (!fn) throw notFound();
 
     const allowed = (trigger.metadata['allowedMethods'] as HttpMethod[] | undefined) ?? ['POST'];
     if (!(allowed as string[]).includes(req.method)) {
@@ -68,23 +72,13 @@ export class EndpointCalls {
     });
 
     const timeoutMs = timeoutOf(trigger);
-    const base = await this.executions.runRequest(scope, trigger, {}, 'trigger', caller.by, 0);
+    const base = await this.executions.runRequest(scope, trigger, {}, 'trigger', caller.by, 0, fn);
     const run: RunRequest = {
       ...base,
       params: { ...base.params, request },
       context: { ...base.context, endpoint: { path, method: req.method, auth: caller.mode } },
       limits: { wallMs: timeoutMs, cpuMs: Math.min(this.config.COMPUTE_CPU_MS, timeoutMs) },
     };
-    if (!(await this.budget.take(scope))) {
-      const refused = await this.queue.enqueue(scope, { ...run, rateLimited: true });
-      res.setHeader(RUN_ID_HEADER, refused.runId);
-      throw new StrataException(
-        ErrorCode.RATE_LIMITED,
-        `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute.`,
-        undefined,
-        { 'Retry-After': String(Math.max(1, Math.ceil(this.config.RATE_LIMIT_WINDOW_MS / 1000))) },
-      );
-    }
     await this.execute(scope, res, run, timeoutMs);
   }
 
@@ -92,9 +86,26 @@ export class EndpointCalls {
     const holder = `dispatch-${randomUUID()}`;
     const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
     const leaseUntil = new Date(this.clock.now().getTime() + waitMs);
-    const { runId } = await this.queue.insertDispatched(scope, run, holder, leaseUntil);
+    // The budget is counted while the run is recorded: one round trip fewer on every call.
+    const [withinBudget, recorded] = await Promise.all([
+      this.budget.take(scope),
+      this.queue.insertDispatched(scope, run, holder, leaseUntil),
+    ]);
+    const runId = recorded.id;
     res.setHeader(RUN_ID_HEADER, runId);
-    const result = await this.dispatcher.dispatch({ runId, workspaceSlug: scope.workspace, holder }, waitMs);
+    if (!withinBudget) {
+      await this.queue.refuseDispatched(scope, runId, holder);
+      throw new StrataException(
+        ErrorCode.RATE_LIMITED,
+        `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute.`,
+        undefined,
+        { 'Retry-After': String(Math.max(1, Math.ceil(this.config.RATE_LIMIT_WINDOW_MS / 1000))) },
+      );
+    }
+    const result = await this.dispatcher.dispatch(
+      { runId, workspaceSlug: scope.workspace, holder, ...dispatchedRun(recorded) },
+      waitMs,
+    );
     switch (result.kind) {
       case 'unavailable':
         await this.runs.discardUndispatched(scope, runId, holder);
@@ -119,6 +130,25 @@ export class EndpointCalls {
         return;
     }
   }
+}
+
+/** Sealed parameters above this travel in the run row only (a NATS message is at most 1 MiB by default). */
+const MAX_DISPATCHED_PARAMS = 256 * 1024;
+
+/** What the worker executes the run with, sent along unless the parameters are large. */
+function dispatchedRun(run: RunEntity): { run: DispatchedRun } | Record<string, never> {
+  if (run.params.length > MAX_DISPATCHED_PARAMS || run.functionId === null || run.functionVersion === null) return {};
+  const depth = run.executionContext['invocationDepth'];
+  return {
+    run: {
+      functionId: run.functionId,
+      functionVersion: run.functionVersion,
+      params: run.params,
+      limits: run.limits,
+      createdBy: run.createdBy,
+      invocationDepth: typeof depth === 'number' ? depth : 0,
+    },
+  };
 }
 
 function timedOut(timeoutMs: number, runId: string): StrataException {

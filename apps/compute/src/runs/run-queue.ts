@@ -10,6 +10,7 @@ import { defaultRunLimits, type RunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
 import type { ExecutionSource } from './run-status.js';
 import { EventRunsRepository } from '../events/event-runs.repository.js';
+import type { RunEntity } from './run.entity.js';
 import { RunsRepository, type NewRun } from './runs.repository.js';
 
 /** What to run: a saved function version, or (test runs) code of its own. */
@@ -72,9 +73,23 @@ export class RunQueue {
     request: RunRequest,
     holder: string,
     leaseUntil: Date,
-  ): Promise<{ runId: string; jobId: string }> {
-    const run = await this.runs.insert(scope, undefined, { ...this.newRun(request), dispatch: { holder, leaseUntil } });
-    return { runId: run.id, jobId: run.jobId };
+  ): Promise<RunEntity> {
+    return this.runs.insert(scope, undefined, { ...this.newRun(request), dispatch: { holder, leaseUntil } });
+  }
+
+  /**
+   * The executions limit refused a dispatched endpoint run (its budget was taken
+   * while it was being recorded): it becomes `rate_limited`, never started.
+   */
+  async refuseDispatched(scope: WorkspaceScope, runId: string, holder: string): Promise<void> {
+    await this.runs.refuseDispatched(scope, runId, holder, this.rateLimitedError(), this.clock.now());
+  }
+
+  private rateLimitedError(): string {
+    return JSON.stringify({
+      name: 'RateLimited',
+      message: `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute; this run was not started.`,
+    });
   }
 
   /** Inserts a queued run in `tx`; the caller publishes its job (`publish`) once `tx` has committed. */
@@ -134,17 +149,7 @@ export class RunQueue {
       createdBy: request.by,
       queuedAt: this.clock.now(),
       ...(request.rerunOf ? { rerunOf: request.rerunOf } : {}),
-      ...(request.rateLimited
-        ? {
-            refused: {
-              error: JSON.stringify({
-                name: 'RateLimited',
-                message: `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute; this run was not started.`,
-              }),
-              at: this.clock.now(),
-            },
-          }
-        : {}),
+      ...(request.rateLimited ? { refused: { error: this.rateLimitedError(), at: this.clock.now() } } : {}),
     };
   }
 }

@@ -246,6 +246,17 @@ export class RunsRepository {
     return raw ? this.fromRow(raw) : undefined;
   }
 
+  /** Records a dispatched endpoint run as refused by the executions limit (it never started). */
+  async refuseDispatched(scope: WorkspaceScope, id: string, holder: string, error: string, now: Date): Promise<void> {
+    await queryPrepared(
+      this.db.manager,
+      `UPDATE compute.runs SET status = 'rate_limited', error = $4, finished_at = $5, started_at = NULL,
+              worker_id = NULL, lease_expires_at = NULL
+        WHERE workspace_slug = $1 AND id = $2 AND status = 'running' AND worker_id = $3`,
+      [scope.workspace, id, holder, error, now],
+    );
+  }
+
   /** Removes an endpoint run no worker took (503: the request was not queued); whether it was still untaken. */
   async discardUndispatched(scope: WorkspaceScope, id: string, holder: string): Promise<boolean> {
     const rows = await queryPrepared<{ id: string }>(

@@ -11,7 +11,7 @@ import type { ExecutionSource } from '../runs/run-status.js';
 import { openTriggerParams } from './trigger-params.js';
 import type { TriggerEntity } from './trigger.entity.js';
 import { TRIGGER_NOT_FOUND } from './triggers.service.js';
-import { TriggersRepository } from './triggers.repository.js';
+import { TriggersRepository, type FunctionVersionRef } from './triggers.repository.js';
 
 /**
  * Runs a trigger's function: the current version of its code, its parameters
@@ -109,8 +109,10 @@ export class TriggerExecutions {
     source: ExecutionSource,
     by: string,
     depth: number,
+    /** The function's current version when the caller read it with the trigger; read here otherwise. */
+    loaded?: FunctionVersionRef,
   ): Promise<RunRequest> {
-    const fn = trigger.functionId ? await this.functions.find(scope, trigger.functionId) : undefined;
+    const fn = loaded ?? (trigger.functionId ? await this.functions.find(scope, trigger.functionId) : undefined);
     if (!fn) throw StrataException.notFound(`Function not found for trigger: ${trigger.id}`);
     return {
       target: { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash },

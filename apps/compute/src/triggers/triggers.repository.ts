@@ -5,6 +5,7 @@ import { pageOf } from '../lists/page-query.repository.js';
 import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { SortKey } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
+import { FunctionEntity } from '../functions/function.entity.js';
 import { TriggerEntity } from './trigger.entity.js';
 
 export interface NewTrigger {
@@ -15,6 +16,13 @@ export interface NewTrigger {
   readonly executionType: string;
   readonly metadata: JsonObject;
   readonly by: string;
+}
+
+/** The version of a function a run executes. */
+export interface FunctionVersionRef {
+  readonly id: string;
+  readonly version: number;
+  readonly codeHash: string;
 }
 
 export interface TriggerChanges {
@@ -125,17 +133,37 @@ export class TriggersRepository {
       .getMany();
   }
 
-  /** The live endpoint trigger of the workspace at `path` (paused ones too: the caller answers them 404). */
-  async endpointAt(scope: WorkspaceScope, path: string): Promise<TriggerEntity | undefined> {
-    const found = await this.db
+  /**
+   * The live endpoint trigger of the workspace at `path` (paused ones too: the
+   * caller answers them 404) and the current version of its live function, in one
+   * statement (the endpoint call's hot path).
+   */
+  async endpointAt(
+    scope: WorkspaceScope,
+    path: string,
+  ): Promise<{ trigger: TriggerEntity; fn: FunctionVersionRef | undefined } | undefined> {
+    const { entities, raw } = await this.db
       .createQueryBuilder(TriggerEntity, 't')
+      .leftJoin(
+        FunctionEntity,
+        'f',
+        'f.workspace_slug = t.workspace_slug AND f.id = t.function_id AND f.deleted_at IS NULL',
+      )
+      .addSelect(['f.id', 'f.version', 'f.codeHash'])
       .where(
         `t.workspace_slug = :workspace AND t.execution_type = 'endpoint' AND t.deleted_at IS NULL
          AND t.metadata->>'path' = :path`,
         { workspace: scope.workspace, path },
       )
-      .getOne();
-    return found ?? undefined;
+      .getRawAndEntities<{ f_id: string | null; f_version: number | null; f_code_hash: string | null }>();
+    const [trigger] = entities;
+    const [row] = raw;
+    if (!trigger || !row) return undefined;
+    const fn =
+      row.f_id !== null && row.f_version !== null && row.f_code_hash !== null
+        ? { id: row.f_id, version: row.f_version, codeHash: row.f_code_hash }
+        : undefined;
+    return { trigger, fn };
   }
 
   /** Applies `changes` to a trigger locked in `tx` and records the new version. */

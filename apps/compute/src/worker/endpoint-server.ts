@@ -3,6 +3,7 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import {
   computeEndpointQueue,
   computeEndpointSubject,
+  type DispatchedRun,
   type EndpointDispatch,
   type EndpointReply,
 } from '@strata/contracts';
@@ -12,6 +13,7 @@ import { NatsConnectionHolder } from '@strata/platform';
 import type { SandboxEngine } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
+import { RunEntity } from '../runs/run.entity.js';
 import { RunExecutor } from './run-executor.js';
 import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 
@@ -19,9 +21,24 @@ import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provid
 export function parseEndpointDispatch(payload: unknown): EndpointDispatch | undefined {
   const p = payload as Record<string, unknown> | null;
   if (typeof p !== 'object' || p === null) return undefined;
-  const { runId, workspaceSlug, holder } = p;
+  const { runId, workspaceSlug, holder, run } = p;
   if (typeof runId !== 'string' || typeof workspaceSlug !== 'string' || typeof holder !== 'string') return undefined;
-  return { runId, workspaceSlug, holder };
+  return isDispatchedRun(run) ? { runId, workspaceSlug, holder, run } : { runId, workspaceSlug, holder };
+}
+
+function isDispatchedRun(value: unknown): value is DispatchedRun {
+  const r = value as Record<string, unknown> | null | undefined;
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r['functionId'] === 'string' &&
+    typeof r['functionVersion'] === 'number' &&
+    typeof r['params'] === 'string' &&
+    typeof r['limits'] === 'object' &&
+    r['limits'] !== null &&
+    typeof r['createdBy'] === 'string' &&
+    typeof r['invocationDepth'] === 'number'
+  );
 }
 
 /**
@@ -106,33 +123,63 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
       this.inFlight++;
       if (this.inFlight >= this.capacity) void this.leave();
     }
-    const served = this.serve(msg, dispatch, engine)
+    let released = !own;
+    // Frees the endpoint isolate's slot and rejoins the group before the answer goes out.
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      this.join();
+    };
+    const served = this.serve(msg, dispatch, engine, release)
       .catch((err: unknown) =>
         this.logger.error({ msg: 'endpoint run not served', runId: dispatch.runId, err: String(err) }),
       )
       .finally(() => {
+        release();
         this.running.delete(served);
-        if (own) {
-          this.inFlight--;
-          void this.join();
-        }
       });
     this.running.add(served);
   }
 
-  private async serve(msg: Msg, dispatch: EndpointDispatch, engine: SandboxEngine): Promise<void> {
+  private async serve(msg: Msg, dispatch: EndpointDispatch, engine: SandboxEngine, release: () => void) {
     await context.with(extractTraceContext(msg.headers), async () => {
       // The workspace of a run our own API inserted in that workspace and dispatched on our subject.
       const scope = issueWorkspaceScope(dispatch.workspaceSlug);
-      const run = await this.executor.claimDispatched(scope, dispatch.runId, dispatch.holder);
+      // With the run in the message it starts at once (its outcome is written under the hold);
+      // otherwise the worker takes it over from its row first.
+      const carried = dispatch.run ? runOf(dispatch, dispatch.run) : undefined;
+      const run = carried ?? (await this.executor.claimDispatched(scope, dispatch.runId, dispatch.holder));
       if (!run) {
+        release();
         reply(msg, { kind: 'lost' });
         return;
       }
-      const { outcome, response } = await this.executor.execute(scope, run, engine);
+      const { outcome, response } = await this.executor.execute(
+        scope,
+        run,
+        engine,
+        carried ? dispatch.holder : undefined,
+      );
+      release();
       reply(msg, { kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
     });
   }
+}
+
+/** The run row's parts a dispatch carries, as the executor reads a row. */
+function runOf(dispatch: EndpointDispatch, carried: DispatchedRun): RunEntity {
+  return Object.assign(new RunEntity(), {
+    id: dispatch.runId,
+    workspaceSlug: dispatch.workspaceSlug,
+    functionId: carried.functionId,
+    functionVersion: carried.functionVersion,
+    code: null,
+    params: carried.params,
+    limits: { ...carried.limits },
+    createdBy: carried.createdBy,
+    executionContext: { invocationDepth: carried.invocationDepth },
+  });
 }
 
 function safeJson(msg: Msg): unknown {

@@ -110,15 +110,27 @@ export class RunExecutor {
    * is logged, and a run whose end could not be written is left to its lease
    * (the sweep fails it as WorkerLost).
    */
-  async execute(scope: WorkspaceScope, run: RunEntity, engine: SandboxEngine = this.engine): Promise<ExecutedRun> {
-    const heartbeat = setInterval(
-      () => {
-        this.runs
-          .extendLease(scope, run.id, WORKER_ID, this.leaseFrom(this.clock.now()))
-          .catch((err: unknown) => this.logger.warn({ msg: 'lease not renewed', runId: run.id, err: String(err) }));
-      },
-      Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
-    );
+  async execute(
+    scope: WorkspaceScope,
+    run: RunEntity,
+    engine: SandboxEngine = this.engine,
+    /** A dispatched endpoint run executed without a takeover: its outcome is written under the dispatch's hold. */
+    holder?: string,
+  ): Promise<ExecutedRun> {
+    // A dispatched run's lease already covers its timeout and the grace; a held one is renewed.
+    const heartbeat =
+      holder !== undefined
+        ? undefined
+        : setInterval(
+            () => {
+              this.runs
+                .extendLease(scope, run.id, WORKER_ID, this.leaseFrom(this.clock.now()))
+                .catch((err: unknown) =>
+                  this.logger.warn({ msg: 'lease not renewed', runId: run.id, err: String(err) }),
+                );
+            },
+            Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
+          );
     const bridge = this.api.bridgeFor(scope, run);
     try {
       let executed: ExecutedRun;
@@ -142,19 +154,19 @@ export class RunExecutor {
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
         executed = { outcome: platformFailure(bridge, this.clock.now()) };
       }
-      await this.finish(scope, run.id, executed.outcome);
+      await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID);
       return executed;
     } finally {
-      clearInterval(heartbeat);
+      if (heartbeat) clearInterval(heartbeat);
     }
   }
 
   /** Writes the outcome, trying again twice over about a second and a half when the database fails. */
-  private async finish(scope: WorkspaceScope, runId: string, outcome: RunOutcome): Promise<void> {
+  private async finish(scope: WorkspaceScope, runId: string, outcome: RunOutcome, holder: string): Promise<void> {
     for (const delayMs of [0, 300, 1200]) {
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
       try {
-        await this.runs.finish(scope, runId, WORKER_ID, outcome);
+        await this.runs.finish(scope, runId, holder, outcome);
         return;
       } catch (err) {
         this.logger.warn({ msg: 'run outcome not written', runId, err: String(err) });
