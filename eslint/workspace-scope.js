@@ -14,6 +14,7 @@ const DATA_ACCESS = {
   'apps/auth/src/app.module.ts': 'module wiring: the data source',
   'apps/webhooks/src/app.module.ts': 'module wiring: the data source',
   'apps/compute/src/app.module.ts': 'module wiring: the data source',
+  'apps/inbound/src/app.module.ts': 'module wiring: the data source',
   'apps/compute/src/worker/worker.module.ts': 'module wiring: the data source of a sandbox worker',
   'apps/compute/src/compute-data-source.ts': 'the data source options of the API, the workers and the migrations',
   'apps/data/src/records/side-writes.ts': 'builds the statement a repository sends (flush takes the manager)',
@@ -40,6 +41,11 @@ const ISSUERS = {
   'apps/compute/src/endpoints/endpoint-calls.service.ts':
     "an endpoint call's URL workspace: it finds the endpoint, whose own auth mode then checks the caller",
   'apps/compute/src/worker/endpoint-server.ts': 'the workspace of an endpoint run our own API dispatched',
+  'apps/inbound/src/arrivals/arrivals.service.ts':
+    "an http-trigger arrival's URL workspace: it finds the trigger, whose signature check then decides",
+  'apps/inbound/src/dispatch/inbound-sweeps.ts': 'the workspace of an arrival row the sweep read',
+  'apps/compute/src/http-triggers/http-trigger-directory.ts':
+    'the workspace our own inbound service names for an arrival on its URL (internal NATS)',
 };
 
 const TEST = /(\.spec|\.int-spec|\.e2e-spec)\.ts$|^(e2e|testkit|bench)\//;

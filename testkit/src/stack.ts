@@ -6,6 +6,7 @@ import { AuthConfig, createAuthApp, migrateAuth } from '@strata/auth';
 import { ComputeConfig, createComputeApp, migrateCompute } from '@strata/compute';
 import { DataConfig, createDataApp, migrateData } from '@strata/data';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
+import { InboundConfig, createInboundApp, migrateInbound } from '@strata/inbound';
 import { WebhooksConfig, createWebhooksApp, migrateWebhooks } from '@strata/webhooks';
 import { loadConfig, type Clock } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
@@ -25,6 +26,7 @@ export interface StackOptions {
     readonly data?: Clock;
     readonly webhooks?: Clock;
     readonly compute?: Clock;
+    readonly inbound?: Clock;
   };
   /** Sandbox worker processes to start (default 0: only tests that run functions need them; see `startWorker`). */
   readonly workers?: number;
@@ -65,6 +67,10 @@ export interface Stack {
   readonly computeUrl: string;
   /** Starts a sandbox worker process on the stack's database and NATS prefix, with `overrides` on top. */
   startWorker(overrides?: Record<string, string>): Promise<WorkerProcess>;
+  /** The inbound service itself, not through the gateway. */
+  readonly inboundUrl: string;
+  /** Stops the inbound service and starts a fresh one on the same port, with `overrides` on top. */
+  restartInbound(overrides?: Record<string, string>): Promise<void>;
   /** Stops the compute API and starts a fresh one on the same port, with `overrides` on top. */
   restartCompute(overrides?: Record<string, string>): Promise<void>;
   /** Starts one more compute API replica on the same database and NATS prefix (not behind the gateway). */
@@ -76,7 +82,8 @@ export interface Stack {
 export async function startStack(overrides: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const clocks = options.clocks ?? {};
   const db: TestDatabase = await createTestDatabase();
-  const [authPort, dataPort, webhooksPort, computePort, gatewayPort] = [
+  const [authPort, dataPort, webhooksPort, computePort, gatewayPort, inboundPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -116,6 +123,12 @@ export async function startStack(overrides: Record<string, string> = {}, options
   await migrateCompute(computeConfig);
   let compute: INestApplication = await createComputeApp(computeConfig, { clock: clocks.compute });
   await compute.listen(computePort, '127.0.0.1');
+  const inboundEnv = { ...env, INBOUND_PORT: String(inboundPort) };
+  await migrateInbound(loadConfig(InboundConfig, inboundEnv));
+  let inbound: INestApplication | undefined = await createInboundApp(loadConfig(InboundConfig, inboundEnv), {
+    clock: clocks.inbound,
+  });
+  await inbound.listen(inboundPort, '127.0.0.1');
   const workers = new Set<WorkerProcess>();
   const startWorker = async (extra: Record<string, string> = {}): Promise<WorkerProcess> => {
     const worker = await spawnWorker({ ...computeEnv, ...extra });
@@ -136,6 +149,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     WEBHOOKS_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
     COMPUTE_SERVICE_URL: `http://127.0.0.1:${computePort}`,
+    INBOUND_SERVICE_URL: `http://127.0.0.1:${inboundPort}`,
   });
   const gateway: Server = await listen(
     createGateway(gatewayConfig),
@@ -154,6 +168,15 @@ export async function startStack(overrides: Record<string, string> = {}, options
     databaseUrl: db.url,
     natsPrefix: env.NATS_PREFIX,
     computeUrl: `http://127.0.0.1:${computePort}`,
+    inboundUrl: `http://127.0.0.1:${inboundPort}`,
+    async restartInbound(extra = {}) {
+      await inbound?.close();
+      inbound = undefined;
+      inbound = await createInboundApp(loadConfig(InboundConfig, { ...inboundEnv, ...extra }), {
+        clock: clocks.inbound,
+      });
+      await inbound.listen(inboundPort, '127.0.0.1');
+    },
     startWorker,
     async startComputeReplica(extra = {}) {
       const replicaPort = await freePort();
@@ -219,6 +242,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
         gateway.closeAllConnections();
       });
       await Promise.all([...workers].map((w) => w.stop()));
+      await inbound?.close();
       await compute.close();
       await webhooks?.close();
       await data.close();

@@ -34,6 +34,7 @@ import { EndpointCredentialsRepository } from './endpoints/endpoint-credentials.
 import { EndpointCredentials } from './endpoints/endpoint-credentials.service.js';
 import { EndpointDispatcher } from './endpoints/endpoint-dispatcher.js';
 import { EndpointsController } from './endpoints/endpoints.controller.js';
+import { HttpTriggerDirectory } from './http-triggers/http-trigger-directory.js';
 import { TriggerExecutions } from './triggers/trigger-executions.service.js';
 import { TriggersController } from './triggers/triggers.controller.js';
 import { TriggersRepository } from './triggers/triggers.repository.js';
@@ -81,6 +82,7 @@ export class ComputeAppModule {
         EndpointAuthenticator,
         EndpointDispatcher,
         EndpointCalls,
+        HttpTriggerDirectory,
         EventRunsRepository,
         TriggerEventConsumer,
         SchedulesRepository,

@@ -190,3 +190,69 @@ export type EndpointReply =
       readonly status: 'succeeded' | 'failed' | 'timed_out';
       readonly response?: EndpointReplyResponse;
     };
+
+/**
+ * The inbound service asks compute about http-triggers over core NATS
+ * request/reply (compute owns triggers; inbound owns arrivals): which trigger a
+ * path names, and to queue the run of one stored arrival.
+ */
+export function httpTriggerResolveSubject(prefix: string): string {
+  return `${prefix}.compute.http-triggers.resolve`;
+}
+
+export function httpTriggerDispatchSubject(prefix: string): string {
+  return `${prefix}.compute.http-triggers.dispatch`;
+}
+
+/** The queue group of the compute API replicas answering http-trigger requests. */
+export function httpTriggerQueue(prefix: string): string {
+  return `${prefix}_compute_http_triggers`;
+}
+
+export interface HttpTriggerLookup {
+  readonly workspaceSlug: string;
+  readonly path: string;
+}
+
+/** An http-trigger's settings as inbound checks and captures arrivals with them. */
+export interface HttpTriggerSettings {
+  readonly id: string;
+  readonly name: string;
+  readonly functionId: string | null;
+  readonly paused: boolean;
+  readonly validateSignature: boolean;
+  /** Lower case. */
+  readonly signatureHeaderName: string;
+  /** The signing secret sealed with the shared key ring (AAD: `signingSecretAad`), never in the clear. */
+  readonly signingSecret: string | null;
+  readonly captureRejected: boolean;
+}
+
+export type HttpTriggerResolution =
+  { readonly found: false } | { readonly found: true; readonly trigger: HttpTriggerSettings };
+
+/** The additional data sealing an http-trigger's signing secret: moved to another trigger, it does not open. */
+export function signingSecretAad(triggerId: string): string {
+  return `compute.triggers.params:${triggerId}:#signingSecret`;
+}
+
+/** Queue the run of one stored arrival: at most one run per arrival, however often this is asked. */
+export interface HttpTriggerDispatch {
+  readonly workspaceSlug: string;
+  readonly triggerId: string;
+  readonly inboundEventId: string;
+  readonly correlationId: string;
+  /** The job id the run takes: inbound answered it to the sender (the execution id of the 202). */
+  readonly jobId: string;
+  /** `{body, headers, inboundEventId, correlationId, receivedAt}`: the function's executionParams. */
+  readonly executionParams: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * `dispatched`: the run is queued and its job handed to the workers' queue;
+ * `queued`: the run is recorded but its job not yet published (compute's sweep will);
+ * `dropped`: nothing will run (trigger or function gone, trigger paused, executions limit).
+ */
+export type HttpTriggerDispatchReply =
+  | { readonly status: 'dispatched' | 'queued'; readonly runId: string; readonly jobId: string }
+  | { readonly status: 'dropped'; readonly reason: string; readonly notFound: boolean; readonly runId?: string };

@@ -34,6 +34,7 @@ export * from './validation/page.query.js';
 export * from './validation/optional.js';
 export * from './validation/ranges.js';
 export * from './http/body-parsing.js';
+export * from './http/raw-body.js';
 export * from './http/text-checks.js';
 export * from './http/url-check.middleware.js';
 export * from './http/path-params.guard.js';

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH, type DispatchedRun } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
-import { Clock, StrataException } from '@strata/platform';
+import { Clock, readRawBody, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type RunRequest } from '../runs/run-queue.js';
@@ -15,7 +15,7 @@ import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 import { EndpointAuthenticator } from './endpoint-authenticator.js';
 import { EndpointDispatcher } from './endpoint-dispatcher.js';
-import { endpointRequestOf, payloadOf, readRawBody } from './endpoint-request.js';
+import { endpointRequestOf, payloadOf } from './endpoint-request.js';
 import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
 
 /**

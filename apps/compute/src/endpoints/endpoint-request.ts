@@ -9,28 +9,6 @@ import type { Request } from 'express';
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-signature', 'x-publishable-key']);
 
 /**
- * Reads the body as sent, up to `limit` bytes (413 beyond, without reading the
- * rest into memory). An absent body is an empty buffer.
- */
-export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const bytes = chunk as Buffer;
-    size += bytes.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks, size);
-}
-
-function tooLarge(limit: number): StrataException {
-  return new StrataException(ErrorCode.PAYLOAD_TOO_LARGE, `Request body is larger than ${limit} bytes.`);
-}
-
-/**
  * `context.req.payload`: a JSON body parsed (refused with 400 as the platform
  * refuses bad JSON: invalid UTF-8, too deep, NUL or lone surrogates), any other
  * body as UTF-8 text (415 when it is not text), no body as null.

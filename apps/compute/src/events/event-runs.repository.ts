@@ -26,6 +26,15 @@ export class EventRunsRepository {
   }
 
   /** System (every workspace): forgets pairs older than `before` (the stream no longer holds their events). */
+  /** The run an (event, trigger) pair started, if it started one. */
+  async runOf(scope: WorkspaceScope, eventId: string, triggerId: string): Promise<string | undefined> {
+    const rows = await this.db.query<{ run_id: string }[]>(
+      `SELECT run_id FROM compute.trigger_event_runs WHERE workspace_slug = $1 AND event_id = $2 AND trigger_id = $3`,
+      [scope.workspace, eventId, triggerId],
+    );
+    return rows[0]?.run_id;
+  }
+
   async forgetBefore(before: Date, limit: number): Promise<number> {
     const rows = await this.db.query<{ event_id: string }[]>(
       `DELETE FROM compute.trigger_event_runs WHERE ctid IN (

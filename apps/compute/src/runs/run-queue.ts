@@ -29,6 +29,8 @@ export interface RunRequest {
   readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
   /** The executions limit refused it: recorded as `rate_limited`, no job published. */
   readonly rateLimited?: boolean;
+  /** The job id to give the run (an http-trigger arrival's, answered before the run exists); a new one otherwise. */
+  readonly jobId?: string;
   /** Limits of this run that differ from the workspace's defaults (an endpoint's timeoutMs as wallMs). */
   readonly limits?: Partial<RunLimits>;
 }
@@ -125,8 +127,16 @@ export class RunQueue {
       return this.runs.insert(scope, tx, prepared);
     });
     if (!run) return undefined;
-    if (run.status === 'queued') await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
-    return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
+    const published =
+      run.status === 'queued' && (await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace }));
+    return {
+      jobId: run.jobId,
+      runId: run.id,
+      status: statusOf(run.status),
+      queuedAt: run.queuedAt.toISOString(),
+      /** Whether its job reached the workers' queue now (otherwise the sweep publishes it). */
+      published,
+    };
   }
 
   private newRun(request: RunRequest, runId: string = randomUUID()): NewRun {
@@ -135,7 +145,7 @@ export class RunQueue {
     const target = request.target;
     return {
       id: runId,
-      jobId: randomUUID(),
+      jobId: request.jobId ?? randomUUID(),
       functionId: target.kind === 'function' ? target.functionId : null,
       functionVersion: target.kind === 'function' ? target.version : null,
       functionCodeHash: target.codeHash,

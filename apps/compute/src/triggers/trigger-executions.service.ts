@@ -13,6 +13,9 @@ import type { TriggerEntity } from './trigger.entity.js';
 import { TRIGGER_NOT_FOUND } from './triggers.service.js';
 import { TriggersRepository, type FunctionVersionRef } from './triggers.repository.js';
 
+/** How long an http-trigger's run may take (spec: "runs up to 5 minutes"). */
+export const HTTP_TRIGGER_WALL_MS = 5 * 60_000;
+
 /**
  * Runs a trigger's function: the current version of its code, its parameters
  * (sealed ones opened) as `triggerParams`, and the invocation's input as
@@ -79,6 +82,26 @@ export class TriggerExecutions {
       scope,
       { ...request, triggerId: trigger.id },
       eventId,
+      async () => !(await this.budget.take(scope)),
+    );
+  }
+
+  /**
+   * The run of one captured http-trigger arrival, at most once per arrival (undefined: it was
+   * queued already). Such runs may take up to HTTP_TRIGGER_WALL_MS (the spec's 5 minutes).
+   */
+  async runForArrival(
+    scope: WorkspaceScope,
+    trigger: TriggerEntity,
+    executionParams: JsonObject,
+    arrival: { readonly id: string; readonly jobId: string },
+  ) {
+    const request = await this.runRequest(scope, trigger, executionParams, 'http-trigger', 'system:inbound', 0);
+    const arrivalId = arrival.id;
+    return this.queue.enqueueOnce(
+      scope,
+      { ...request, triggerId: trigger.id, jobId: arrival.jobId, limits: { wallMs: HTTP_TRIGGER_WALL_MS } },
+      `inbound:${arrivalId}`,
       async () => !(await this.budget.take(scope)),
     );
   }

@@ -1,5 +1,5 @@
 import { KeyRing } from '@strata/crypto';
-import type { FieldError } from '@strata/contracts';
+import { signingSecretAad, type FieldError } from '@strata/contracts';
 import type { JsonObject, JsonValue } from '../json.js';
 
 /** Additional data binding a sealed parameter to its trigger and name: moved elsewhere, it does not open. */
@@ -22,10 +22,11 @@ export function sealSigningSecret(
   triggerId: string,
   secret: JsonValue,
 ): { secret: JsonObject } | { errors: FieldError[] } {
-  const name = '#signingSecret';
+  // The inbound service opens it with the same additional data (@strata/contracts).
+  const bound = signingSecretAad(triggerId);
   if (isSealed(secret)) {
     try {
-      ring.decrypt(secret.value, aad(triggerId, name));
+      ring.decrypt(secret.value, bound);
       return { secret: { value: secret.value, encrypted: true, keyVersion: KeyRing.versionOf(secret.value) } };
     } catch {
       return {
@@ -39,7 +40,7 @@ export function sealSigningSecret(
     }
   }
   const plain = isObject(secret) ? secret['value'] : secret;
-  const envelope = ring.encrypt(JSON.stringify(plain ?? null), aad(triggerId, name));
+  const envelope = ring.encrypt(JSON.stringify(plain ?? null), bound);
   return { secret: { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) } };
 }
 

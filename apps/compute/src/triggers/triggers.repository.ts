@@ -133,6 +133,19 @@ export class TriggersRepository {
       .getMany();
   }
 
+  /** The live http-trigger of the workspace at `path` (paused ones too). */
+  async httpTriggerAt(scope: WorkspaceScope, path: string): Promise<TriggerEntity | undefined> {
+    const found = await this.db
+      .createQueryBuilder(TriggerEntity, 't')
+      .where(
+        `t.workspace_slug = :workspace AND t.execution_type = 'http-trigger' AND t.deleted_at IS NULL
+         AND t.metadata->>'path' = :path`,
+        { workspace: scope.workspace, path },
+      )
+      .getOne();
+    return found ?? undefined;
+  }
+
   /**
    * The live endpoint trigger of the workspace at `path` (paused ones too: the
    * caller answers them 404) and the current version of its live function, in one

@@ -121,6 +121,7 @@ const likelyValid: { [T in ExecutionType]: fc.Arbitrary<Record<string, unknown>>
       validateSignature: fc.boolean(),
       signingSecret: secret,
       signatureHeaderName: fc.constantFrom('X-Signature', 'stripe-signature'),
+      captureRejected: fc.boolean(),
       autoPersist: fc.record({ enabled: fc.boolean(), recordSlug: slug }),
       params,
     },

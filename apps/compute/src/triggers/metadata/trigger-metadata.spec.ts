@@ -664,8 +664,14 @@ describe('http-trigger', () => {
       path: 'stripe',
       validateSignature: false,
       signatureHeaderName: 'x-signature',
+      captureRejected: false,
       params: {},
     });
+    expect(ok('http-trigger', { path: 'stripe', captureRejected: true }).captureRejected).toBe(true);
+    expect(only('http-trigger', { path: 'stripe', captureRejected: 'yes' })).toEqual([
+      'triggerMetadata.captureRejected',
+      'must be a boolean',
+    ]);
   });
 
   it.each(['a', 'stripe-events', 'Stripe_Events_2', 'x'.repeat(100), '-_-'])('accepts the path %s', (path) => {
@@ -707,6 +713,7 @@ describe('http-trigger', () => {
       validateSignature: true,
       signingSecret: expected,
       signatureHeaderName: 'x-signature',
+      captureRejected: false,
       params: {},
     });
   });

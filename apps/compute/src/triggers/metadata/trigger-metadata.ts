@@ -39,7 +39,15 @@ export const TRIGGER_METADATA_FIELDS = {
   'on-demand': ['params'],
   'event-driven': ['event', 'recordSlug', 'params'],
   scheduled: ['scheduleType', 'interval', 'cronExpression', 'scheduledAt', 'timezone', 'params'],
-  'http-trigger': ['path', 'validateSignature', 'signingSecret', 'signatureHeaderName', 'autoPersist', 'params'],
+  'http-trigger': [
+    'path',
+    'validateSignature',
+    'signingSecret',
+    'signatureHeaderName',
+    'captureRejected',
+    'autoPersist',
+    'params',
+  ],
   endpoint: ['path', 'allowedMethods', 'timeoutMs', 'auth', 'params'],
 } as const satisfies Record<ExecutionType, readonly string[]>;
 
@@ -93,6 +101,8 @@ export interface HttpTriggerMetadata {
   signingSecret?: SigningSecret;
   /** Lower case. */
   signatureHeaderName: string;
+  /** Whether arrivals whose signature does not verify are kept (as `rejected`, never dispatched). */
+  captureRejected: boolean;
   autoPersist?: AutoPersist;
   params: TriggerParams;
 }
@@ -330,6 +340,10 @@ function checkHttpTrigger(
     }
   }
 
+  const rawCapture = own(body, 'captureRejected');
+  const captureRejected = rawCapture === undefined ? false : rawCapture;
+  if (typeof captureRejected !== 'boolean') issues.add(`${ROOT}.captureRejected`, 'must be a boolean');
+
   const rawAutoPersist = own(body, 'autoPersist');
   let autoPersist: AutoPersist | undefined;
   if (rawAutoPersist !== undefined) {
@@ -355,12 +369,15 @@ function checkHttpTrigger(
     }
   }
 
-  if (path === undefined || typeof validateSignature !== 'boolean') return undefined;
+  if (path === undefined || typeof validateSignature !== 'boolean' || typeof captureRejected !== 'boolean') {
+    return undefined;
+  }
   return {
     path,
     validateSignature,
     ...(signingSecret === undefined ? {} : { signingSecret }),
     signatureHeaderName,
+    captureRejected,
     ...(autoPersist === undefined ? {} : { autoPersist }),
   };
 }

@@ -1,0 +1,143 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { Msg, Subscription } from '@nats-io/transport-node';
+import { randomUUID } from 'node:crypto';
+import {
+  ID_FORMATS,
+  httpTriggerDispatchSubject,
+  httpTriggerQueue,
+  httpTriggerResolveSubject,
+  type HttpTriggerDispatch,
+  type HttpTriggerDispatchReply,
+  type HttpTriggerLookup,
+  type HttpTriggerResolution,
+} from '@strata/contracts';
+import { issueWorkspaceScope } from '@strata/db';
+import { NatsConnectionHolder } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import { EventRunsRepository } from '../events/event-runs.repository.js';
+import type { JsonObject } from '../json.js';
+import { RunsRepository } from '../runs/runs.repository.js';
+import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
+import { TriggersRepository } from '../triggers/triggers.repository.js';
+
+/**
+ * Compute's side of inbound capture (core NATS request/reply, a queue group of
+ * the API replicas): which http-trigger a path names, with its signing secret
+ * still sealed, and the run of a stored arrival, queued at most once per
+ * arrival (the (arrival, trigger) pair is recorded with the run, as for events).
+ */
+@Injectable()
+export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('HttpTriggerDirectory');
+  private readonly subscriptions: Subscription[] = [];
+
+  constructor(
+    private readonly nats: NatsConnectionHolder,
+    private readonly triggers: TriggersRepository,
+    private readonly executions: TriggerExecutions,
+    private readonly eventRuns: EventRunsRepository,
+    private readonly runs: RunsRepository,
+    private readonly config: ComputeConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const nc = await this.nats.get();
+    const queue = httpTriggerQueue(this.config.NATS_PREFIX);
+    const serve = (subject: string, answer: (payload: unknown) => Promise<unknown>) =>
+      nc.subscribe(subject, {
+        queue,
+        callback: (err, msg) => {
+          if (err) {
+            this.logger.warn({ msg: 'http-trigger subscription error', err: String(err) });
+            return;
+          }
+          void this.reply(msg, answer);
+        },
+      });
+    this.subscriptions.push(
+      serve(httpTriggerResolveSubject(this.config.NATS_PREFIX), (p) => this.resolve(p as HttpTriggerLookup)),
+      serve(httpTriggerDispatchSubject(this.config.NATS_PREFIX), (p) => this.dispatch(p as HttpTriggerDispatch)),
+    );
+    await nc.flush();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.subscriptions.map((s) => s.drain().catch(() => undefined)));
+  }
+
+  /** Answers the request; a failure is answered `{error}` (the asker treats it as unavailable), never silence. */
+  private async reply(msg: Msg, answer: (payload: unknown) => Promise<unknown>): Promise<void> {
+    try {
+      msg.respond(JSON.stringify(await answer(msg.json())));
+    } catch (err) {
+      this.logger.error({ msg: 'http-trigger request failed', subject: msg.subject, err: String(err) });
+      msg.respond(JSON.stringify({ error: 'compute could not answer' }));
+    }
+  }
+
+  private async resolve(lookup: HttpTriggerLookup): Promise<HttpTriggerResolution> {
+    if (typeof lookup?.workspaceSlug !== 'string' || typeof lookup.path !== 'string') return { found: false };
+    // The workspace our own inbound service names for an arrival on its URL; only its trigger is read.
+    const scope = issueWorkspaceScope(lookup.workspaceSlug);
+    const trigger = await this.triggers.httpTriggerAt(scope, lookup.path);
+    if (!trigger) return { found: false };
+    const m = trigger.metadata;
+    const secret = m['signingSecret'];
+    const sealed =
+      typeof secret === 'object' && secret !== null && !Array.isArray(secret) && typeof secret['value'] === 'string'
+        ? secret['value']
+        : null;
+    return {
+      found: true,
+      trigger: {
+        id: trigger.id,
+        name: trigger.name,
+        functionId: trigger.functionId,
+        paused: trigger.paused,
+        validateSignature: m['validateSignature'] === true,
+        signatureHeaderName: typeof m['signatureHeaderName'] === 'string' ? m['signatureHeaderName'] : 'x-signature',
+        signingSecret: sealed,
+        captureRejected: m['captureRejected'] === true,
+      },
+    };
+  }
+
+  private async dispatch(d: HttpTriggerDispatch): Promise<HttpTriggerDispatchReply> {
+    const scope = issueWorkspaceScope(d.workspaceSlug);
+    const trigger = await this.triggers.find(scope, d.triggerId);
+    if (!trigger || trigger.executionType !== 'http-trigger') {
+      return { status: 'dropped', reason: 'The trigger no longer exists.', notFound: true };
+    }
+    if (trigger.paused) return { status: 'dropped', reason: 'The trigger is paused.', notFound: false };
+    let queued;
+    try {
+      queued = await this.executions.runForArrival(scope, trigger, d.executionParams as JsonObject, {
+        id: d.inboundEventId,
+        jobId: ID_FORMATS.uuid.test(String(d.jobId)) ? d.jobId : randomUUID(),
+      });
+    } catch (err) {
+      // runRequest's 404: the trigger's function is gone.
+      if ((err as { status?: number }).status === 404) {
+        return { status: 'dropped', reason: `Function not found for trigger: ${trigger.id}`, notFound: true };
+      }
+      throw err;
+    }
+    if (!queued) {
+      // Asked again (a retry, the sweep): the arrival's run exists already.
+      const runId = await this.eventRuns.runOf(scope, `inbound:${d.inboundEventId}`, trigger.id);
+      const run = runId ? await this.runs.find(scope, runId) : undefined;
+      return run
+        ? { status: 'dispatched', runId: run.id, jobId: run.jobId }
+        : { status: 'dropped', reason: 'The arrival was dispatched before.', notFound: false };
+    }
+    if (queued.status === 'rate_limited') {
+      return {
+        status: 'dropped',
+        reason: 'The workspace reached its function executions limit; the run is recorded as rate_limited.',
+        notFound: false,
+        runId: queued.runId,
+      };
+    }
+    return { status: queued.published ? 'dispatched' : 'queued', runId: queued.runId, jobId: queued.jobId };
+  }
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { ErrorCode, ID_FORMATS, signingSecretAad, WORKSPACE_SLUG_MAX_LENGTH } from '@strata/contracts';
+import { newInboundEventId, type KeyRing } from '@strata/crypto';
+import { issueWorkspaceScope } from '@strata/db';
+import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
+import { ArrivalDispatcher } from '../dispatch/arrival-dispatcher.js';
+import { headersOf } from '../events/arrival-params.js';
+import { sealArrival } from '../events/arrival-seal.js';
+import type { DispatchStatus } from '../events/inbound-event.entity.js';
+import { InboundEventsRepository } from '../events/inbound-events.repository.js';
+import { InboundConfig } from '../inbound.config.js';
+import { checkArrivalSignature } from './arrival-signature.js';
+import { ComputeLink } from './compute-link.js';
+
+/** http-trigger paths: one URL segment of letters, digits, hyphens and underscores (as compute checks them). */
+const TRIGGER_PATH = /^[A-Za-z0-9_-]{1,100}$/;
+/** A caller's correlation id is kept when it is printable and short; otherwise one is made. */
+const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
+
+/** The 202 of an accepted arrival. */
+export interface Accepted {
+  /** The job id of the arrival's run (`GET /function-runs?jobId=`), fixed before the run is queued. */
+  executionId: string;
+  inboundEventId: string;
+  correlationId: string;
+  dispatchStatus: DispatchStatus;
+}
+
+/**
+ * `POST {data_base}/http-trigger/{path}`: finds the trigger (compute), reads the
+ * raw body (413 past INBOUND_MAX_BODY_BYTES), checks the signature, stores the
+ * arrival with its body and headers sealed, answers 202, and then hands it to
+ * compute. A crash after the store loses nothing: the sweep dispatches arrivals
+ * left `received`.
+ */
+@Injectable()
+export class ArrivalsService {
+  private readonly ring: KeyRing;
+
+  constructor(
+    private readonly link: ComputeLink,
+    private readonly events: InboundEventsRepository,
+    private readonly dispatcher: ArrivalDispatcher,
+    private readonly clock: Clock,
+    private readonly config: InboundConfig,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  async receive(req: Request, workspace: string, path: string): Promise<Accepted> {
+    const notFound = () => StrataException.notFound(`No http-trigger at /http-trigger/${path}.`);
+    if (workspace.length > WORKSPACE_SLUG_MAX_LENGTH || !ID_FORMATS.workspaceSlug.test(workspace)) throw notFound();
+    if (!TRIGGER_PATH.test(path)) throw notFound();
+    const body = await readRawBody(req, this.config.INBOUND_MAX_BODY_BYTES);
+    // The URL's workspace, before any credential: the trigger found in it decides by its signature.
+    const scope = issueWorkspaceScope(workspace);
+    const resolution = await this.link.resolve(scope, path);
+    if (!resolution.found) throw notFound();
+    const trigger = resolution.trigger;
+
+    const now = this.clock.now();
+    const verdict = checkArrivalSignature({
+      validate: trigger.validateSignature,
+      secret: trigger.signingSecret === null ? null : this.openSecret(trigger.id, trigger.signingSecret),
+      headerName: trigger.signatureHeaderName,
+      headers: req.headers,
+      body,
+      nowSeconds: Math.floor(now.getTime() / 1000),
+      toleranceSeconds: this.config.INBOUND_SIGNATURE_TOLERANCE_S,
+    });
+    if (verdict.result === 'rejected' && !trigger.captureRejected) {
+      throw new StrataException(ErrorCode.UNAUTHORIZED, `Invalid signature: ${verdict.reason ?? 'rejected'}`);
+    }
+
+    const id = newInboundEventId();
+    const given = req.headers['x-correlation-id'];
+    const correlationId = typeof given === 'string' && CORRELATION_ID.test(given) ? given : randomUUID();
+    const sealed = sealArrival(this.ring, id, body, headersOf(req.headers));
+    const rejected = verdict.result === 'rejected';
+    const paused = trigger.paused && !rejected;
+    const status: DispatchStatus = rejected || paused ? 'dropped_dispatch' : 'received';
+    const event = await this.events.insert(scope, {
+      id,
+      triggerId: trigger.id,
+      functionId: trigger.functionId,
+      sourceName: trigger.name,
+      signatureResult: verdict.result,
+      signatureScheme: verdict.scheme ?? null,
+      dispatchStatus: status,
+      dispatchError: rejected
+        ? `Signature rejected: ${verdict.reason ?? 'no reason'}; never dispatched.`
+        : paused
+          ? 'The trigger is paused.'
+          : null,
+      correlationId,
+      replayedFrom: null,
+      payload: sealed.payload,
+      headers: sealed.headers,
+      keyVersion: sealed.keyVersion,
+      contentType: typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : null,
+      bodyBytes: body.length,
+      runId: null,
+      jobId: randomUUID(),
+      receivedAt: now,
+      dispatchedAt: null,
+    });
+    if (rejected) {
+      throw new StrataException(
+        ErrorCode.UNAUTHORIZED,
+        `Invalid signature: ${verdict.reason ?? 'rejected'} (kept as ${id})`,
+      );
+    }
+    if (status === 'received') this.dispatcher.dispatchLater(scope, event);
+    return { executionId: event.jobId!, inboundEventId: id, correlationId, dispatchStatus: status };
+  }
+
+  /** The trigger's signing secret: sealed by compute with the shared key ring, bound to the trigger. */
+  private openSecret(triggerId: string, sealed: string): string | null {
+    try {
+      const plain = JSON.parse(this.ring.decryptString(sealed, signingSecretAad(triggerId))) as unknown;
+      return typeof plain === 'string' ? plain : null;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { RequestError, TimeoutError } from '@nats-io/transport-node';
+import {
+  ErrorCode,
+  httpTriggerDispatchSubject,
+  httpTriggerResolveSubject,
+  type HttpTriggerDispatch,
+  type HttpTriggerDispatchReply,
+  type HttpTriggerResolution,
+} from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
+import { injectTraceContext } from '@strata/events';
+import { NatsConnectionHolder, StrataException } from '@strata/platform';
+import { InboundConfig } from '../inbound.config.js';
+
+/**
+ * The inbound service's questions to compute, which owns triggers and runs
+ * (core NATS request/reply to the compute API replicas): which http-trigger a
+ * path names, and to queue the run of a stored arrival. Compute not answering
+ * is a 503 (`UNAVAILABLE`), never a guess.
+ */
+@Injectable()
+export class ComputeLink {
+  constructor(
+    private readonly nats: NatsConnectionHolder,
+    private readonly config: InboundConfig,
+  ) {}
+
+  resolve(scope: WorkspaceScope, path: string): Promise<HttpTriggerResolution> {
+    return this.ask(httpTriggerResolveSubject(this.config.NATS_PREFIX), { workspaceSlug: scope.workspace, path });
+  }
+
+  dispatch(scope: WorkspaceScope, d: Omit<HttpTriggerDispatch, 'workspaceSlug'>): Promise<HttpTriggerDispatchReply> {
+    return this.ask(httpTriggerDispatchSubject(this.config.NATS_PREFIX), { ...d, workspaceSlug: scope.workspace });
+  }
+
+  private async ask<T>(subject: string, payload: unknown): Promise<T> {
+    const nc = await this.nats.get();
+    let answer: T | { error: string };
+    try {
+      const msg = await nc.request(subject, JSON.stringify(payload), {
+        timeout: this.config.INBOUND_COMPUTE_TIMEOUT_MS,
+        headers: injectTraceContext(),
+      });
+      answer = msg.json<T | { error: string }>();
+    } catch (err) {
+      if ((err instanceof RequestError && err.isNoResponders()) || err instanceof TimeoutError) {
+        throw unavailable();
+      }
+      throw err;
+    }
+    if (typeof answer === 'object' && answer !== null && 'error' in answer) throw unavailable();
+    return answer;
+  }
+}
+
+function unavailable(): StrataException {
+  return new StrataException(
+    ErrorCode.UNAVAILABLE,
+    'The compute service did not answer; try again shortly.',
+    undefined,
+    { 'Retry-After': '1' },
+  );
+}

@@ -1,0 +1,43 @@
+import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public, setDeprecationHeaders, UseErrorShape } from '@strata/platform';
+import { ArrivalsService, type Accepted } from './arrivals.service.js';
+
+/** The legacy entry point's sunset (the routing table's deprecated variants use the same date). */
+const LEGACY_SUNSET = '2026-10-29';
+
+/**
+ * `{data_base}/http-trigger/{path}` and the legacy `{data_base}/webhook/{path}`:
+ * no bearer token; the trigger's signature validation decides (ArrivalsService).
+ */
+@ApiTags('http-trigger')
+@Public()
+@UseErrorShape('functions')
+@Controller('data/workspace/:workspace/api/v1')
+export class HttpTriggerController {
+  constructor(private readonly arrivals: ArrivalsService) {}
+
+  @Post('http-trigger/:path')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'An http-trigger arrival: stored (sealed), answered 202, then its run queued' })
+  receive(@Req() req: Request, @Param('workspace') workspace: string, @Param('path') path: string): Promise<Accepted> {
+    return this.arrivals.receive(req, workspace, path);
+  }
+
+  @Post('webhook/:path')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Deprecated: use /http-trigger/{path}', deprecated: true })
+  receiveLegacy(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @Param('workspace') workspace: string,
+    @Param('path') path: string,
+  ): Promise<Accepted> {
+    setDeprecationHeaders(res, {
+      sunset: LEGACY_SUNSET,
+      successor: `/data/workspace/${workspace}/api/v1/http-trigger/${encodeURIComponent(path)}`,
+    });
+    return this.arrivals.receive(req, workspace, path);
+  }
+}

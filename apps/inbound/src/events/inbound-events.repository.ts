@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { type WorkspaceScope } from '@strata/db';
+import { InboundEventEntity, type DispatchStatus, type SignatureResult } from './inbound-event.entity.js';
+
+export type NewInboundEvent = Omit<InboundEventEntity, 'workspaceSlug'>;
+
+export interface InboundEventFilters {
+  readonly triggerId?: string | undefined;
+  readonly signatureResult?: SignatureResult | undefined;
+  readonly dispatchStatus?: DispatchStatus | undefined;
+  readonly since?: Date | undefined;
+  readonly until?: Date | undefined;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** What a dispatch attempt ended with. */
+export interface DispatchChange {
+  readonly status: Exclude<DispatchStatus, 'received'>;
+  readonly runId?: string | null;
+  readonly jobId?: string | null;
+  readonly error?: string | null;
+  readonly at: Date;
+}
+
+/** The columns of a list row: never the sealed body or headers. */
+const LIST_COLUMNS = [
+  'e.id',
+  'e.workspaceSlug',
+  'e.triggerId',
+  'e.functionId',
+  'e.sourceName',
+  'e.signatureResult',
+  'e.signatureScheme',
+  'e.dispatchStatus',
+  'e.dispatchError',
+  'e.correlationId',
+  'e.replayedFrom',
+  'e.contentType',
+  'e.bodyBytes',
+  'e.runId',
+  'e.receivedAt',
+  'e.dispatchedAt',
+];
+
+/**
+ * inbound.inbound_events. Tenant methods take the scope and carry
+ * `workspace_slug` in every statement; the sweeps' methods are system-wide and
+ * answer each row's workspace for the sweep to act within.
+ */
+@Injectable()
+export class InboundEventsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insert(scope: WorkspaceScope, e: NewInboundEvent): Promise<InboundEventEntity> {
+    const row = this.db.manager.create(InboundEventEntity, { ...e, workspaceSlug: scope.workspace });
+    await this.db.createQueryBuilder().insert().into(InboundEventEntity).values(row).execute();
+    return row;
+  }
+
+  async find(scope: WorkspaceScope, id: string): Promise<InboundEventEntity | undefined> {
+    const row = await this.db
+      .createQueryBuilder(InboundEventEntity, 'e')
+      .where('e.workspace_slug = :workspace AND e.id = :id', { workspace: scope.workspace, id })
+      .getOne();
+    return row ?? undefined;
+  }
+
+  async list(scope: WorkspaceScope, f: InboundEventFilters): Promise<{ rows: InboundEventEntity[]; total: number }> {
+    const query = this.db
+      .createQueryBuilder(InboundEventEntity, 'e')
+      .select(LIST_COLUMNS)
+      .where('e.workspace_slug = :workspace', { workspace: scope.workspace });
+    if (f.triggerId) query.andWhere('e.trigger_id = :triggerId', { triggerId: f.triggerId });
+    if (f.signatureResult) query.andWhere('e.signature_result = :sr', { sr: f.signatureResult });
+    if (f.dispatchStatus) query.andWhere('e.dispatch_status = :ds', { ds: f.dispatchStatus });
+    if (f.since) query.andWhere('e.received_at >= :since', { since: f.since });
+    if (f.until) query.andWhere('e.received_at <= :until', { until: f.until });
+    const [rows, total] = await query
+      .orderBy('e.received_at', 'DESC')
+      .addOrderBy('e.id', 'DESC')
+      .take(f.limit)
+      .skip(f.offset)
+      .getManyAndCount();
+    return { rows, total };
+  }
+
+  /** Records how a dispatch ended; a status never moves back (a late `queued` after `dispatched` is ignored). */
+  async recordDispatch(scope: WorkspaceScope, id: string, c: DispatchChange): Promise<void> {
+    const from: DispatchStatus[] = c.status === 'queued' ? ['received'] : ['received', 'queued'];
+    await this.db
+      .createQueryBuilder()
+      .update(InboundEventEntity)
+      .set({
+        dispatchStatus: c.status,
+        ...(c.runId !== undefined ? { runId: c.runId } : {}),
+        ...(c.jobId !== undefined ? { jobId: c.jobId } : {}),
+        ...(c.error !== undefined ? { dispatchError: c.error } : {}),
+        dispatchedAt: c.at,
+      })
+      .where('workspace_slug = :workspace AND id = :id AND dispatch_status IN (:...from)', {
+        workspace: scope.workspace,
+        id,
+        from,
+      })
+      .execute();
+  }
+
+  async remove(scope: WorkspaceScope, id: string): Promise<void> {
+    await this.db.query('DELETE FROM inbound.inbound_events WHERE workspace_slug = $1 AND id = $2', [
+      scope.workspace,
+      id,
+    ]);
+  }
+
+  /** System-wide, for the sweep: arrivals still `received` (or `queued`) since before `before`, oldest first. */
+  async undispatched(before: Date, limit: number): Promise<{ id: string; workspaceSlug: string }[]> {
+    const rows = await this.db.query<{ id: string; workspace_slug: string }[]>(
+      `SELECT id, workspace_slug FROM inbound.inbound_events
+        WHERE dispatch_status IN ('received', 'queued') AND signature_result <> 'rejected' AND received_at < $1
+        ORDER BY received_at LIMIT $2`,
+      [before, limit],
+    );
+    return rows.map((r) => ({ id: r.id, workspaceSlug: r.workspace_slug }));
+  }
+
+  /** System-wide, for retention: deletes up to `limit` arrivals received before `before`; how many. */
+  async deleteBefore(before: Date, limit: number): Promise<number> {
+    const rows = await this.db.query<{ id: string }[]>(
+      `DELETE FROM inbound.inbound_events WHERE id IN (
+         SELECT id FROM inbound.inbound_events WHERE received_at < $1 ORDER BY received_at LIMIT $2
+       ) RETURNING id`,
+      [before, limit],
+    );
+    return rows.length;
+  }
+}

@@ -1,0 +1,44 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsUUID } from 'class-validator';
+import { IsDateTime, IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
+import {
+  DISPATCH_STATUSES,
+  SIGNATURE_RESULTS,
+  type DispatchStatus,
+  type SignatureResult,
+} from '../../events/inbound-event.entity.js';
+
+/** `GET /inbound-events` query: the spec's filters and an offset page (newest first). */
+export class InboundEventListQuery {
+  /** Clamped to 1–100 (the spec's rule): any integer is accepted. */
+  @QueryInteger(-MAX_INT32, MAX_INT32, 50)
+  limit?: number;
+
+  @QueryInteger(0, MAX_INT32, 0)
+  offset?: number;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'triggerId must be a UUID' })
+  triggerId?: string;
+
+  @ApiPropertyOptional({ enum: SIGNATURE_RESULTS })
+  @IsOptional()
+  @IsIn(SIGNATURE_RESULTS, { message: `signatureResult must be one of ${SIGNATURE_RESULTS.join(', ')}` })
+  signatureResult?: SignatureResult;
+
+  @ApiPropertyOptional({ enum: DISPATCH_STATUSES })
+  @IsOptional()
+  @IsIn(DISPATCH_STATUSES, { message: `dispatchStatus must be one of ${DISPATCH_STATUSES.join(', ')}` })
+  dispatchStatus?: DispatchStatus;
+
+  @ApiPropertyOptional({ description: 'Arrivals received at or after this instant (ISO 8601)' })
+  @IsOptional()
+  @IsDateTime()
+  since?: string;
+
+  @ApiPropertyOptional({ description: 'Arrivals received at or before this instant (ISO 8601)' })
+  @IsOptional()
+  @IsDateTime()
+  until?: string;
+}

@@ -1,0 +1,38 @@
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { WorkspaceScope } from '@strata/db';
+import { CallerGrants, CallerScope, RateLimit, RequirePermission, UseErrorShape, type Grants } from '@strata/platform';
+import { InboundEventListQuery } from './dto/inbound-event-list.query.js';
+import { InboundEventsService } from './inbound-events.service.js';
+
+/** `{data_base}/inbound-events`: captured http-trigger arrivals. */
+@ApiTags('inbound events')
+@ApiBearerAuth()
+@UseErrorShape('general')
+@Controller('data/workspace/:workspace/api/v1/inbound-events')
+export class InboundEventsController {
+  constructor(private readonly events: InboundEventsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Arrivals, newest first; never their bodies or headers' })
+  @RequirePermission('function-triggers', 'retrieve')
+  list(@CallerScope() scope: WorkspaceScope, @Query() query: InboundEventListQuery) {
+    return this.events.list(scope, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One arrival; its body and headers (credentials masked) with secrets:reveal' })
+  @RequirePermission('function-triggers', 'retrieve')
+  get(@CallerScope() scope: WorkspaceScope, @CallerGrants() grants: Grants, @Param('id') id: string) {
+    return this.events.get(scope, id, grants.can('secrets', 'reveal'));
+  }
+
+  @Post(':id/replay')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'A new arrival with the same body and headers, run by the trigger’s current function' })
+  @RequirePermission('function-triggers', 'execute')
+  @RateLimit('execute')
+  replay(@CallerScope() scope: WorkspaceScope, @Param('id') id: string) {
+    return this.events.replay(scope, id);
+  }
+}

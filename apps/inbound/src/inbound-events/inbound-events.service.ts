@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ErrorCode } from '@strata/contracts';
+import { newInboundEventId, type KeyRing } from '@strata/crypto';
+import type { WorkspaceScope } from '@strata/db';
+import { Clock, keyRingOf, StrataException } from '@strata/platform';
+import { ArrivalDispatcher } from '../dispatch/arrival-dispatcher.js';
+import { bodyOf, maskedHeaders } from '../events/arrival-params.js';
+import { openArrival, sealArrival } from '../events/arrival-seal.js';
+import { InboundEventsRepository } from '../events/inbound-events.repository.js';
+import { InboundConfig } from '../inbound.config.js';
+import type { InboundEventListQuery } from './dto/inbound-event-list.query.js';
+import { inboundEventRow } from './inbound-event-view.js';
+
+export const INBOUND_EVENT_NOT_FOUND = 'Inbound event not found.';
+const INBOUND_EVENT_ID = /^ievt_[0-9A-Z]{20}$/;
+
+/** Listing, inspecting and replaying a workspace's arrivals. */
+@Injectable()
+export class InboundEventsService {
+  private readonly ring: KeyRing;
+
+  constructor(
+    private readonly events: InboundEventsRepository,
+    private readonly dispatcher: ArrivalDispatcher,
+    private readonly clock: Clock,
+    config: InboundConfig,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  async list(scope: WorkspaceScope, q: InboundEventListQuery) {
+    const limit = Math.min(100, Math.max(1, q.limit ?? 50));
+    const offset = q.offset ?? 0;
+    const since = q.since ? new Date(q.since) : undefined;
+    const until = q.until ? new Date(q.until) : undefined;
+    if (since && until && since > until) {
+      throw StrataException.validation([{ field: 'since', message: 'must not be after until' }]);
+    }
+    const { rows, total } = await this.events.list(scope, {
+      triggerId: q.triggerId,
+      signatureResult: q.signatureResult,
+      dispatchStatus: q.dispatchStatus,
+      since,
+      until,
+      limit,
+      offset,
+    });
+    return { data: rows.map(inboundEventRow), meta: { total, limit, offset } };
+  }
+
+  /**
+   * One arrival. Its body and headers (credential headers masked) only for a
+   * caller who may reveal secrets (`secrets:reveal`): a webhook body is as
+   * sensitive as a secret field.
+   */
+  async get(scope: WorkspaceScope, id: string, reveal: boolean) {
+    const event = await this.find(scope, id);
+    if (!reveal) return { data: { ...inboundEventRow(event), payloadRedacted: true } };
+    const opened = openArrival(this.ring, event);
+    return {
+      data: {
+        ...inboundEventRow(event),
+        ...bodyOf(opened.body, event.contentType),
+        headers: maskedHeaders(opened.headers),
+      },
+    };
+  }
+
+  /**
+   * A replay: a new arrival with the original's body, headers and signature
+   * result (no new signature check), dispatched now through the trigger's current
+   * function. 404 when the trigger or its function is gone (the new row is removed).
+   */
+  async replay(scope: WorkspaceScope, id: string) {
+    const original = await this.find(scope, id);
+    if (original.signatureResult === 'rejected') {
+      throw StrataException.conflict('An arrival whose signature was rejected is never dispatched, nor replayed.');
+    }
+    const opened = openArrival(this.ring, original);
+    const newId = newInboundEventId();
+    const sealed = sealArrival(this.ring, newId, opened.body, opened.headers);
+    const replayed = await this.events.insert(scope, {
+      ...original,
+      id: newId,
+      dispatchStatus: 'received',
+      dispatchError: null,
+      replayedFrom: original.id,
+      payload: sealed.payload,
+      headers: sealed.headers,
+      keyVersion: sealed.keyVersion,
+      runId: null,
+      jobId: randomUUID(),
+      receivedAt: this.clock.now(),
+      dispatchedAt: null,
+    });
+    const reply = await this.dispatcher.dispatch(scope, replayed);
+    if (reply.status === 'dropped' && reply.notFound) {
+      await this.events.remove(scope, newId);
+      throw StrataException.notFound(reply.reason);
+    }
+    if (reply.status === 'dropped') {
+      throw new StrataException(ErrorCode.CONFLICT, `The replay was not queued: ${reply.reason} (kept as ${newId})`);
+    }
+    return {
+      data: {
+        inboundEventId: newId,
+        correlationId: replayed.correlationId,
+        replayedFrom: original.id,
+        dispatchStatus: 'queued' as const,
+        executionId: reply.jobId,
+      },
+    };
+  }
+
+  private async find(scope: WorkspaceScope, id: string) {
+    if (!INBOUND_EVENT_ID.test(id)) throw StrataException.notFound(INBOUND_EVENT_NOT_FOUND);
+    const event = await this.events.find(scope, id);
+    if (!event) throw StrataException.notFound(INBOUND_EVENT_NOT_FOUND);
+    return event;
+  }
+}

@@ -1,0 +1,53 @@
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { ServiceConfig } from '@strata/platform';
+
+/** Settings of the inbound service (environment variables; initialisers are the defaults). */
+export class InboundConfig extends ServiceConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  INBOUND_PORT = 8086;
+
+  /**
+   * Largest http-trigger body, in bytes (413 above). The body reaches the run
+   * through one NATS message, whose default limit is 1 MiB.
+   */
+  @IsInt()
+  @Min(1024)
+  @Max(768 * 1024)
+  INBOUND_MAX_BODY_BYTES = 512 * 1024;
+
+  /** How far a Standard Webhooks `webhook-timestamp` may be from now, either way, in seconds. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  INBOUND_SIGNATURE_TOLERANCE_S = 300;
+
+  /** Arrivals older than this many days are deleted (the spec's INBOUND_EVENT_RETENTION_DAYS). */
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  INBOUND_EVENT_RETENTION_DAYS = 30;
+
+  /** Whether this replica runs the sweeps (dispatch of arrivals left `received`, retention). */
+  @IsBoolean()
+  INBOUND_SWEEPER_ENABLED = true;
+
+  /** How often the sweeps run. */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  INBOUND_SWEEP_INTERVAL_MS = 5000;
+
+  /** An arrival still `received` this long after it was stored is dispatched by the sweep. */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  INBOUND_REDISPATCH_AFTER_MS = 10_000;
+
+  /** How long the service waits for compute to answer a lookup or a dispatch. */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  INBOUND_COMPUTE_TIMEOUT_MS = 5000;
+}

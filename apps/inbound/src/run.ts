@@ -1,0 +1,15 @@
+import { loadConfigOrExit } from '@strata/platform';
+import { createInboundApp, migrateInbound } from './create-inbound-app.js';
+import { InboundConfig } from './inbound.config.js';
+
+/** `node dist/main.js [migrate]`: serve, or only run the migrations. */
+export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const config = loadConfigOrExit(InboundConfig, 'strata-inbound');
+  if (argv[0] === 'migrate') {
+    const ran = await migrateInbound(config);
+    process.stdout.write(`strata-inbound: ${ran.length ? `ran ${ran.join(', ')}` : 'schema inbound is up to date'}\n`);
+    return;
+  }
+  const app = await createInboundApp(config);
+  await app.listen(config.INBOUND_PORT, config.HOST);
+}

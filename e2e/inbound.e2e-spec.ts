@@ -1,0 +1,321 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
+
+let stack: Stack;
+const suffix = Date.now().toString(36);
+const ws = `inb-${suffix}`;
+const otherWs = `inb-other-${suffix}`;
+let token: string;
+let otherToken: string;
+const triggers: Record<string, string> = {};
+const STANDARD_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const GITHUB_SECRET = 'github-shared-secret';
+
+const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1`;
+const CODE = `async function run() {
+  await api.createRecord('deliveries', { n: executionParams.body && executionParams.body.n });
+  return { success: true, data: { body: executionParams.body, headers: executionParams.headers, inboundEventId: executionParams.inboundEventId } };
+}`;
+
+function standardHeaders(body: string, secret = STANDARD_SECRET, at = Math.floor(Date.now() / 1000)) {
+  const id = `msg_${randomBytes(8).toString('hex')}`;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${at}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': `v1,${signature}` };
+}
+
+const send = (path: string, body: string, headers: Record<string, string> = {}, legacy = false) =>
+  call('POST', `${base()}/${legacy ? 'webhook' : 'http-trigger'}/${path}`, {
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+/** The run of a job once it is final. */
+async function finished(jobId: string): Promise<Record<string, any>> {
+  const until = Date.now() + 45_000;
+  for (;;) {
+    const listed = await call('GET', `${base()}/function-runs?jobId=${jobId}`, { token });
+    const r = listed.body.runs?.[0];
+    if (r && !['queued', 'running'].includes(r.status)) {
+      return (await call('GET', `${base()}/function-runs/${r.id}`, { token })).body;
+    }
+    if (Date.now() > until) throw new Error(`run of ${jobId} not final: ${JSON.stringify(listed.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function eventRow(id: string): Promise<Record<string, any>> {
+  const listed = await call('GET', `${base()}/inbound-events?limit=100`, { token });
+  return listed.body.data.find((e: { id: string }) => e.id === id);
+}
+
+async function settled(id: string): Promise<Record<string, any>> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const row = await eventRow(id);
+    if (row && row.dispatchStatus !== 'received' && row.dispatchStatus !== 'queued') return row;
+    if (Date.now() > until) throw new Error(`arrival ${id} not dispatched: ${JSON.stringify(row)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  stack = await startStack({ INBOUND_MAX_BODY_BYTES: '4096' });
+  await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  token = await adminWorkspaceToken(stack, ws);
+  otherToken = await adminWorkspaceToken(stack, otherWs);
+  const structure = await call('POST', `${base()}/structures`, {
+    token,
+    body: { name: 'Deliveries', recordSlug: 'deliveries', properties: [{ name: 'n', type: 'number' }] },
+  });
+  expect(structure.status).toBeLessThan(300);
+  const fn = await call('POST', `${base()}/compute-functions`, { token, body: { name: 'on-hook', code: CODE } });
+  expect(fn.status).toBe(201);
+  const make = async (name: string, metadata: Record<string, unknown>) => {
+    const created = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: {
+        name,
+        functionId: fn.body.id,
+        executionType: 'http-trigger',
+        triggerMetadata: { path: name, ...metadata },
+      },
+    });
+    expect(created.status).toBe(201);
+    triggers[name] = created.body.id;
+  };
+  await make('stripe', { validateSignature: true, signingSecret: { value: STANDARD_SECRET, encrypt: true } });
+  await make('github', {
+    validateSignature: true,
+    signingSecret: GITHUB_SECRET,
+    signatureHeaderName: 'X-Hub-Signature-256',
+  });
+  await make('open', {});
+  await make('kept', { validateSignature: true, signingSecret: 'kept-secret', captureRejected: true });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('inbound capture', () => {
+  let stripeEvent: string;
+
+  it('accepts a Standard Webhooks arrival with 202 and runs the function with its body and headers', async () => {
+    const body = JSON.stringify({ n: 1, type: 'invoice.paid' });
+    const answered = await send('stripe', body, { ...standardHeaders(body), 'x-correlation-id': 'corr-1' });
+    expect(answered.status).toBe(202);
+    expect(answered.body).toEqual({
+      executionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      inboundEventId: expect.stringMatching(/^ievt_/),
+      correlationId: 'corr-1',
+      dispatchStatus: 'received',
+    });
+    stripeEvent = answered.body.inboundEventId;
+    const run = await finished(answered.body.executionId);
+    expect(run).toMatchObject({ status: 'succeeded', executionSource: 'http-trigger', triggerId: triggers['stripe'] });
+    expect(run.result.data.body).toEqual({ n: 1, type: 'invoice.paid' });
+    expect(run.result.data.headers['webhook-id']).toEqual(expect.any(String));
+    expect(run.result.data.inboundEventId).toBe(stripeEvent);
+    expect(await settled(stripeEvent)).toMatchObject({
+      signatureResult: 'verified',
+      signatureScheme: 'standard-webhooks',
+      dispatchStatus: 'dispatched',
+      runId: run.id,
+      correlationId: 'corr-1',
+      sourceName: 'stripe',
+    });
+  });
+
+  it('refuses wrong and stale Standard Webhooks signatures with 401 and keeps nothing', async () => {
+    const body = JSON.stringify({ n: 2 });
+    const wrong = await send('stripe', body, standardHeaders(body, `whsec_${randomBytes(24).toString('base64')}`));
+    expect(wrong.status).toBe(401);
+    const stale = await send(
+      'stripe',
+      body,
+      standardHeaders(body, STANDARD_SECRET, Math.floor(Date.now() / 1000) - 3600),
+    );
+    expect(stale.status).toBe(401);
+    expect(stale.body.error).toContain('webhook-timestamp');
+    const unsigned = await send('stripe', body);
+    expect(unsigned.status).toBe(401);
+    const listed = await call('GET', `${base()}/inbound-events?triggerId=${triggers['stripe']}`, { token });
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([stripeEvent]);
+  });
+
+  it('accepts a plain HMAC-SHA256 of the raw body in the trigger’s header (GitHub style), and refuses a wrong one', async () => {
+    const body = JSON.stringify({ n: 3, action: 'opened' });
+    const digest = createHmac('sha256', GITHUB_SECRET).update(body).digest('hex');
+    const ok = await send('github', body, { 'x-hub-signature-256': `sha256=${digest}` });
+    expect(ok.status).toBe(202);
+    expect(await settled(ok.body.inboundEventId)).toMatchObject({
+      signatureResult: 'verified',
+      signatureScheme: 'hmac-sha256',
+    });
+    const bad = await send('github', body, { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` });
+    expect(bad.status).toBe(401);
+  });
+
+  it('keeps unsigned arrivals of a trigger that does not validate, and rejected ones only when asked', async () => {
+    const open = await send('open', JSON.stringify({ n: 4 }));
+    expect(open.status).toBe(202);
+    expect(await settled(open.body.inboundEventId)).toMatchObject({
+      signatureResult: 'unsigned',
+      dispatchStatus: 'dispatched',
+    });
+
+    const rejected = await send('kept', JSON.stringify({ n: 5 }), { 'x-signature': 'f'.repeat(64) });
+    expect(rejected.status).toBe(401);
+    const kept = await call('GET', `${base()}/inbound-events?signatureResult=rejected`, { token });
+    expect(kept.body.data).toHaveLength(1);
+    expect(kept.body.data[0]).toMatchObject({
+      triggerId: triggers['kept'],
+      dispatchStatus: 'dropped_dispatch',
+      runId: null,
+    });
+    const replay = await call('POST', `${base()}/inbound-events/${kept.body.data[0].id}/replay`, { token });
+    expect(replay.status).toBe(409);
+  });
+
+  it('answers the legacy /webhook/{path} with the deprecation headers', async () => {
+    const answered = await send('open', JSON.stringify({ n: 6 }), {}, true);
+    expect(answered.status).toBe(202);
+    expect(answered.headers.get('deprecation')).toBe('true');
+    expect(answered.headers.get('sunset')).toEqual(expect.any(String));
+    expect(answered.headers.get('link')).toContain(`/data/workspace/${ws}/api/v1/http-trigger/open`);
+  });
+
+  it('404 for an unknown path, 413 past the body limit', async () => {
+    expect((await send('nothing-here', '{}')).status).toBe(404);
+    const big = await send('open', JSON.stringify({ x: 'y'.repeat(5000) }));
+    expect(big.status).toBe(413);
+  });
+
+  it('lists with every filter, never with bodies or headers, and answers 400 for bad filters', async () => {
+    const all = await call('GET', `${base()}/inbound-events`, { token });
+    expect(all.status).toBe(200);
+    expect(all.body.meta).toEqual({ total: all.body.data.length, limit: 50, offset: 0 });
+    for (const row of all.body.data) {
+      expect(row).not.toHaveProperty('payload');
+      expect(row).not.toHaveProperty('headers');
+      expect(row).not.toHaveProperty('body');
+    }
+    expect(JSON.stringify(all.body)).not.toContain('invoice.paid');
+
+    const byTrigger = await call('GET', `${base()}/inbound-events?triggerId=${triggers['github']}`, { token });
+    expect(byTrigger.body.data.every((e: { triggerId: string }) => e.triggerId === triggers['github'])).toBe(true);
+    const verified = await call('GET', `${base()}/inbound-events?signatureResult=verified`, { token });
+    expect(verified.body.data.every((e: { signatureResult: string }) => e.signatureResult === 'verified')).toBe(true);
+    const dropped = await call('GET', `${base()}/inbound-events?dispatchStatus=dropped_dispatch`, { token });
+    expect(dropped.body.meta.total).toBe(1);
+    const future = await call('GET', `${base()}/inbound-events?since=2099-01-01T00:00:00Z`, { token });
+    expect(future.body).toEqual({ data: [], meta: { total: 0, limit: 50, offset: 0 } });
+    const past = await call('GET', `${base()}/inbound-events?until=2000-01-01T00:00:00Z`, { token });
+    expect(past.body.meta.total).toBe(0);
+    const page = await call('GET', `${base()}/inbound-events?limit=1&offset=1`, { token });
+    expect(page.body.data).toHaveLength(1);
+    expect(page.body.data[0].id).toBe(all.body.data[1].id);
+    expect((await call('GET', `${base()}/inbound-events?limit=500`, { token })).body.meta.limit).toBe(100);
+    expect((await call('GET', `${base()}/inbound-events?limit=0`, { token })).body.meta.limit).toBe(1);
+
+    for (const bad of [
+      'signatureResult=maybe',
+      'dispatchStatus=lost',
+      'triggerId=not-a-uuid',
+      'since=yesterday',
+      'until=2026-13-45',
+      'offset=-1',
+      'limit=ten',
+    ]) {
+      const refused = await call('GET', `${base()}/inbound-events?${bad}`, { token });
+      expect([bad, refused.status]).toEqual([bad, 400]);
+    }
+  });
+
+  it('shows an arrival’s body and masked headers only to a caller who may reveal secrets', async () => {
+    const body = JSON.stringify({ n: 7 });
+    const answered = await send('open', body, { authorization: 'Bearer provider-token' });
+    const id = answered.body.inboundEventId;
+    const detail = await call('GET', `${base()}/inbound-events/${id}`, { token });
+    expect(detail.status).toBe(200);
+    expect(detail.body.data).toMatchObject({ id, body: { n: 7 } });
+    expect(detail.body.data.headers.authorization).toBe('********');
+    const reader = await serviceAccountToken(stack, ws, token, {
+      name: 'hook-reader',
+      resource: 'function-triggers',
+      actions: ['retrieve'],
+    });
+    const redacted = await call('GET', `${base()}/inbound-events/${id}`, { token: reader });
+    expect(redacted.body.data).toMatchObject({ id, payloadRedacted: true });
+    expect(redacted.body.data).not.toHaveProperty('body');
+    expect((await call('GET', `${base()}/inbound-events/ievt_nope`, { token })).status).toBe(404);
+    // Not stored in the clear.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT payload, headers FROM inbound.inbound_events WHERE id = $1', [id]);
+      expect(rows[0].payload).not.toContain('"n"');
+      expect(rows[0].headers).not.toContain('provider-token');
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('replays an arrival: a new arrival, the same body, the function run again (side effects repeat)', async () => {
+    const deliveries = async () =>
+      (await call('GET', `${base()}/records/slug/deliveries?limit=100`, { token })).body.results.length as number;
+    const before = await deliveries();
+    const replay = await call('POST', `${base()}/inbound-events/${stripeEvent}/replay`, { token });
+    expect(replay.status).toBe(202);
+    expect(replay.body.data).toMatchObject({
+      inboundEventId: expect.stringMatching(/^ievt_/),
+      correlationId: 'corr-1',
+      replayedFrom: stripeEvent,
+      dispatchStatus: 'queued',
+    });
+    expect(replay.body.data.inboundEventId).not.toBe(stripeEvent);
+    const run = await finished(replay.body.data.executionId);
+    expect(run.result.data.body).toEqual({ n: 1, type: 'invoice.paid' });
+    const replayed = await settled(replay.body.data.inboundEventId);
+    expect(replayed).toMatchObject({ signatureResult: 'verified', replayedFrom: stripeEvent });
+    // The replay wrote its record again: replays repeat side effects, as the spec warns.
+    expect(await deliveries()).toBe(before + 1);
+    expect((await call('POST', `${base()}/inbound-events/ievt_0000000000NOTTHERE00/replay`, { token })).status).toBe(
+      404,
+    );
+  });
+
+  it('keeps workspaces apart: another workspace neither lists nor replays these arrivals', async () => {
+    expect((await call('GET', `${base()}/inbound-events`, { token: otherToken })).status).toBe(403);
+    const own = await call('GET', `${base(otherWs)}/inbound-events`, { token: otherToken });
+    expect(own.body).toEqual({ data: [], meta: { total: 0, limit: 50, offset: 0 } });
+    const replay = await call('POST', `${base(otherWs)}/inbound-events/${stripeEvent}/replay`, { token: otherToken });
+    expect(replay.status).toBe(404);
+    expect((await call('GET', `${base(otherWs)}/inbound-events/${stripeEvent}`, { token: otherToken })).status).toBe(
+      404,
+    );
+  });
+
+  it('dispatches an arrival left received by a crash, once: the sweep finds it and compute does not run it twice', async () => {
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        `UPDATE inbound.inbound_events SET dispatch_status = 'received', run_id = NULL, dispatched_at = NULL,
+                received_at = now() - interval '1 hour'
+          WHERE id = $1 RETURNING job_id`,
+        [stripeEvent],
+      );
+      await stack.restartInbound({ INBOUND_REDISPATCH_AFTER_MS: '100', INBOUND_SWEEP_INTERVAL_MS: '100' });
+      const row = await settled(stripeEvent);
+      expect(row.dispatchStatus).toBe('dispatched');
+      const runs = await db.query('SELECT count(*)::int AS n FROM compute.runs WHERE job_id = $1', [rows[0].job_id]);
+      expect(runs.rows[0].n).toBe(1);
+    } finally {
+      await db.end();
+    }
+  });
+});
