@@ -288,6 +288,78 @@ describe('inbound capture', () => {
     );
   });
 
+  it('auto-persists verified arrivals as records before dispatch; a failure is recorded and does not block the run', async () => {
+    const fnId = (await call('GET', `${base()}/compute-functions?search=on-hook`, { token })).body.functions[0].id;
+    const create = (name: string, recordSlug: string) =>
+      call('POST', `${base()}/function-triggers`, {
+        token,
+        body: {
+          name,
+          functionId: fnId,
+          executionType: 'http-trigger',
+          triggerMetadata: {
+            path: name,
+            validateSignature: true,
+            signingSecret: 'persist-secret',
+            autoPersist: { enabled: true, recordSlug },
+          },
+        },
+      });
+    const unknown = await create('persist-nowhere', 'no-such-collection');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details[0].field).toBe('triggerMetadata.autoPersist.recordSlug');
+    const created = await create('persisted', 'deliveries');
+    expect(created.status).toBe(201);
+    expect(created.body.triggerMetadata.autoPersist).toEqual({
+      enabled: true,
+      recordSlug: 'deliveries',
+      collectionId: expect.any(String),
+    });
+
+    const sign = (body: string) => ({
+      'x-signature': createHmac('sha256', 'persist-secret').update(body).digest('hex'),
+    });
+    const good = JSON.stringify({ n: 41 });
+    const ok = await send('persisted', good, sign(good));
+    expect(ok.status).toBe(202);
+    const row = await settled(ok.body.inboundEventId);
+    expect(row).toMatchObject({
+      persistStatus: 'succeeded',
+      persistedRecordId: expect.any(String),
+      dispatchStatus: 'dispatched',
+    });
+    const record = await call('GET', `${base()}/records/${row.persistedRecordId}`, { token });
+    expect(record.body.data).toEqual({ n: 41 });
+
+    const invalid = JSON.stringify({ n: 'not a number' });
+    const failed = await send('persisted', invalid, sign(invalid));
+    const failedRow = await settled(failed.body.inboundEventId);
+    expect(failedRow).toMatchObject({ persistStatus: 'failed', persistedRecordId: null, dispatchStatus: 'dispatched' });
+    expect(failedRow.persistError).toContain('400');
+
+    // The link is immutable: another collection is refused; an update without the block clears it.
+    const relink = await call('PUT', `${base()}/function-triggers/${created.body.id}`, {
+      token,
+      body: {
+        triggerMetadata: {
+          path: 'persisted',
+          validateSignature: true,
+          signingSecret: 'persist-secret',
+          autoPersist: { enabled: true, recordSlug: 'other' },
+        },
+      },
+    });
+    expect(relink.status).toBe(400);
+    const cleared = await call('PUT', `${base()}/function-triggers/${created.body.id}`, {
+      token,
+      body: { triggerMetadata: { path: 'persisted', validateSignature: true, signingSecret: 'persist-secret' } },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.triggerMetadata.autoPersist).toBeUndefined();
+    const after = await send('persisted', good, sign(good));
+    expect((await settled(after.body.inboundEventId)).persistStatus).toBeNull();
+  });
+
   it('keeps workspaces apart: another workspace neither lists nor replays these arrivals', async () => {
     expect((await call('GET', `${base()}/inbound-events`, { token: otherToken })).status).toBe(403);
     const own = await call('GET', `${base(otherWs)}/inbound-events`, { token: otherToken });

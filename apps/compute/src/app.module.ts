@@ -34,7 +34,10 @@ import { EndpointCredentialsRepository } from './endpoints/endpoint-credentials.
 import { EndpointCredentials } from './endpoints/endpoint-credentials.service.js';
 import { EndpointDispatcher } from './endpoints/endpoint-dispatcher.js';
 import { EndpointsController } from './endpoints/endpoints.controller.js';
+import { AutoPersistLinks } from './http-triggers/auto-persist-links.js';
 import { HttpTriggerDirectory } from './http-triggers/http-trigger-directory.js';
+import { DataApi } from './worker/api/data-api.js';
+import { FunctionPrincipalTokens } from './worker/function-principal-tokens.js';
 import { TriggerExecutions } from './triggers/trigger-executions.service.js';
 import { TriggersController } from './triggers/triggers.controller.js';
 import { TriggersRepository } from './triggers/triggers.repository.js';
@@ -83,6 +86,9 @@ export class ComputeAppModule {
         EndpointDispatcher,
         EndpointCalls,
         HttpTriggerDirectory,
+        FunctionPrincipalTokens,
+        DataApi,
+        AutoPersistLinks,
         EventRunsRepository,
         TriggerEventConsumer,
         SchedulesRepository,

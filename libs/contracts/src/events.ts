@@ -226,6 +226,8 @@ export interface HttpTriggerSettings {
   /** The signing secret sealed with the shared key ring (AAD: `signingSecretAad`), never in the clear. */
   readonly signingSecret: string | null;
   readonly captureRejected: boolean;
+  /** Whether verified arrivals are written as records (autoPersist enabled and linked to a collection). */
+  readonly autoPersist: boolean;
 }
 
 export type HttpTriggerResolution =
@@ -246,13 +248,23 @@ export interface HttpTriggerDispatch {
   readonly jobId: string;
   /** `{body, headers, inboundEventId, correlationId, receivedAt}`: the function's executionParams. */
   readonly executionParams: Readonly<Record<string, unknown>>;
+  /**
+   * Write the body as a record first, if the trigger's autoPersist is on (inbound asks at
+   * most once per arrival: a persist is never retried automatically).
+   */
+  readonly persist?: boolean;
 }
+
+/** What became of an auto-persist (absent: the trigger does not auto-persist). */
+export type PersistOutcome =
+  { readonly status: 'succeeded'; readonly recordId: string } | { readonly status: 'failed'; readonly error: string };
 
 /**
  * `dispatched`: the run is queued and its job handed to the workers' queue;
  * `queued`: the run is recorded but its job not yet published (compute's sweep will);
  * `dropped`: nothing will run (trigger or function gone, trigger paused, executions limit).
  */
-export type HttpTriggerDispatchReply =
+export type HttpTriggerDispatchReply = (
   | { readonly status: 'dispatched' | 'queued'; readonly runId: string; readonly jobId: string }
-  | { readonly status: 'dropped'; readonly reason: string; readonly notFound: boolean; readonly runId?: string };
+  | { readonly status: 'dropped'; readonly reason: string; readonly notFound: boolean; readonly runId?: string }
+) & { readonly persist?: PersistOutcome };

@@ -11,12 +11,14 @@ import {
   type HttpTriggerLookup,
   type HttpTriggerResolution,
 } from '@strata/contracts';
-import { issueWorkspaceScope } from '@strata/db';
+import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { EventRunsRepository } from '../events/event-runs.repository.js';
 import type { JsonObject } from '../json.js';
 import { RunsRepository } from '../runs/runs.repository.js';
+import type { TriggerEntity } from '../triggers/trigger.entity.js';
+import { AutoPersistLinks } from './auto-persist-links.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 
@@ -37,6 +39,7 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     private readonly executions: TriggerExecutions,
     private readonly eventRuns: EventRunsRepository,
     private readonly runs: RunsRepository,
+    private readonly autoPersist: AutoPersistLinks,
     private readonly config: ComputeConfig,
   ) {}
 
@@ -98,6 +101,7 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
         signatureHeaderName: typeof m['signatureHeaderName'] === 'string' ? m['signatureHeaderName'] : 'x-signature',
         signingSecret: sealed,
         captureRejected: m['captureRejected'] === true,
+        autoPersist: collectionOf(m) !== undefined,
       },
     };
   }
@@ -109,6 +113,21 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
       return { status: 'dropped', reason: 'The trigger no longer exists.', notFound: true };
     }
     if (trigger.paused) return { status: 'dropped', reason: 'The trigger is paused.', notFound: false };
+    // Auto-persist comes first and never blocks the run: its outcome rides along with the dispatch's.
+    const collectionId = collectionOf(trigger.metadata);
+    const persist =
+      d.persist === true && collectionId !== undefined
+        ? await this.autoPersist.persist(scope, collectionId, d.executionParams['body'])
+        : undefined;
+    const reply = await this.queue(scope, trigger, d);
+    return persist ? { ...reply, persist } : reply;
+  }
+
+  private async queue(
+    scope: WorkspaceScope,
+    trigger: TriggerEntity,
+    d: HttpTriggerDispatch,
+  ): Promise<HttpTriggerDispatchReply> {
     let queued;
     try {
       queued = await this.executions.runForArrival(scope, trigger, d.executionParams as JsonObject, {
@@ -140,4 +159,11 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     }
     return { status: queued.published ? 'dispatched' : 'queued', runId: queued.runId, jobId: queued.jobId };
   }
+}
+
+/** The collection an http-trigger's enabled autoPersist is linked to. */
+function collectionOf(metadata: JsonObject): string | undefined {
+  const ap = metadata['autoPersist'];
+  if (typeof ap !== 'object' || ap === null || Array.isArray(ap) || ap['enabled'] !== true) return undefined;
+  return typeof ap['collectionId'] === 'string' ? ap['collectionId'] : undefined;
 }

@@ -17,6 +17,7 @@ import {
 } from '../endpoints/endpoint-credentials.service.js';
 import { functionKindOf } from '../functions/function-code.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
+import { AutoPersistLinks } from '../http-triggers/auto-persist-links.js';
 import { checkTriggerMetadata, nextScheduledTime, type ExecutionType, type Schedule } from './metadata/index.js';
 import { sealSigningSecret, sealTriggerParams } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
@@ -39,6 +40,7 @@ export class TriggersService {
     private readonly transactions: Transactions,
     private readonly credentials: EndpointCredentials,
     private readonly functions: FunctionsRepository,
+    private readonly autoPersist: AutoPersistLinks,
     private readonly clock: Clock,
     config: ComputeConfig,
   ) {
@@ -71,8 +73,9 @@ export class TriggersService {
   ): Promise<{ trigger: TriggerEntity; issued?: IssuedCredentials }> {
     const id = randomUUID();
     const type: ExecutionType = body.executionType ?? 'on-demand';
-    const metadata = this.checkedMetadata(id, type, body.triggerMetadata ?? {});
+    const checked = this.checkedMetadata(id, type, body.triggerMetadata ?? {});
     await this.assertCodeFits(scope, tx, body.functionId, type);
+    const metadata = type === 'http-trigger' ? await this.autoPersist.link(scope, checked, undefined) : checked;
     const functionGone = () => StrataException.validation([{ field: 'functionId', message: 'Function not found.' }]);
     try {
       const created = await this.transactions.savepoint(tx, () =>
@@ -202,10 +205,14 @@ export class TriggersService {
             { field: 'body', message: 'Give at least one of name, description, triggerMetadata.' },
           ]);
         }
-        const metadata =
+        const checked =
           body.triggerMetadata === undefined
             ? undefined
             : this.checkedMetadata(id, current.executionType as ExecutionType, body.triggerMetadata);
+        const metadata =
+          checked !== undefined && current.executionType === 'http-trigger'
+            ? await this.autoPersist.link(scope, checked, current.metadata)
+            : checked;
         const updated = await this.triggers.update(
           scope,
           tx,

@@ -103,6 +103,10 @@ export class ArrivalsService {
       bodyBytes: body.length,
       runId: null,
       jobId: randomUUID(),
+      // Only verified arrivals are written as records (spec: auto-persist needs signature validation).
+      persistStatus: trigger.autoPersist && verdict.result === 'verified' && !paused ? 'pending' : null,
+      persistedRecordId: null,
+      persistError: null,
       receivedAt: now,
       dispatchedAt: null,
     });

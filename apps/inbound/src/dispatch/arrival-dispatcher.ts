@@ -33,7 +33,10 @@ export class ArrivalDispatcher {
 
   async dispatch(scope: WorkspaceScope, event: InboundEventEntity): Promise<HttpTriggerDispatchReply> {
     const opened = openArrival(this.ring, event);
+    // One auto-persist attempt per arrival, taken before asking: never retried automatically.
+    const persist = event.persistStatus === 'pending' && (await this.events.takePersist(scope, event.id));
     const reply = await this.link.dispatch(scope, {
+      persist,
       triggerId: event.triggerId,
       inboundEventId: event.id,
       correlationId: event.correlationId,
@@ -47,6 +50,17 @@ export class ArrivalDispatcher {
         ...(event.replayedFrom ? { replayedFrom: event.replayedFrom } : {}),
       },
     });
+    if (persist) {
+      await this.events.recordPersist(
+        scope,
+        event.id,
+        reply.persist === undefined
+          ? { status: 'skipped' }
+          : reply.persist.status === 'succeeded'
+            ? { status: 'succeeded', recordId: reply.persist.recordId }
+            : { status: 'failed', error: reply.persist.error },
+      );
+    }
     const at = this.clock.now();
     if (reply.status === 'dropped') {
       await this.events.recordDispatch(scope, event.id, {

@@ -3,6 +3,9 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export const SIGNATURE_RESULTS = ['verified', 'rejected', 'unsigned'] as const;
 export type SignatureResult = (typeof SIGNATURE_RESULTS)[number];
 
+export const PERSIST_STATUSES = ['pending', 'attempted', 'succeeded', 'failed', 'skipped'] as const;
+export type PersistStatus = (typeof PERSIST_STATUSES)[number];
+
 export const DISPATCH_STATUSES = ['received', 'queued', 'dispatched', 'dropped_dispatch'] as const;
 export type DispatchStatus = (typeof DISPATCH_STATUSES)[number];
 
@@ -68,6 +71,16 @@ export class InboundEventEntity {
 
   @Column({ name: 'job_id', type: 'uuid', nullable: true })
   jobId!: string | null;
+
+  /** The auto-persist of the arrival (null: the trigger does not auto-persist). */
+  @Column({ name: 'persist_status', type: 'text', nullable: true })
+  persistStatus!: PersistStatus | null;
+
+  @Column({ name: 'persisted_record_id', type: 'uuid', nullable: true })
+  persistedRecordId!: string | null;
+
+  @Column({ name: 'persist_error', type: 'text', nullable: true })
+  persistError!: string | null;
 
   @Column({ name: 'received_at', type: 'timestamptz' })
   receivedAt!: Date;

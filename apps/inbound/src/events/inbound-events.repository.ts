@@ -41,6 +41,9 @@ const LIST_COLUMNS = [
   'e.contentType',
   'e.bodyBytes',
   'e.runId',
+  'e.persistStatus',
+  'e.persistedRecordId',
+  'e.persistError',
   'e.receivedAt',
   'e.dispatchedAt',
 ];
@@ -106,6 +109,29 @@ export class InboundEventsRepository {
         from,
       })
       .execute();
+  }
+
+  /** Takes the arrival's one auto-persist attempt (`pending` → `attempted`); whether this caller has it. */
+  async takePersist(scope: WorkspaceScope, id: string): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }[]>(
+      `UPDATE inbound.inbound_events SET persist_status = 'attempted'
+        WHERE workspace_slug = $1 AND id = $2 AND persist_status = 'pending' RETURNING id`,
+      [scope.workspace, id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Records the auto-persist's outcome (`skipped` when the trigger no longer persists). */
+  async recordPersist(
+    scope: WorkspaceScope,
+    id: string,
+    outcome: { status: 'succeeded' | 'failed' | 'skipped'; recordId?: string; error?: string },
+  ): Promise<void> {
+    await this.db.query(
+      `UPDATE inbound.inbound_events SET persist_status = $3, persisted_record_id = $4, persist_error = $5
+        WHERE workspace_slug = $1 AND id = $2 AND persist_status = 'attempted'`,
+      [scope.workspace, id, outcome.status, outcome.recordId ?? null, outcome.error ?? null],
+    );
   }
 
   async remove(scope: WorkspaceScope, id: string): Promise<void> {

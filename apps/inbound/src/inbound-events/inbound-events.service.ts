@@ -91,6 +91,10 @@ export class InboundEventsService {
       keyVersion: sealed.keyVersion,
       runId: null,
       jobId: randomUUID(),
+      // The trigger's current auto-persist applies (compute answers `skipped` when it has none).
+      persistStatus: original.signatureResult === 'verified' ? 'pending' : null,
+      persistedRecordId: null,
+      persistError: null,
       receivedAt: this.clock.now(),
       dispatchedAt: null,
     });

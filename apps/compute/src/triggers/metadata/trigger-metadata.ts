@@ -351,7 +351,8 @@ function checkHttpTrigger(
     if (!isPlainObject(rawAutoPersist)) {
       issues.add(at, 'must be an object {enabled, recordSlug}');
     } else {
-      refuseUnknownKeys(rawAutoPersist, ['enabled', 'recordSlug'], at, issues, 'autoPersist');
+      // collectionId is the link GET answers; sent back it is ignored (the service keeps or makes the link).
+      refuseUnknownKeys(rawAutoPersist, ['enabled', 'recordSlug', 'collectionId'], at, issues, 'autoPersist');
       const enabled = own(rawAutoPersist, 'enabled');
       const rawSlug = own(rawAutoPersist, 'recordSlug');
       if (typeof enabled !== 'boolean') issues.add(`${at}.enabled`, 'must be a boolean');
