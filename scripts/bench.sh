@@ -11,3 +11,4 @@ node --enable-source-maps bench/dist/queries.js
 node --enable-source-maps bench/dist/webhooks.js
 node --enable-source-maps --no-node-snapshot bench/dist/compute.js
 node --enable-source-maps --no-node-snapshot bench/dist/triggers.js
+node --enable-source-maps --no-node-snapshot bench/dist/inbound.js

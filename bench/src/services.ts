@@ -4,6 +4,7 @@ import { AuthConfig, migrateAuth } from '@strata/auth';
 import { ComputeConfig, migrateCompute } from '@strata/compute';
 import { DataConfig, migrateData } from '@strata/data';
 import { WebhooksConfig, migrateWebhooks } from '@strata/webhooks';
+import { InboundConfig, migrateInbound } from '@strata/inbound';
 import { loadConfig } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
 import { call } from '@strata/testkit';
@@ -15,6 +16,8 @@ export interface Services {
   readonly webhooksUrl: string;
   /** The compute API (started only when `compute` is among the apps). */
   readonly computeUrl: string;
+  /** The inbound service (started only when `inbound` is among the apps). */
+  readonly inboundUrl: string;
   readonly databaseUrl: string;
   /** The run's NATS subject prefix (streams and subjects of these services). */
   readonly natsPrefix: string;
@@ -36,7 +39,7 @@ const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boole
  * A service process: the three HTTP services by default; `compute` (the compute API) and
  * `worker` (a sandbox worker, `apps/compute/dist/main.js worker`, no HTTP) when named.
  */
-export type App = (typeof APPS)[number] | 'compute' | 'worker';
+export type App = (typeof APPS)[number] | 'compute' | 'worker' | 'inbound';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -52,7 +55,8 @@ export async function startServices(
   apps: readonly App[] = APPS,
 ): Promise<Services> {
   const db = await createTestDatabase('strata_bench');
-  const [authPort, dataPort, webhooksPort, computePort] = [
+  const [authPort, dataPort, webhooksPort, computePort, inboundPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -67,6 +71,7 @@ export async function startServices(
     DATA_PORT: String(dataPort),
     WEBHOOKS_PORT: String(webhooksPort),
     COMPUTE_PORT: String(computePort),
+    INBOUND_PORT: String(inboundPort),
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     AUTH_ISSUER: `${authUrl}/oidc`,
     AUTH_INTERNAL_URL: authUrl,
@@ -82,11 +87,13 @@ export async function startServices(
   await migrateData(loadConfig(DataConfig, env));
   await migrateWebhooks(loadConfig(WebhooksConfig, env));
   if (apps.includes('compute') || apps.includes('worker')) await migrateCompute(loadConfig(ComputeConfig, env));
+  if (apps.includes('inbound')) await migrateInbound(loadConfig(InboundConfig, env));
   const urls: Record<Exclude<App, 'worker'>, string> = {
     auth: authUrl,
     data: `http://127.0.0.1:${dataPort}`,
     webhooks: `http://127.0.0.1:${webhooksPort}`,
     compute: `http://127.0.0.1:${computePort}`,
+    inbound: `http://127.0.0.1:${inboundPort}`,
   };
   const children = new Map<App, ChildProcess>();
   const startApp = async (app: App) => {
@@ -121,6 +128,7 @@ export async function startServices(
     dataUrl: urls.data,
     webhooksUrl: urls.webhooks,
     computeUrl: urls.compute,
+    inboundUrl: urls.inbound,
     databaseUrl: db.url,
     natsPrefix: env['NATS_PREFIX']!,
     adminEmail: env['STRATA_ADMIN_EMAIL']!,

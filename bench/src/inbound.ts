@@ -1,0 +1,188 @@
+/**
+ * `pnpm bench` → inbound: verified http-trigger arrivals, from the POST to the 202.
+ *
+ * Ours: `POST /data/workspace/bench/api/v1/http-trigger/hook` on the inbound service (its
+ * own process; auth, data and the compute API beside it, no sandbox worker: the runs are
+ * queued, not executed), each signed with a plain HMAC-SHA256 of the body. The inbound
+ * service asks compute for the trigger, verifies the signature, seals and stores the
+ * arrival, answers 202, then hands it to compute.
+ *
+ * Baseline: a bare `node:http` server in this process that reads the body, verifies the
+ * same signature, seals the body and headers with the same key ring, inserts the same row
+ * into `inbound.inbound_events` with `pg`, and answers 202.
+ *
+ * One call at a time (the 202's p50/p99), then `BENCH_INBOUND_CONCURRENCY` at a time
+ * (arrivals per second). Target (issue 16): at least half the bare server's throughput.
+ */
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, request, Agent, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { KeyRing, newInboundEventId } from '@strata/crypto';
+import { InboundConfig } from '@strata/inbound';
+import { keyRingOf, loadConfig } from '@strata/platform';
+import { call } from '@strata/testkit';
+import { measure } from './measure.js';
+import { benchWorkspace, startUnlimitedServices } from './services.js';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const SAMPLES = env('BENCH_INBOUND_SAMPLES', 500);
+const TOTAL = env('BENCH_INBOUND_CALLS', 3000);
+const CONCURRENCY = env('BENCH_INBOUND_CONCURRENCY', 8);
+const WARMUP = 100;
+const SECRET = 'bench-signing-secret';
+const BODY = JSON.stringify({ type: 'invoice.paid', id: 'in_123', amount: 4200, currency: 'eur', lines: [1, 2, 3] });
+
+interface Stats {
+  p50: number;
+  p99: number;
+}
+
+function stats(values: number[]): Stats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+const ms = (v: number) => `${v.toFixed(2).padStart(7)} ms`;
+
+/** A signed POST over kept-alive connections; resolves with the status. */
+function poster(connections: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const signature = createHmac('sha256', SECRET).update(BODY).digest('hex');
+  const send = (url: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(BODY),
+            'x-signature': `sha256=${signature}`,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(BODY);
+    });
+  return { send, close: () => agent.destroy() };
+}
+
+/** The bare server: read, verify, seal, insert, 202. */
+async function bareServer(databaseUrl: string, ring: KeyRing, triggerId: string) {
+  const db = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY });
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const presented = String(req.headers['x-signature'] ?? '').replace(/^sha256=/, '');
+      const expected = createHmac('sha256', SECRET).update(body).digest();
+      const given = Buffer.from(presented, 'hex');
+      if (given.length !== 32 || !timingSafeEqual(given, expected)) {
+        res.writeHead(401).end();
+        return;
+      }
+      const id = newInboundEventId();
+      const payload = ring.encrypt(body, `inbound.inbound_events:${id}:payload`);
+      const headers = ring.encrypt(JSON.stringify(req.headers), `inbound.inbound_events:${id}:headers`);
+      db.query(
+        `INSERT INTO inbound.inbound_events (id, workspace_slug, trigger_id, function_id, source_name, signature_result,
+           signature_scheme, dispatch_status, correlation_id, payload, headers, key_version, content_type, body_bytes,
+           job_id, received_at)
+         VALUES ($1, 'bare', $2, NULL, 'hook', 'verified', 'hmac-sha256', 'received', $3, $4, $5, $6, $7, $8, $9, now())`,
+        [
+          id,
+          triggerId,
+          randomUUID(),
+          payload,
+          headers,
+          KeyRing.versionOf(payload),
+          req.headers['content-type'] ?? null,
+          body.length,
+          randomUUID(),
+        ],
+      ).then(
+        () => {
+          res.writeHead(202, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ inboundEventId: id }));
+        },
+        () => res.writeHead(500).end(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.end();
+    },
+  };
+}
+
+async function time(url: string) {
+  const client = poster(CONCURRENCY);
+  const once = async () => {
+    const status = await client.send(url);
+    if (status !== 202) throw new Error(`${url}: ${status}`);
+  };
+  for (let i = 0; i < WARMUP; i++) await once();
+  const latencies: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const t0 = performance.now();
+    await once();
+    latencies.push(performance.now() - t0);
+  }
+  const throughput = await measure(TOTAL, CONCURRENCY, once);
+  client.close();
+  return { latency: stats(latencies), perSecond: throughput.perSecond };
+}
+
+async function main(): Promise<void> {
+  const services = await startUnlimitedServices({}, ['auth', 'data', 'compute', 'inbound']);
+  try {
+    const { token } = await benchWorkspace(services);
+    const computeBase = `${services.computeUrl}/data/workspace/bench/api/v1`;
+    const fn = await call('POST', `${computeBase}/compute-functions`, {
+      token,
+      body: { name: 'on-hook', code: 'async function run() { return { success: true }; }' },
+    });
+    const trigger = await call('POST', `${computeBase}/function-triggers`, {
+      token,
+      body: {
+        name: 'hook',
+        functionId: fn.body.id,
+        executionType: 'http-trigger',
+        triggerMetadata: { path: 'hook', validateSignature: true, signingSecret: SECRET },
+      },
+    });
+    if (trigger.status !== 201) throw new Error(`trigger: ${JSON.stringify(trigger.body)}`);
+    const ring = keyRingOf(loadConfig(InboundConfig, { ...process.env, STRATA_ENV: 'development' }));
+    const bare = await bareServer(services.databaseUrl, ring, trigger.body.id);
+    const bareFigures = await time(bare.url);
+    await bare.close();
+    const ours = await time(`${services.inboundUrl}/data/workspace/bench/api/v1/http-trigger/hook`);
+    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+    const lines = [
+      `inbound: verified http-trigger arrivals (plain HMAC-SHA256, ${Buffer.byteLength(BODY)}-byte JSON body); services in their own processes, no sandbox worker`,
+      `  ${SAMPLES} one at a time (after ${WARMUP}), then ${TOTAL} ${CONCURRENCY} at a time`,
+      `  bare node:http + verify + seal + pg INSERT   202 p50 ${ms(bareFigures.latency.p50)}  p99 ${ms(bareFigures.latency.p99)}  ${bareFigures.perSecond.toFixed(0).padStart(6)} arrivals/s`,
+      `  strata /http-trigger/{path}                  202 p50 ${ms(ours.latency.p50)}  p99 ${ms(ours.latency.p99)}  ${ours.perSecond.toFixed(0).padStart(6)} arrivals/s`,
+      `  ratio throughput ${ratio(ours.perSecond, bareFigures.perSecond)} (target: at least 0.5x); latency p50 ${ratio(ours.latency.p50, bareFigures.latency.p50)}`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+  } finally {
+    await services.stop();
+  }
+}
+
+await main();
