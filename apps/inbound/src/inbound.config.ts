@@ -45,6 +45,16 @@ export class InboundConfig extends ServiceConfig {
   @Max(3_600_000)
   INBOUND_REDISPATCH_AFTER_MS = 10_000;
 
+  /**
+   * How long a trigger looked up for an arrival is reused (0: every arrival asks compute).
+   * A change to the trigger (secret, pause, deletion) reaches arrivals within this time;
+   * compute checks pause and deletion again when it queues the run.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  INBOUND_TRIGGER_CACHE_MS = 2000;
+
   /** How long the service waits for compute to answer a lookup or a dispatch. */
   @IsInt()
   @Min(100)

@@ -19,15 +19,34 @@ import { InboundConfig } from '../inbound.config.js';
  * path names, and to queue the run of a stored arrival. Compute not answering
  * is a 503 (`UNAVAILABLE`), never a guess.
  */
+/** Trigger lookups kept at once (oldest out first). */
+const MAX_CACHED_TRIGGERS = 10_000;
+
 @Injectable()
 export class ComputeLink {
+  private readonly resolved = new Map<string, { answer: Promise<HttpTriggerResolution>; until: number }>();
+
   constructor(
     private readonly nats: NatsConnectionHolder,
     private readonly config: InboundConfig,
   ) {}
 
+  /** The trigger at `path`, reused for INBOUND_TRIGGER_CACHE_MS (a failed lookup is not kept). */
   resolve(scope: WorkspaceScope, path: string): Promise<HttpTriggerResolution> {
-    return this.ask(httpTriggerResolveSubject(this.config.NATS_PREFIX), { workspaceSlug: scope.workspace, path });
+    const key = `${scope.workspace}/${path}`;
+    const now = performance.now();
+    const cached = this.resolved.get(key);
+    if (cached && cached.until > now) return cached.answer;
+    const answer = this.ask<HttpTriggerResolution>(httpTriggerResolveSubject(this.config.NATS_PREFIX), {
+      workspaceSlug: scope.workspace,
+      path,
+    });
+    if (this.config.INBOUND_TRIGGER_CACHE_MS > 0) {
+      if (this.resolved.size >= MAX_CACHED_TRIGGERS) this.resolved.delete(this.resolved.keys().next().value!);
+      this.resolved.set(key, { answer, until: now + this.config.INBOUND_TRIGGER_CACHE_MS });
+      answer.catch(() => this.resolved.delete(key));
+    }
+    return answer;
   }
 
   dispatch(scope: WorkspaceScope, d: Omit<HttpTriggerDispatch, 'workspaceSlug'>): Promise<HttpTriggerDispatchReply> {

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public, setDeprecationHeaders, UseErrorShape } from '@strata/platform';
+import { Public, RateLimitedInHandler, setDeprecationHeaders, UseErrorShape } from '@strata/platform';
 import { ArrivalsService, type Accepted } from './arrivals.service.js';
 
 /** The legacy entry point's sunset (the routing table's deprecated variants use the same date). */
@@ -13,6 +13,9 @@ const LEGACY_SUNSET = '2026-10-29';
  */
 @ApiTags('http-trigger')
 @Public()
+// Arrivals do not spend the workspace's write budget (a provider's burst would starve its API
+// writes); each run they start counts against the executions limit when compute queues it.
+@RateLimitedInHandler()
 @UseErrorShape('functions')
 @Controller('data/workspace/:workspace/api/v1')
 export class HttpTriggerController {
