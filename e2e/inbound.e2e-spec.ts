@@ -364,6 +364,55 @@ describe('inbound capture', () => {
     expect(afterRow.persistedRecordId).toBeNull();
   });
 
+  it('a dry run says what a replay would run and runs nothing', async () => {
+    const before = (await call('GET', `${base()}/inbound-events`, { token })).body.meta.total;
+    const dry = await call('POST', `${base()}/inbound-events/${stripeEvent}/replay?dryRun=true`, { token });
+    expect(dry.status).toBe(200);
+    expect(dry.body.data).toEqual({
+      dryRun: true,
+      inboundEventId: stripeEvent,
+      signatureResult: 'verified',
+      wouldRun: {
+        triggerId: triggers['stripe'],
+        triggerName: 'stripe',
+        paused: false,
+        functionId: expect.any(String),
+        functionVersion: 1,
+        autoPersist: null,
+      },
+    });
+    expect((await call('GET', `${base()}/inbound-events`, { token })).body.meta.total).toBe(before);
+    expect((await call('POST', `${base()}/inbound-events/${stripeEvent}/replay?dryRun=maybe`, { token })).status).toBe(
+      400,
+    );
+  });
+
+  it('replays many arrivals matching a trigger, capped, and says how many were queued', async () => {
+    const refused = await call('POST', `${base()}/inbound-events/replay`, { token, body: {} });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details[0].field).toBe('triggerId');
+    expect(
+      (
+        await call('POST', `${base()}/inbound-events/replay`, {
+          token,
+          body: { triggerId: triggers['github'], limit: 500 },
+        })
+      ).status,
+    ).toBe(400);
+    const originals = (await call('GET', `${base()}/inbound-events?triggerId=${triggers['github']}`, { token })).body
+      .data;
+    const bulk = await call('POST', `${base()}/inbound-events/replay`, {
+      token,
+      body: { triggerId: triggers['github'], limit: 10 },
+    });
+    expect(bulk.status).toBe(202);
+    expect(bulk.body.data).toMatchObject({ matched: originals.length, queued: originals.length, dropped: 0 });
+    for (const replay of bulk.body.data.replays) {
+      expect(replay).toMatchObject({ inboundEventId: expect.stringMatching(/^ievt_/), dispatchStatus: 'queued' });
+      expect((await settled(replay.inboundEventId)).dispatchStatus).toBe('dispatched');
+    }
+  });
+
   it('keeps workspaces apart: another workspace neither lists nor replays these arrivals', async () => {
     expect((await call('GET', `${base()}/inbound-events`, { token: otherToken })).status).toBe(403);
     const own = await call('GET', `${base(otherWs)}/inbound-events`, { token: otherToken });

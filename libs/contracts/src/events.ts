@@ -200,6 +200,24 @@ export function httpTriggerResolveSubject(prefix: string): string {
   return `${prefix}.compute.http-triggers.resolve`;
 }
 
+export function httpTriggerDescribeSubject(prefix: string): string {
+  return `${prefix}.compute.http-triggers.describe`;
+}
+
+/** What a replay of an arrival of this trigger would run (a replay's dry run). */
+export interface HttpTriggerDescription {
+  readonly id: string;
+  readonly name: string;
+  readonly paused: boolean;
+  readonly functionId: string | null;
+  /** The current version of the function (what a replay runs), null when the function is gone. */
+  readonly functionVersion: number | null;
+  readonly autoPersist: { readonly recordSlug: string; readonly collectionId: string } | null;
+}
+
+export type HttpTriggerDescribeReply =
+  { readonly found: false } | { readonly found: true; readonly trigger: HttpTriggerDescription };
+
 export function httpTriggerDispatchSubject(prefix: string): string {
   return `${prefix}.compute.http-triggers.dispatch`;
 }

@@ -3,9 +3,11 @@ import type { Msg, Subscription } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import {
   ID_FORMATS,
+  httpTriggerDescribeSubject,
   httpTriggerDispatchSubject,
   httpTriggerQueue,
   httpTriggerResolveSubject,
+  type HttpTriggerDescribeReply,
   type HttpTriggerDispatch,
   type HttpTriggerDispatchReply,
   type HttpTriggerLookup,
@@ -16,6 +18,7 @@ import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { EventRunsRepository } from '../events/event-runs.repository.js';
 import type { JsonObject } from '../json.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
 import { RunsRepository } from '../runs/runs.repository.js';
 import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { AutoPersistLinks } from './auto-persist-links.js';
@@ -40,6 +43,7 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     private readonly eventRuns: EventRunsRepository,
     private readonly runs: RunsRepository,
     private readonly autoPersist: AutoPersistLinks,
+    private readonly functions: FunctionsRepository,
     private readonly config: ComputeConfig,
   ) {}
 
@@ -60,6 +64,9 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     this.subscriptions.push(
       serve(httpTriggerResolveSubject(this.config.NATS_PREFIX), (p) => this.resolve(p as HttpTriggerLookup)),
       serve(httpTriggerDispatchSubject(this.config.NATS_PREFIX), (p) => this.dispatch(p as HttpTriggerDispatch)),
+      serve(httpTriggerDescribeSubject(this.config.NATS_PREFIX), (p) =>
+        this.describe(p as { workspaceSlug: string; triggerId: string }),
+      ),
     );
     await nc.flush();
   }
@@ -102,6 +109,28 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
         signingSecret: sealed,
         captureRejected: m['captureRejected'] === true,
         autoPersist: collectionOf(m) !== undefined,
+      },
+    };
+  }
+
+  private async describe(q: { workspaceSlug: string; triggerId: string }): Promise<HttpTriggerDescribeReply> {
+    if (typeof q?.workspaceSlug !== 'string' || !ID_FORMATS.uuid.test(String(q.triggerId))) return { found: false };
+    const scope = issueWorkspaceScope(q.workspaceSlug);
+    const trigger = await this.triggers.find(scope, q.triggerId);
+    if (!trigger || trigger.executionType !== 'http-trigger') return { found: false };
+    const fn = trigger.functionId ? await this.functions.find(scope, trigger.functionId) : undefined;
+    const collectionId = collectionOf(trigger.metadata);
+    const ap = trigger.metadata['autoPersist'];
+    const recordSlug = typeof ap === 'object' && ap !== null && !Array.isArray(ap) ? ap['recordSlug'] : undefined;
+    return {
+      found: true,
+      trigger: {
+        id: trigger.id,
+        name: trigger.name,
+        paused: trigger.paused,
+        functionId: fn?.id ?? null,
+        functionVersion: fn?.version ?? null,
+        autoPersist: collectionId !== undefined && typeof recordSlug === 'string' ? { recordSlug, collectionId } : null,
       },
     };
   }

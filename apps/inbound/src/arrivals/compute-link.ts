@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import {
   ErrorCode,
+  httpTriggerDescribeSubject,
   httpTriggerDispatchSubject,
   httpTriggerResolveSubject,
+  type HttpTriggerDescribeReply,
   type HttpTriggerDispatch,
   type HttpTriggerDispatchReply,
   type HttpTriggerResolution,
@@ -47,6 +49,11 @@ export class ComputeLink {
       answer.catch(() => this.resolved.delete(key));
     }
     return answer;
+  }
+
+  /** What a replay of the trigger's arrivals would run now. */
+  describe(scope: WorkspaceScope, triggerId: string): Promise<HttpTriggerDescribeReply> {
+    return this.ask(httpTriggerDescribeSubject(this.config.NATS_PREFIX), { workspaceSlug: scope.workspace, triggerId });
   }
 
   dispatch(scope: WorkspaceScope, d: Omit<HttpTriggerDispatch, 'workspaceSlug'>): Promise<HttpTriggerDispatchReply> {

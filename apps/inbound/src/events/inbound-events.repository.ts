@@ -111,6 +111,23 @@ export class InboundEventsRepository {
       .execute();
   }
 
+  /** Ids of the arrivals a bulk replay takes: matching, not rejected, oldest first. */
+  async replayable(
+    scope: WorkspaceScope,
+    f: Pick<InboundEventFilters, 'triggerId' | 'dispatchStatus' | 'since' | 'until'> & { limit: number },
+  ): Promise<string[]> {
+    const query = this.db
+      .createQueryBuilder(InboundEventEntity, 'e')
+      .select('e.id')
+      .where("e.workspace_slug = :workspace AND e.signature_result <> 'rejected'", { workspace: scope.workspace });
+    if (f.triggerId) query.andWhere('e.trigger_id = :triggerId', { triggerId: f.triggerId });
+    if (f.dispatchStatus) query.andWhere('e.dispatch_status = :ds', { ds: f.dispatchStatus });
+    if (f.since) query.andWhere('e.received_at >= :since', { since: f.since });
+    if (f.until) query.andWhere('e.received_at <= :until', { until: f.until });
+    const rows = await query.orderBy('e.received_at', 'ASC').addOrderBy('e.id', 'ASC').take(f.limit).getMany();
+    return rows.map((r) => r.id);
+  }
+
   /** Takes the arrival's one auto-persist attempt (`pending` → `attempted`); whether this caller has it. */
   async takePersist(scope: WorkspaceScope, id: string): Promise<boolean> {
     const rows = await this.db.query<{ id: string }[]>(

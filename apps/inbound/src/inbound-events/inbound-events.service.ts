@@ -10,6 +10,8 @@ import { openArrival, sealArrival } from '../events/arrival-seal.js';
 import { InboundEventsRepository } from '../events/inbound-events.repository.js';
 import { InboundConfig } from '../inbound.config.js';
 import type { InboundEventListQuery } from './dto/inbound-event-list.query.js';
+import { MAX_BULK_REPLAY, type BulkReplayRequest } from './dto/bulk-replay.request.js';
+import { ComputeLink } from '../arrivals/compute-link.js';
 import { inboundEventRow } from './inbound-event-view.js';
 
 export const INBOUND_EVENT_NOT_FOUND = 'Inbound event not found.';
@@ -23,6 +25,7 @@ export class InboundEventsService {
   constructor(
     private readonly events: InboundEventsRepository,
     private readonly dispatcher: ArrivalDispatcher,
+    private readonly link: ComputeLink,
     private readonly clock: Clock,
     config: InboundConfig,
   ) {
@@ -65,6 +68,77 @@ export class InboundEventsService {
         headers: maskedHeaders(opened.headers),
       },
     };
+  }
+
+  /**
+   * A replay's dry run: what replaying the arrival would run now (the trigger, its
+   * function's current version, the auto-persist target), without running anything.
+   */
+  async dryRun(scope: WorkspaceScope, id: string) {
+    const original = await this.find(scope, id);
+    if (original.signatureResult === 'rejected') {
+      throw StrataException.conflict('An arrival whose signature was rejected is never dispatched, nor replayed.');
+    }
+    const described = await this.link.describe(scope, original.triggerId);
+    if (!described.found) throw StrataException.notFound('The trigger no longer exists.');
+    const t = described.trigger;
+    if (t.functionId === null || t.functionVersion === null) {
+      throw StrataException.notFound(`Function not found for trigger: ${t.id}`);
+    }
+    return {
+      data: {
+        dryRun: true,
+        inboundEventId: original.id,
+        signatureResult: original.signatureResult,
+        wouldRun: {
+          triggerId: t.id,
+          triggerName: t.name,
+          paused: t.paused,
+          functionId: t.functionId,
+          functionVersion: t.functionVersion,
+          autoPersist: original.signatureResult === 'verified' ? t.autoPersist : null,
+        },
+      },
+    };
+  }
+
+  /**
+   * Replays the arrivals matching a filter (a trigger or a time window required),
+   * oldest first, at most `limit` (100); each as `replay` does. Every run counts
+   * against the executions limit: replays over it are recorded as dropped.
+   */
+  async replayMany(scope: WorkspaceScope, q: BulkReplayRequest) {
+    if (!q.triggerId && !q.since && !q.until) {
+      throw StrataException.validation([
+        { field: 'triggerId', message: 'name a trigger or a time window (since, until) to replay' },
+      ]);
+    }
+    const since = q.since ? new Date(q.since) : undefined;
+    const until = q.until ? new Date(q.until) : undefined;
+    if (since && until && since > until) {
+      throw StrataException.validation([{ field: 'since', message: 'must not be after until' }]);
+    }
+    const limit = q.limit ?? MAX_BULK_REPLAY;
+    const matched = await this.events.replayable(scope, {
+      triggerId: q.triggerId,
+      dispatchStatus: q.dispatchStatus,
+      since,
+      until,
+      limit,
+    });
+    const replays: { inboundEventId?: string; replayedFrom: string; dispatchStatus: string; error?: string }[] = [];
+    for (const id of matched) {
+      try {
+        const { data } = await this.replay(scope, id);
+        replays.push({ inboundEventId: data.inboundEventId, replayedFrom: id, dispatchStatus: data.dispatchStatus });
+      } catch (err) {
+        const message = err instanceof StrataException ? err.message : 'The replay failed.';
+        replays.push({ replayedFrom: id, dispatchStatus: 'dropped_dispatch', error: message });
+        if (!(err instanceof StrataException) || err.status >= 500) break;
+      }
+    }
+    const queued = replays.filter((r) => r.dispatchStatus === 'queued').length;
+    return { data: { matched: matched.length, queued, dropped: replays.length - queued, replays } };
   }
 
   /**
