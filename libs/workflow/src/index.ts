@@ -1,0 +1,5 @@
+export * from './types.js';
+export * from './paths.js';
+export * from './decision.js';
+export * from './validate-steps.js';
+export * from './interpreter.js';
