@@ -18,4 +18,4 @@ export {
   type IntervalSchedule,
   type OnceSchedule,
   type Schedule,
-} from './schedule.js';
+} from '@strata/schedule';

@@ -16,7 +16,7 @@ import {
   MAX_INTERVAL_SECONDS,
   type OnceSchedule,
   parseDateTime,
-} from './schedule.js';
+} from '@strata/schedule';
 
 export const EXECUTION_TYPES = ['on-demand', 'event-driven', 'scheduled', 'http-trigger', 'endpoint'] as const;
 export type ExecutionType = (typeof EXECUTION_TYPES)[number];
