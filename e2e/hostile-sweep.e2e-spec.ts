@@ -245,6 +245,7 @@ describe('a hostile sweep of every documented route', () => {
       ...(await operationsOf('webhooks')),
       ...(await operationsOf('compute')),
       ...(await operationsOf('inbound')),
+      ...(await operationsOf('orchestration')),
     ].filter((op) => !op.path.startsWith('/oidc') && !op.path.startsWith('/interaction'));
     expect(operations.length).toBeGreaterThan(50);
     const failures: string[] = [];

@@ -15,6 +15,7 @@ const DATA_ACCESS = {
   'apps/webhooks/src/app.module.ts': 'module wiring: the data source',
   'apps/compute/src/app.module.ts': 'module wiring: the data source',
   'apps/inbound/src/app.module.ts': 'module wiring: the data source',
+  'apps/orchestration/src/app.module.ts': 'module wiring: the data source',
   'apps/compute/src/worker/worker.module.ts': 'module wiring: the data source of a sandbox worker',
   'apps/compute/src/compute-data-source.ts': 'the data source options of the API, the workers and the migrations',
   'apps/data/src/records/side-writes.ts': 'builds the statement a repository sends (flush takes the manager)',
@@ -44,6 +45,8 @@ const ISSUERS = {
   'apps/inbound/src/arrivals/arrivals.service.ts':
     "an http-trigger arrival's URL workspace: it finds the trigger, whose signature check then decides",
   'apps/inbound/src/dispatch/inbound-sweeps.ts': 'the workspace of an arrival row the sweep read',
+  'apps/compute/src/functions/function-directory.ts':
+    'the workspace our own orchestration service names when it checks its steps (internal NATS)',
   'apps/compute/src/http-triggers/http-trigger-directory.ts':
     'the workspace our own inbound service names for an arrival on its URL (internal NATS)',
 };

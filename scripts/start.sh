@@ -17,6 +17,7 @@ node apps/data/dist/main.js migrate
 node apps/webhooks/dist/main.js migrate
 node apps/compute/dist/main.js migrate
 node apps/inbound/dist/main.js migrate
+node apps/orchestration/dist/main.js migrate
 
 pids=()
 run() { # name command...
@@ -48,10 +49,11 @@ for i in $(seq 1 "${COMPUTE_WORKERS:-1}"); do
   done'
 done
 run inbound node --enable-source-maps apps/inbound/dist/main.js
+run orchestration node --enable-source-maps apps/orchestration/dist/main.js
 run gateway node --enable-source-maps apps/gateway/dist/main.js
 
 for _ in $(seq 1 60); do
-  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8085/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8083/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8086/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
+  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8085/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8083/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8086/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8084/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
   sleep 0.5
 done
 cat <<MSG

@@ -7,6 +7,7 @@ import { ComputeConfig, createComputeApp, migrateCompute } from '@strata/compute
 import { DataConfig, createDataApp, migrateData } from '@strata/data';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
 import { InboundConfig, createInboundApp, migrateInbound } from '@strata/inbound';
+import { OrchestrationConfig, createOrchestrationApp, migrateOrchestration } from '@strata/orchestration';
 import { WebhooksConfig, createWebhooksApp, migrateWebhooks } from '@strata/webhooks';
 import { loadConfig, type Clock } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
@@ -27,6 +28,7 @@ export interface StackOptions {
     readonly webhooks?: Clock;
     readonly compute?: Clock;
     readonly inbound?: Clock;
+    readonly orchestration?: Clock;
   };
   /** Sandbox worker processes to start (default 0: only tests that run functions need them; see `startWorker`). */
   readonly workers?: number;
@@ -82,7 +84,8 @@ export interface Stack {
 export async function startStack(overrides: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const clocks = options.clocks ?? {};
   const db: TestDatabase = await createTestDatabase();
-  const [authPort, dataPort, webhooksPort, computePort, gatewayPort, inboundPort] = [
+  const [authPort, dataPort, webhooksPort, computePort, gatewayPort, inboundPort, orchestrationPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -129,6 +132,12 @@ export async function startStack(overrides: Record<string, string> = {}, options
     clock: clocks.inbound,
   });
   await inbound.listen(inboundPort, '127.0.0.1');
+  const orchestrationEnv = { ...env, ORCHESTRATION_PORT: String(orchestrationPort) };
+  await migrateOrchestration(loadConfig(OrchestrationConfig, orchestrationEnv));
+  const orchestration = await createOrchestrationApp(loadConfig(OrchestrationConfig, orchestrationEnv), {
+    clock: clocks.orchestration,
+  });
+  await orchestration.listen(orchestrationPort, '127.0.0.1');
   const workers = new Set<WorkerProcess>();
   const startWorker = async (extra: Record<string, string> = {}): Promise<WorkerProcess> => {
     const worker = await spawnWorker({ ...computeEnv, ...extra });
@@ -150,6 +159,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     WEBHOOKS_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
     COMPUTE_SERVICE_URL: `http://127.0.0.1:${computePort}`,
     INBOUND_SERVICE_URL: `http://127.0.0.1:${inboundPort}`,
+    ORCHESTRATION_SERVICE_URL: `http://127.0.0.1:${orchestrationPort}`,
   });
   const gateway: Server = await listen(
     createGateway(gatewayConfig),
@@ -242,6 +252,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
         gateway.closeAllConnections();
       });
       await Promise.all([...workers].map((w) => w.stop()));
+      await orchestration.close();
       await inbound?.close();
       await compute.close();
       await webhooks?.close();

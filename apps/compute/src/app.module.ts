@@ -16,6 +16,7 @@ import { TriggerEventConsumer } from './events/trigger-event-consumer.js';
 import { DraftsController, FunctionDraftsController, TriggerDraftsController } from './drafts/drafts.controller.js';
 import { DraftsRepository } from './drafts/drafts.repository.js';
 import { DraftsService } from './drafts/drafts.service.js';
+import { FunctionDirectory } from './functions/function-directory.js';
 import { FunctionTestsService } from './functions/function-tests.service.js';
 import { FunctionsController } from './functions/functions.controller.js';
 import { FunctionsRepository } from './functions/functions.repository.js';
@@ -86,6 +87,7 @@ export class ComputeAppModule {
         EndpointDispatcher,
         EndpointCalls,
         HttpTriggerDirectory,
+        FunctionDirectory,
         FunctionPrincipalTokens,
         DataApi,
         AutoPersistLinks,

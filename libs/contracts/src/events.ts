@@ -286,3 +286,21 @@ export type HttpTriggerDispatchReply = (
   | { readonly status: 'dispatched' | 'queued'; readonly runId: string; readonly jobId: string }
   | { readonly status: 'dropped'; readonly reason: string; readonly notFound: boolean; readonly runId?: string }
 ) & { readonly persist?: PersistOutcome };
+
+/**
+ * Which of these function ids name live functions of the workspace (core NATS
+ * request/reply to the compute API replicas; the orchestration service checks
+ * its compute steps with it).
+ */
+export function functionsExistSubject(prefix: string): string {
+  return `${prefix}.compute.functions.exist`;
+}
+
+export interface FunctionsExistRequest {
+  readonly workspaceSlug: string;
+  readonly ids: readonly string[];
+}
+
+export interface FunctionsExistReply {
+  readonly existing: readonly string[];
+}

@@ -24,9 +24,7 @@ export class Orchestrations1765100000000 implements MigrationInterface {
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL
     )`);
-    await q.query(
-      'CREATE UNIQUE INDEX orchestrations_slug_key ON orchestration.orchestrations (workspace_slug, slug)',
-    );
+    await q.query('CREATE UNIQUE INDEX orchestrations_slug_key ON orchestration.orchestrations (workspace_slug, slug)');
     await q.query(
       'CREATE INDEX orchestrations_list_idx ON orchestration.orchestrations (workspace_slug, created_at, id)',
     );

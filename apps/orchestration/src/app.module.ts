@@ -1,0 +1,46 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { serviceDataSourceOptions } from '@strata/db';
+import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
+import { ComputeFunctions } from './functions/compute-functions.js';
+import { ORCHESTRATION_SCHEMA, MIGRATIONS } from './migrations/index.js';
+import { OrchestrationConfig } from './orchestration.config.js';
+import { OrchestrationEntity } from './orchestrations/orchestration.entity.js';
+import { OrchestrationsController } from './orchestrations/orchestrations.controller.js';
+import { OrchestrationsRepository } from './orchestrations/orchestrations.repository.js';
+import { OrchestrationsService } from './orchestrations/orchestrations.service.js';
+
+/** What an orchestration service is built with besides its settings. */
+export interface OrchestrationAppOptions {
+  readonly clock?: Clock;
+}
+
+export const ORCHESTRATION_ENTITIES = [OrchestrationEntity];
+
+@Module({})
+export class OrchestrationAppModule {
+  static forRoot(config: OrchestrationConfig, options: OrchestrationAppOptions = {}): DynamicModule {
+    return {
+      module: OrchestrationAppModule,
+      imports: [
+        TypeOrmModule.forRoot(
+          serviceDataSourceOptions({
+            url: config.DATABASE_URL,
+            schema: ORCHESTRATION_SCHEMA,
+            entities: ORCHESTRATION_ENTITIES,
+            migrations: MIGRATIONS,
+          }),
+        ),
+        PlatformModule.forRoot({ config, clock: options.clock }),
+      ],
+      controllers: [OrchestrationsController],
+      providers: [
+        TransactionsProvider,
+        OrchestrationsRepository,
+        OrchestrationsService,
+        ComputeFunctions,
+        DatabaseReadiness,
+      ],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export { OrchestrationConfig } from './orchestration.config.js';
+export { createOrchestrationApp, migrateOrchestration } from './create-orchestration-app.js';
+export type { OrchestrationAppOptions } from './app.module.js';

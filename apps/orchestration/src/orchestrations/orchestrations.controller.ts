@@ -1,0 +1,63 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { WorkspaceScope } from '@strata/db';
+import { CallerScope, CurrentPrincipal, RequirePermission, UseErrorShape, type Principal } from '@strata/platform';
+import {
+  CreateOrchestrationRequest,
+  OrchestrationListQueryRequest,
+  UpdateOrchestrationRequest,
+} from './dto/orchestration.requests.js';
+import { OrchestrationsService } from './orchestrations.service.js';
+
+/**
+ * `{orch_base}/orchestrations`. Permissions on `orchestrations`: the spec names
+ * none for this area, so each operation needs its own action, as for every resource.
+ */
+@ApiTags('orchestrations')
+@ApiBearerAuth()
+@UseErrorShape('orchestration')
+@Controller('orchestration/ws/:workspaceSlug/api/v1/orchestrations')
+export class OrchestrationsController {
+  constructor(private readonly orchestrations: OrchestrationsService) {}
+
+  @Get()
+  @RequirePermission('orchestrations', 'list')
+  list(@CallerScope() scope: WorkspaceScope, @Query() query: OrchestrationListQueryRequest) {
+    return this.orchestrations.list(scope, query);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequirePermission('orchestrations', 'create')
+  create(
+    @CallerScope() scope: WorkspaceScope,
+    @CurrentPrincipal() p: Principal,
+    @Body() body: CreateOrchestrationRequest,
+  ) {
+    return this.orchestrations.create(scope, p.id, body);
+  }
+
+  @Get(':id')
+  @RequirePermission('orchestrations', 'retrieve')
+  get(@CallerScope() scope: WorkspaceScope, @Param('id') id: string) {
+    return this.orchestrations.get(scope, id);
+  }
+
+  @Put(':id')
+  @RequirePermission('orchestrations', 'update')
+  update(
+    @CallerScope() scope: WorkspaceScope,
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() body: UpdateOrchestrationRequest,
+  ) {
+    return this.orchestrations.update(scope, p.id, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('orchestrations', 'delete')
+  async delete(@CallerScope() scope: WorkspaceScope, @Param('id') id: string): Promise<void> {
+    await this.orchestrations.delete(scope, id);
+  }
+}

@@ -1,0 +1,198 @@
+import { Injectable } from '@nestjs/common';
+import type { FieldError } from '@strata/contracts';
+import { KeyRing, newOrchestrationId } from '@strata/crypto';
+import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
+import { Clock, keyRingOf, StrataException } from '@strata/platform';
+import { validateSteps, type Step } from '@strata/workflow';
+import { ComputeFunctions } from '../functions/compute-functions.js';
+import { OrchestrationConfig } from '../orchestration.config.js';
+import type {
+  CreateOrchestrationRequest,
+  OrchestrationListQueryRequest,
+  UpdateOrchestrationRequest,
+} from './dto/orchestration.requests.js';
+import { checkOrchestrationTrigger, type OrchestrationTrigger } from './orchestration-trigger.js';
+import { orchestrationView } from './orchestration-view.js';
+import type { OrchestrationEntity, OrchestrationStatus } from './orchestration.entity.js';
+import { OrchestrationsRepository } from './orchestrations.repository.js';
+
+export const ORCHESTRATION_NOT_FOUND = 'Orchestration not found';
+
+/** The additional data sealing an orchestration trigger's signing secret. */
+const secretAad = (id: string): string => `orchestration.trigger.signingSecret:${id}`;
+
+/**
+ * Orchestrations of a workspace: create, read, list, update (a new version each
+ * time, kept), delete. Steps and trigger are checked together and every problem
+ * is one `details` entry; compute confirms the steps' functions exist.
+ */
+@Injectable()
+export class OrchestrationsService {
+  private readonly ring: KeyRing;
+
+  constructor(
+    private readonly orchestrations: OrchestrationsRepository,
+    private readonly functions: ComputeFunctions,
+    private readonly transactions: Transactions,
+    private readonly clock: Clock,
+    config: OrchestrationConfig,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  async create(scope: WorkspaceScope, by: string, body: CreateOrchestrationRequest) {
+    const id = newOrchestrationId();
+    const { trigger, steps } = await this.checked(scope, id, body.trigger, body.steps);
+    const now = this.clock.now();
+    try {
+      const created = await this.transactions.run((tx) =>
+        this.orchestrations.insert(scope, tx, {
+          id,
+          slug: body.slug,
+          name: body.name,
+          description: body.description ?? null,
+          status: body.status ?? (body.isActive === true ? 'active' : 'draft'),
+          version: 1,
+          trigger: trigger!,
+          steps: steps!,
+          createdBy: by,
+          updatedBy: by,
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
+      return orchestrationView(created);
+    } catch (err) {
+      if (isUniqueViolation(err, 'orchestrations_slug_key')) {
+        throw StrataException.conflict(`Orchestration with slug '${body.slug}' already exists`);
+      }
+      throw err;
+    }
+  }
+
+  async get(scope: WorkspaceScope, id: string) {
+    return orchestrationView(await this.found(scope, id));
+  }
+
+  async list(scope: WorkspaceScope, q: OrchestrationListQueryRequest) {
+    const query = {
+      page: q.page ?? 1,
+      pageSize: q.pageSize ?? 20,
+      sort: q.sort ?? 'createdAt',
+      order: q.order ?? 'desc',
+    };
+    const { rows, total } = await this.orchestrations.list(scope, query);
+    return { data: rows.map(orchestrationView), meta: { total, page: query.page, pageSize: query.pageSize } };
+  }
+
+  async update(scope: WorkspaceScope, by: string, id: string, body: UpdateOrchestrationRequest) {
+    const given = ['name', 'description', 'status', 'isActive', 'trigger', 'steps'].filter(
+      (k) => (body as Record<string, unknown>)[k] !== undefined,
+    );
+    if (given.length === 0) {
+      throw StrataException.validation([
+        { field: 'body', message: 'give at least one of name, description, status, trigger, steps' },
+      ]);
+    }
+    await this.found(scope, id);
+    const { trigger, steps } = await this.checked(scope, id, body.trigger, body.steps, true);
+    const saved = await this.transactions.run(async (tx: Tx) => {
+      const current = await this.orchestrations.find(scope, id, tx);
+      if (!current) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
+      const next: OrchestrationEntity = {
+        ...current,
+        name: body.name ?? current.name,
+        description: body.description === undefined ? current.description : body.description,
+        status: body.status ?? statusOfIsActive(body.isActive, current.status),
+        trigger: trigger ?? current.trigger,
+        steps: steps ?? current.steps,
+        version: current.version + 1,
+        updatedBy: by,
+        updatedAt: this.clock.now(),
+      };
+      await this.orchestrations.save(scope, tx, next);
+      return next;
+    });
+    return orchestrationView(saved);
+  }
+
+  async delete(scope: WorkspaceScope, id: string): Promise<void> {
+    if (!(await this.orchestrations.delete(scope, id))) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
+  }
+
+  private async found(scope: WorkspaceScope, id: string): Promise<OrchestrationEntity> {
+    const found = await this.orchestrations.find(scope, id);
+    if (!found) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
+    return found;
+  }
+
+  /**
+   * The trigger and steps checked together (those given, on update): every problem
+   * one details entry; then whether compute knows every step's function. The
+   * trigger's signing secret is sealed (bound to the orchestration).
+   */
+  private async checked(
+    scope: WorkspaceScope,
+    id: string,
+    rawTrigger: unknown,
+    rawSteps: unknown,
+    optional = false,
+  ): Promise<{ trigger?: OrchestrationTrigger; steps?: Step[] }> {
+    const errors: FieldError[] = [];
+    let trigger: OrchestrationTrigger | undefined;
+    let steps: Step[] | undefined;
+    if (!(optional && rawTrigger === undefined)) {
+      const t = checkOrchestrationTrigger(rawTrigger, this.clock.now());
+      if ('errors' in t) errors.push(...t.errors);
+      else trigger = this.sealSecret(id, t.trigger, errors);
+    }
+    if (!(optional && rawSteps === undefined)) {
+      const s = validateSteps(rawSteps);
+      if ('errors' in s) errors.push(...s.errors);
+      else steps = s.steps;
+    }
+    if (steps) {
+      const wanted = steps.flatMap((s, i) => (s.type === 'compute' ? [{ i, id: s.functionId }] : []));
+      const existing = await this.functions.existing(
+        scope,
+        wanted.map((w) => w.id),
+      );
+      for (const w of wanted) {
+        if (!existing.has(w.id))
+          errors.push({ field: `steps[${w.i}].functionId`, message: 'names no function of this workspace' });
+      }
+    }
+    if (errors.length > 0)
+      throw StrataException.validation(
+        errors,
+        `Invalid orchestration: ${errors.length} problem${errors.length === 1 ? '' : 's'}`,
+      );
+    return { ...(trigger ? { trigger } : {}), ...(steps ? { steps } : {}) };
+  }
+
+  private sealSecret(id: string, trigger: OrchestrationTrigger, errors: FieldError[]): OrchestrationTrigger {
+    const secret = trigger.signingSecret;
+    if (secret === undefined) return trigger;
+    if (typeof secret === 'string') {
+      const value = this.ring.encrypt(secret, secretAad(id));
+      return { ...trigger, signingSecret: { value, encrypted: true, keyVersion: KeyRing.versionOf(value) } };
+    }
+    try {
+      this.ring.decrypt(secret.value, secretAad(id));
+      return trigger;
+    } catch {
+      errors.push({
+        field: 'trigger.signingSecret',
+        message: 'is an encrypted value of another orchestration: send the secret itself',
+      });
+      return trigger;
+    }
+  }
+}
+
+/** The older boolean: true is active; false pauses an active orchestration and leaves a draft a draft. */
+function statusOfIsActive(isActive: boolean | undefined, current: OrchestrationStatus): OrchestrationStatus {
+  if (isActive === undefined) return current;
+  if (isActive) return 'active';
+  return current === 'draft' ? 'draft' : 'paused';
+}

@@ -1,0 +1,17 @@
+import { loadConfigOrExit } from '@strata/platform';
+import { createOrchestrationApp, migrateOrchestration } from './create-orchestration-app.js';
+import { OrchestrationConfig } from './orchestration.config.js';
+
+/** `node dist/main.js [migrate]`: serve, or only run the migrations. */
+export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const config = loadConfigOrExit(OrchestrationConfig, 'strata-orchestration');
+  if (argv[0] === 'migrate') {
+    const ran = await migrateOrchestration(config);
+    process.stdout.write(
+      `strata-orchestration: ${ran.length ? `ran ${ran.join(', ')}` : 'schema orchestration is up to date'}\n`,
+    );
+    return;
+  }
+  const app = await createOrchestrationApp(config);
+  await app.listen(config.ORCHESTRATION_PORT, config.HOST);
+}

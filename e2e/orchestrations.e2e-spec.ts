@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+
+let stack: Stack;
+const suffix = Date.now().toString(36);
+const ws = `orch-${suffix}`;
+const otherWs = `orch-other-${suffix}`;
+let token: string;
+let otherToken: string;
+let functionId: string;
+let otherFunctionId: string;
+
+const base = (workspace = ws) => `${stack.baseUrl}/orchestration/ws/${workspace}/api/v1`;
+const steps = () => [
+  { id: 'charge', type: 'compute', functionId, retry: { maxAttempts: 3, backoffMs: 1000 }, nextStepId: 'route' },
+  {
+    id: 'route',
+    type: 'decision',
+    cases: [{ conditions: [{ path: 'steps.charge.output.amount', op: 'gt', value: 100 }], nextStepId: 'cool-off' }],
+    defaultNextStepId: null,
+  },
+  { id: 'cool-off', type: 'delay', delayMs: 60_000 },
+];
+const create = (body: Record<string, unknown>, t = token, workspace = ws) =>
+  call('POST', `${base(workspace)}/orchestrations`, { token: t, body });
+
+beforeAll(async () => {
+  stack = await startStack();
+  token = await adminWorkspaceToken(stack, ws);
+  otherToken = await adminWorkspaceToken(stack, otherWs);
+  const code = 'async function run() { return { success: true, data: { amount: 150 } }; }';
+  const fn = await call('POST', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions`, {
+    token,
+    body: { name: 'charge', code },
+  });
+  functionId = fn.body.id;
+  const other = await call('POST', `${stack.baseUrl}/data/workspace/${otherWs}/api/v1/compute-functions`, {
+    token: otherToken,
+    body: { name: 'charge', code },
+  });
+  otherFunctionId = other.body.id;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('orchestrations', () => {
+  let id: string;
+
+  it('creates an orchestration in draft, version 1, with its signing secret sealed', async () => {
+    const created = await create({
+      slug: 'checkout',
+      name: 'Checkout',
+      trigger: { type: 'http-trigger', path: 'checkout', validateSignature: true, signingSecret: 'hook-secret' },
+      steps: steps(),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^orch_/),
+      slug: 'checkout',
+      name: 'Checkout',
+      status: 'draft',
+      isActive: false,
+      version: 1,
+      trigger: {
+        type: 'http-trigger',
+        path: 'checkout',
+        validateSignature: true,
+        signatureHeaderName: 'x-signature',
+        signingSecret: { value: expect.stringMatching(/^sv1\./), encrypted: true, keyVersion: 1 },
+      },
+    });
+    expect(created.body.steps.map((s: { id: string }) => s.id)).toEqual(['charge', 'route', 'cool-off']);
+    expect(JSON.stringify(created.body)).not.toContain('hook-secret');
+    id = created.body.id;
+  });
+
+  it('answers 409 for a taken slug with the spec’s message', async () => {
+    const taken = await create({ slug: 'checkout', name: 'Again', trigger: { type: 'on-demand' }, steps: steps() });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toMatchObject({ message: "Orchestration with slug 'checkout' already exists" });
+  });
+
+  it('refuses bad steps and triggers with one details entry per problem, in the orchestration shape', async () => {
+    const bad = await create({
+      slug: 'broken',
+      name: 'Broken',
+      trigger: { type: 'scheduled', scheduleType: 'cron', cronExpression: '61 * * * *' },
+      steps: [
+        { id: 'a', type: 'compute', functionId: otherFunctionId, nextStepId: 'b' },
+        {
+          id: 'b',
+          type: 'decision',
+          cases: [{ conditions: [{ path: 'record.x', op: 'like', value: 1 }], nextStepId: 'a' }],
+        },
+        { id: 'c', type: 'delay', delayMs: 0 },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('validation_error');
+    const fields = bad.body.details.map((d: { field: string }) => d.field);
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'trigger.cronExpression',
+        'steps[1].cases[0].conditions[0].path',
+        'steps[1].cases[0].conditions[0].op',
+        'steps[2].delayMs',
+      ]),
+    );
+    // A function of another workspace does not exist here.
+    const foreign = await create({
+      slug: 'foreign',
+      name: 'Foreign',
+      trigger: { type: 'on-demand' },
+      steps: [{ id: 'a', type: 'compute', functionId: otherFunctionId }],
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.details).toEqual([
+      { field: 'steps[0].functionId', message: 'names no function of this workspace' },
+    ]);
+    // A cycle without a delay step.
+    const loop = await create({
+      slug: 'loop',
+      name: 'Loop',
+      trigger: { type: 'on-demand' },
+      steps: [{ id: 'a', type: 'compute', functionId, nextStepId: 'a' }],
+    });
+    expect(loop.body.details[0].message).toContain('cycle without a delay step');
+    const missing = await create({ slug: 'x', name: 'X' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['steps', 'trigger']);
+  });
+
+  it('updates: a new version each time, status set directly or through isActive', async () => {
+    const renamed = await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { name: 'Checkout v2' } });
+    expect(renamed.body).toMatchObject({ name: 'Checkout v2', version: 2, status: 'draft' });
+    const activated = await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { isActive: true } });
+    expect(activated.body).toMatchObject({ status: 'active', isActive: true, version: 3 });
+    const paused = await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { isActive: false } });
+    expect(paused.body).toMatchObject({ status: 'paused', version: 4 });
+    const resteps = await call('PUT', `${base()}/orchestrations/${id}`, {
+      token,
+      body: { status: 'active', steps: [{ id: 'only', type: 'compute', functionId }] },
+    });
+    expect(resteps.body).toMatchObject({ status: 'active', version: 5, steps: [{ id: 'only' }] });
+    // The sealed secret sent back as GET answered it is kept.
+    const kept = await call('PUT', `${base()}/orchestrations/${id}`, {
+      token,
+      body: { trigger: resteps.body.trigger },
+    });
+    expect(kept.status).toBe(200);
+    expect(kept.body.trigger.signingSecret).toEqual(resteps.body.trigger.signingSecret);
+    expect((await call('PUT', `${base()}/orchestrations/${id}`, { token, body: {} })).status).toBe(400);
+    expect((await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'running' } })).status).toBe(
+      400,
+    );
+  });
+
+  it('lists with page, pageSize (max 100), sort and order', async () => {
+    for (const slug of ['alpha', 'beta', 'gamma']) {
+      expect((await create({ slug, name: slug, trigger: { type: 'on-demand' }, steps: steps() })).status).toBe(201);
+    }
+    const page = await call('GET', `${base()}/orchestrations?pageSize=2&sort=slug&order=asc`, { token });
+    expect(page.body.meta).toEqual({ total: 4, page: 1, pageSize: 2 });
+    expect(page.body.data.map((o: { slug: string }) => o.slug)).toEqual(['alpha', 'beta']);
+    const second = await call('GET', `${base()}/orchestrations?pageSize=2&page=2&sort=slug&order=asc`, { token });
+    expect(second.body.data.map((o: { slug: string }) => o.slug)).toEqual(['checkout', 'gamma']);
+    const byDefault = await call('GET', `${base()}/orchestrations`, { token });
+    expect(byDefault.body.meta).toEqual({ total: 4, page: 1, pageSize: 20 });
+    expect(byDefault.body.data[0].slug).toBe('gamma');
+    expect((await call('GET', `${base()}/orchestrations?pageSize=101`, { token })).status).toBe(400);
+    expect((await call('GET', `${base()}/orchestrations?sort=color`, { token })).status).toBe(400);
+    expect((await call('GET', `${base()}/orchestrations`)).status).toBe(401);
+  });
+
+  it('keeps workspaces apart and answers the older bases with deprecation headers', async () => {
+    expect((await call('GET', `${base(otherWs)}/orchestrations/${id}`, { token: otherToken })).status).toBe(404);
+    expect((await call('GET', `${base()}/orchestrations/${id}`, { token: otherToken })).status).toBe(403);
+    const older = await call('GET', `${stack.baseUrl}/orchestration/workspace/${ws}/api/v1/orchestrations/${id}`, {
+      token,
+    });
+    expect(older.status).toBe(200);
+    expect(older.headers.get('deprecation')).toBe('true');
+    expect(older.body.id).toBe(id);
+  });
+
+  it('deletes with 204, then 404', async () => {
+    expect((await call('DELETE', `${base()}/orchestrations/${id}`, { token })).status).toBe(204);
+    const gone = await call('GET', `${base()}/orchestrations/${id}`, { token });
+    expect(gone.status).toBe(404);
+    expect(gone.body).toMatchObject({ message: 'Orchestration not found' });
+    expect((await call('DELETE', `${base()}/orchestrations/${id}`, { token })).status).toBe(404);
+  });
+});
