@@ -185,6 +185,49 @@ describe('orchestrations', () => {
     expect(older.body.id).toBe(id);
   });
 
+  it('tests a decision without a run: the spec’s result shape; 400 for another step type, 404 for none', async () => {
+    const made = await create({ slug: 'decide', name: 'Decide', trigger: { type: 'on-demand' }, steps: steps() });
+    const url = (stepId: string) => `${base()}/orchestrations/${made.body.id}/steps/${stepId}/test-decision`;
+    const big = await call('POST', url('route'), {
+      token,
+      body: { testData: { steps: { charge: { output: { amount: 150 } } } } },
+    });
+    expect(big.status).toBe(200);
+    expect(big.body).toEqual({
+      evaluatedCases: 1,
+      matchedCaseIndex: 0,
+      selectedNextStepId: 'cool-off',
+      evaluations: [
+        {
+          caseIndex: 0,
+          nextStepId: 'cool-off',
+          matched: true,
+          conditions: [
+            {
+              path: 'steps.charge.output.amount',
+              operator: 'gt',
+              expectedValue: 100,
+              valuePath: null,
+              actualValue: 150,
+              pathExists: true,
+              matched: true,
+              error: null,
+            },
+          ],
+        },
+      ],
+    });
+    const none = await call('POST', url('route'), { token, body: { testData: { anything: 1 } } });
+    expect(none.body).toMatchObject({ matchedCaseIndex: -1, selectedNextStepId: null });
+    expect(none.body.evaluations[0].conditions[0]).toMatchObject({ pathExists: false, matched: false });
+    expect((await call('POST', url('charge'), { token, body: { testData: {} } })).status).toBe(400);
+    expect((await call('POST', url('nope'), { token, body: { testData: {} } })).status).toBe(404);
+    expect((await call('POST', url('route'), { token, body: {} })).status).toBe(400);
+    expect((await call('POST', url('route'), { token, body: { testData: [1] } })).status).toBe(400);
+    const list = await call('GET', `${base()}/orchestrations?pageSize=100`, { token });
+    expect(list.body.meta.total).toBe(5);
+  });
+
   it('deletes with 204, then 404', async () => {
     expect((await call('DELETE', `${base()}/orchestrations/${id}`, { token })).status).toBe(204);
     const gone = await call('GET', `${base()}/orchestrations/${id}`, { token });

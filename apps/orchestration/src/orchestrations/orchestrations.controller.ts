@@ -7,6 +7,7 @@ import {
   OrchestrationListQueryRequest,
   UpdateOrchestrationRequest,
 } from './dto/orchestration.requests.js';
+import { TestDecisionRequest } from './dto/test-decision.request.js';
 import { OrchestrationsService } from './orchestrations.service.js';
 
 /**
@@ -52,6 +53,18 @@ export class OrchestrationsController {
     @Body() body: UpdateOrchestrationRequest,
   ) {
     return this.orchestrations.update(scope, p.id, id, body);
+  }
+
+  @Post(':id/steps/:stepId/test-decision')
+  @HttpCode(200)
+  @RequirePermission('orchestrations', 'retrieve')
+  testDecision(
+    @CallerScope() scope: WorkspaceScope,
+    @Param('id') id: string,
+    @Param('stepId') stepId: string,
+    @Body() body: TestDecisionRequest,
+  ) {
+    return this.orchestrations.testDecision(scope, id, stepId, body.testData);
   }
 
   @Delete(':id')

@@ -3,7 +3,8 @@ import type { FieldError } from '@strata/contracts';
 import { KeyRing, newOrchestrationId } from '@strata/crypto';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, StrataException } from '@strata/platform';
-import { validateSteps, type Step } from '@strata/workflow';
+import { evaluateDecision, validateSteps, type Step } from '@strata/workflow';
+import { scopeOfTestData } from './test-decision.js';
 import { ComputeFunctions } from '../functions/compute-functions.js';
 import { OrchestrationConfig } from '../orchestration.config.js';
 import type {
@@ -114,6 +115,19 @@ export class OrchestrationsService {
       return next;
     });
     return orchestrationView(saved);
+  }
+
+  /** A decision step evaluated against `testData`: the spec's decision result; no run is created. */
+  async testDecision(scope: WorkspaceScope, id: string, stepId: string, testData: Record<string, unknown>) {
+    const orchestration = await this.found(scope, id);
+    const step = orchestration.steps.find((s) => s.id === stepId);
+    if (!step) throw StrataException.notFound(`Step '${stepId}' not found`);
+    if (step.type !== 'decision') {
+      throw StrataException.validation([
+        { field: 'stepId', message: `step '${stepId}' is a ${step.type} step, not a decision step` },
+      ]);
+    }
+    return evaluateDecision(step, scopeOfTestData(testData));
   }
 
   async delete(scope: WorkspaceScope, id: string): Promise<void> {
