@@ -20,6 +20,10 @@ const DATA_ACCESS = {
   'apps/compute/src/compute-data-source.ts': 'the data source options of the API, the workers and the migrations',
   'apps/data/src/records/side-writes.ts': 'builds the statement a repository sends (flush takes the manager)',
   'apps/data/src/collections/indexes/property-indexer.ts': 'system: index DDL for every collection, run at boot',
+  'apps/orchestration/src/orchestrations/reencrypt-orchestrations.ts':
+    'system: the reencrypt command, over every workspace (docs/runbooks.md)',
+  'apps/inbound/src/events/reencrypt-arrivals.ts': 'system: the reencrypt command, over every workspace (docs/runbooks.md)',
+  'apps/compute/src/reencrypt-compute.ts': 'system: the reencrypt command, over every workspace (docs/runbooks.md)',
   'apps/data/src/secrets/reencrypt-records.ts':
     'system: the reencrypt command, over every workspace (docs/runbooks.md)',
   'apps/auth/src/oidc/signing-keys.service.ts': 'system: the token signing keys (global, not per workspace)',

@@ -1,10 +1,10 @@
-import { loadConfigOrExit } from '@strata/platform';
+import { loadConfigOrExit, reencryptCommand } from '@strata/platform';
 import { ComputeConfig } from './compute.config.js';
 import { createComputeApp, migrateCompute } from './create-compute-app.js';
 
 /**
- * `node --no-node-snapshot dist/main.js [migrate | worker]`: serve the API, only
- * run the migrations, or run a sandbox worker (a process of its own; scale
+ * `node --no-node-snapshot dist/main.js [migrate | worker | reencrypt [--check]]`: serve the
+ * API, only run the migrations, move every envelope to the active key, or run a sandbox worker (a process of its own; scale
  * workers by running more of them).
  */
 export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
@@ -12,6 +12,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
   if (argv[0] === 'migrate') {
     const ran = await migrateCompute(config);
     process.stdout.write(`strata-compute: ${ran.length ? `ran ${ran.join(', ')}` : 'schema compute is up to date'}\n`);
+    return;
+  }
+  if (argv[0] === 'reencrypt') {
+    const { reencryptCompute } = await import('./reencrypt-compute.js');
+    await reencryptCommand('strata-compute', config, argv, (options) => reencryptCompute(config, options));
     return;
   }
   if (argv[0] === 'worker') {
