@@ -416,9 +416,14 @@ describe('workspaces and the gateway', () => {
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/javascript/);
     // A service that is not running has no document.
-    const missing = await call('GET', `${stack.baseUrl}/docs/orchestration.json`);
-    expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ error: 'Not Found', code: 'NOT_FOUND' });
+    await stack.stopWebhooks();
+    try {
+      const missing = await call('GET', `${stack.baseUrl}/docs/webhooks.json`);
+      expect(missing.status).toBe(404);
+      expect(missing.body).toMatchObject({ error: 'Not Found', code: 'NOT_FOUND' });
+    } finally {
+      await stack.restartWebhooks();
+    }
   });
 
   it('reports health and readiness', async () => {

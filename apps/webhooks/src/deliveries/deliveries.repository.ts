@@ -66,6 +66,32 @@ export class DeliveriesRepository {
     return row;
   }
 
+  /**
+   * A delivery and its attempts read in one snapshot (REPEATABLE READ): an attempt
+   * and the delivery's new status are committed together, so the detail never
+   * shows an attempt without the status it led to.
+   */
+  async withAttempts(
+    scope: WorkspaceScope,
+    id: string,
+    subscriptionId: string | undefined,
+  ): Promise<{ row: DeliveryRow; attempts: AttemptRow[] } | undefined> {
+    return this.db.transaction('REPEATABLE READ', async (manager) => {
+      const [row] = await manager.query<DeliveryRow[]>(
+        `SELECT * FROM webhooks.deliveries
+          WHERE workspace_slug = $1 AND id = $2 AND ($3::uuid IS NULL OR subscription_id = $3)`,
+        [scope.workspace, id, subscriptionId ?? null],
+      );
+      if (!row) return undefined;
+      const attempts = await manager.query<AttemptRow[]>(
+        `SELECT attempt, outcome, http_status, error, duration_ms, recorded_at FROM webhooks.delivery_attempts
+          WHERE workspace_slug = $1 AND delivery_id = $2 ORDER BY attempt, id`,
+        [scope.workspace, id],
+      );
+      return { row, attempts };
+    });
+  }
+
   attempts(scope: WorkspaceScope, deliveryId: string): Promise<AttemptRow[]> {
     return this.db.query<AttemptRow[]>(
       `SELECT attempt, outcome, http_status, error, duration_ms, recorded_at FROM webhooks.delivery_attempts

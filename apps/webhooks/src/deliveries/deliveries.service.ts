@@ -55,9 +55,9 @@ export class DeliveriesService {
 
   /** A delivery with the body and headers last sent, the receiver's answer and its attempts. */
   async get(scope: WorkspaceScope, deliveryId: string, subscriptionId?: string): Promise<DeliveryDetail> {
-    const row = await this.deliveries.find(scope, deliveryId, { subscriptionId });
-    if (!row) throw deliveryNotFound(deliveryId);
-    return toDetail(row, await this.deliveries.attempts(scope, row.id));
+    const found = await this.deliveries.withAttempts(scope, deliveryId, subscriptionId);
+    if (!found) throw deliveryNotFound(deliveryId);
+    return toDetail(found.row, found.attempts);
   }
 
   /**
