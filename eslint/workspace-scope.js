@@ -22,7 +22,8 @@ const DATA_ACCESS = {
   'apps/data/src/collections/indexes/property-indexer.ts': 'system: index DDL for every collection, run at boot',
   'apps/orchestration/src/orchestrations/reencrypt-orchestrations.ts':
     'system: the reencrypt command, over every workspace (docs/runbooks.md)',
-  'apps/inbound/src/events/reencrypt-arrivals.ts': 'system: the reencrypt command, over every workspace (docs/runbooks.md)',
+  'apps/inbound/src/events/reencrypt-arrivals.ts':
+    'system: the reencrypt command, over every workspace (docs/runbooks.md)',
   'apps/compute/src/reencrypt-compute.ts': 'system: the reencrypt command, over every workspace (docs/runbooks.md)',
   'apps/data/src/secrets/reencrypt-records.ts':
     'system: the reencrypt command, over every workspace (docs/runbooks.md)',
@@ -49,6 +50,9 @@ const ISSUERS = {
   'apps/inbound/src/arrivals/arrivals.service.ts':
     "an http-trigger arrival's URL workspace: it finds the trigger, whose signature check then decides",
   'apps/inbound/src/dispatch/inbound-sweeps.ts': 'the workspace of an arrival row the sweep read',
+  'apps/orchestration/src/runs/run-engine.ts': 'the workspace of a run row the engine claimed',
+  'apps/compute/src/runs/function-runs-directory.ts':
+    'the workspace our own orchestration service names for a compute step (internal NATS)',
   'apps/compute/src/functions/function-directory.ts':
     'the workspace our own orchestration service names when it checks its steps (internal NATS)',
   'apps/compute/src/http-triggers/http-trigger-directory.ts':

@@ -71,6 +71,8 @@ export interface Stack {
   startWorker(overrides?: Record<string, string>): Promise<WorkerProcess>;
   /** The inbound service itself, not through the gateway. */
   readonly inboundUrl: string;
+  /** Stops the orchestration service and starts a fresh one on the same port, with `overrides` on top. */
+  restartOrchestration(overrides?: Record<string, string>): Promise<void>;
   /** Stops the inbound service and starts a fresh one on the same port, with `overrides` on top. */
   restartInbound(overrides?: Record<string, string>): Promise<void>;
   /** Stops the compute API and starts a fresh one on the same port, with `overrides` on top. */
@@ -134,7 +136,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   await inbound.listen(inboundPort, '127.0.0.1');
   const orchestrationEnv = { ...env, ORCHESTRATION_PORT: String(orchestrationPort) };
   await migrateOrchestration(loadConfig(OrchestrationConfig, orchestrationEnv));
-  const orchestration = await createOrchestrationApp(loadConfig(OrchestrationConfig, orchestrationEnv), {
+  let orchestration = await createOrchestrationApp(loadConfig(OrchestrationConfig, orchestrationEnv), {
     clock: clocks.orchestration,
   });
   await orchestration.listen(orchestrationPort, '127.0.0.1');
@@ -179,6 +181,13 @@ export async function startStack(overrides: Record<string, string> = {}, options
     natsPrefix: env.NATS_PREFIX,
     computeUrl: `http://127.0.0.1:${computePort}`,
     inboundUrl: `http://127.0.0.1:${inboundPort}`,
+    async restartOrchestration(extra = {}) {
+      await orchestration.close();
+      orchestration = await createOrchestrationApp(loadConfig(OrchestrationConfig, { ...orchestrationEnv, ...extra }), {
+        clock: clocks.orchestration,
+      });
+      await orchestration.listen(orchestrationPort, '127.0.0.1');
+    },
     async restartInbound(extra = {}) {
       await inbound?.close();
       inbound = undefined;

@@ -17,6 +17,7 @@ import { DraftsController, FunctionDraftsController, TriggerDraftsController } f
 import { DraftsRepository } from './drafts/drafts.repository.js';
 import { DraftsService } from './drafts/drafts.service.js';
 import { FunctionDirectory } from './functions/function-directory.js';
+import { FunctionRunsDirectory } from './runs/function-runs-directory.js';
 import { FunctionTestsService } from './functions/function-tests.service.js';
 import { FunctionsController } from './functions/functions.controller.js';
 import { FunctionsRepository } from './functions/functions.repository.js';
@@ -88,6 +89,7 @@ export class ComputeAppModule {
         EndpointCalls,
         HttpTriggerDirectory,
         FunctionDirectory,
+        FunctionRunsDirectory,
         FunctionPrincipalTokens,
         DataApi,
         AutoPersistLinks,

@@ -3,6 +3,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { serviceDataSourceOptions } from '@strata/db';
 import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
 import { ComputeFunctions } from './functions/compute-functions.js';
+import { ComputeRuns } from './functions/compute-runs.js';
+import { RunEngine } from './runs/run-engine.js';
+import { RunsController } from './runs/runs.controller.js';
+import { RunsRepository } from './runs/runs.repository.js';
+import { RunsService } from './runs/runs.service.js';
 import { ORCHESTRATION_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { OrchestrationConfig } from './orchestration.config.js';
 import { OrchestrationEntity } from './orchestrations/orchestration.entity.js';
@@ -33,12 +38,16 @@ export class OrchestrationAppModule {
         ),
         PlatformModule.forRoot({ config, clock: options.clock }),
       ],
-      controllers: [OrchestrationsController],
+      controllers: [OrchestrationsController, RunsController],
       providers: [
         TransactionsProvider,
         OrchestrationsRepository,
         OrchestrationsService,
         ComputeFunctions,
+        ComputeRuns,
+        RunsRepository,
+        RunEngine,
+        RunsService,
         DatabaseReadiness,
       ],
     };

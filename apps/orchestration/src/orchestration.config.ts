@@ -1,4 +1,4 @@
-import { IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 import { ServiceConfig } from '@strata/platform';
 
 /** Settings of the orchestration service (environment variables; initialisers are the defaults). */
@@ -13,4 +13,26 @@ export class OrchestrationConfig extends ServiceConfig {
   @Min(100)
   @Max(60_000)
   ORCHESTRATION_COMPUTE_TIMEOUT_MS = 5000;
+
+  /** Whether this replica runs the embedded engine (replicas share due runs through SKIP LOCKED claims). */
+  @IsBoolean()
+  ORCHESTRATION_ENGINE_ENABLED = true;
+
+  /** How often the engine looks for due runs. */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  ORCHESTRATION_ENGINE_INTERVAL_MS = 100;
+
+  /** How often a compute step's function run is looked in on. */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  ORCHESTRATION_POLL_MS = 100;
+
+  /** How long a finished run is kept (its ttlExpiresAt). */
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  ORCHESTRATION_RUN_RETENTION_DAYS = 30;
 }

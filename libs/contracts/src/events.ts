@@ -304,3 +304,44 @@ export interface FunctionsExistRequest {
 export interface FunctionsExistReply {
   readonly existing: readonly string[];
 }
+
+/**
+ * The orchestration engine's compute steps (core NATS request/reply to the
+ * compute API replicas): start a run of a function, and read how a run ended.
+ */
+export function functionRunStartSubject(prefix: string): string {
+  return `${prefix}.compute.functions.run`;
+}
+
+export function functionRunStatusSubject(prefix: string): string {
+  return `${prefix}.compute.runs.status`;
+}
+
+export interface FunctionRunStart {
+  readonly workspaceSlug: string;
+  readonly functionId: string;
+  /** The function's executionParams. */
+  readonly executionParams: Readonly<Record<string, unknown>>;
+  /** The run's wall-clock limit (the step's timeoutMs). */
+  readonly timeoutMs: number;
+  /** Shown on the run record's executionContext. */
+  readonly origin: Readonly<Record<string, unknown>>;
+}
+
+export type FunctionRunStartReply =
+  | { readonly started: true; readonly runId: string; readonly jobId: string; readonly rateLimited: boolean }
+  | { readonly started: false; readonly reason: string };
+
+export interface FunctionRunStatusQuery {
+  readonly workspaceSlug: string;
+  readonly runId: string;
+}
+
+export type FunctionRunStatusReply =
+  | { readonly found: false }
+  | {
+      readonly found: true;
+      readonly status: string;
+      readonly returnValue?: unknown;
+      readonly error?: { readonly name?: string; readonly message?: string } | null;
+    };

@@ -1,4 +1,5 @@
 import { Orchestrations1765100000000 } from './1765100000000-orchestrations.js';
+import { OrchestrationRuns1765100000001 } from './1765100000001-orchestration-runs.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
-export const MIGRATIONS = [Orchestrations1765100000000];
+export const MIGRATIONS = [Orchestrations1765100000000, OrchestrationRuns1765100000001];

@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { managerOf, type Tx, type WorkspaceScope } from '@strata/db';
+import type { Step } from '@strata/workflow';
+import type { RunRow, RunStatus, StepRow } from './run-rows.js';
+
+const RUN_COLUMNS = `id, workspace_slug, orchestration_id, orchestration_version, status, current_step_id,
+  current_attempt, input, context, step_outputs, correlation_id, trigger_type, trigger_metadata, has_errors,
+  delay_step_count, failure_reason, executed_steps, errors, due_at, created_at, started_at, completed_at,
+  ttl_expires_at`;
+
+const json = (v: unknown): string => JSON.stringify(v ?? null);
+
+/**
+ * orchestration.runs and orchestration.run_steps. Tenant methods carry the
+ * workspace in every statement; `claimDue` is the engine's system-wide claim and
+ * answers each run's workspace for the engine to act within.
+ */
+@Injectable()
+export class RunsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insert(scope: WorkspaceScope, r: RunRow): Promise<void> {
+    await this.db.query(
+      `INSERT INTO orchestration.runs (${RUN_COLUMNS})
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+      [
+        r.id,
+        scope.workspace,
+        r.orchestration_id,
+        r.orchestration_version,
+        r.status,
+        r.current_step_id,
+        r.current_attempt,
+        json(r.input),
+        json(r.context),
+        json(r.step_outputs),
+        r.correlation_id,
+        r.trigger_type,
+        json(r.trigger_metadata),
+        r.has_errors,
+        r.delay_step_count,
+        r.failure_reason,
+        json(r.executed_steps),
+        json(r.errors),
+        r.due_at,
+        r.created_at,
+        r.started_at,
+        r.completed_at,
+        r.ttl_expires_at,
+      ],
+    );
+  }
+
+  async find(scope: WorkspaceScope, orchestrationId: string, id: string, tx?: Tx): Promise<RunRow | undefined> {
+    const [row] = await managerOf(this.db, tx).query<RunRow[]>(
+      `SELECT ${RUN_COLUMNS} FROM orchestration.runs WHERE workspace_slug = $1 AND orchestration_id = $2 AND id = $3
+       ${tx ? 'FOR UPDATE' : ''}`,
+      [scope.workspace, orchestrationId, id],
+    );
+    return row;
+  }
+
+  async list(
+    scope: WorkspaceScope,
+    orchestrationId: string,
+    q: { page: number; pageSize: number; status?: RunStatus | undefined },
+  ): Promise<{ rows: RunRow[]; total: number }> {
+    const params = [scope.workspace, orchestrationId, q.status ?? null];
+    const where = `workspace_slug = $1 AND orchestration_id = $2 AND ($3::text IS NULL OR status = $3)`;
+    const rows = await this.db.query<RunRow[]>(
+      `SELECT ${RUN_COLUMNS} FROM orchestration.runs WHERE ${where}
+        ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+      [...params, q.pageSize, (q.page - 1) * q.pageSize],
+    );
+    const [count] = await this.db.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM orchestration.runs WHERE ${where}`,
+      params,
+    );
+    return { rows, total: count?.n ?? 0 };
+  }
+
+  steps(scope: WorkspaceScope, runId: string, tx?: Tx): Promise<StepRow[]> {
+    return managerOf(this.db, tx).query<StepRow[]>(
+      `SELECT * FROM orchestration.run_steps WHERE workspace_slug = $1 AND run_id = $2 ORDER BY started_at, id`,
+      [scope.workspace, runId],
+    );
+  }
+
+  /** The steps of the version a run executes. */
+  async versionSteps(
+    scope: WorkspaceScope,
+    orchestrationId: string,
+    version: number,
+    tx?: Tx,
+  ): Promise<Step[] | undefined> {
+    const [row] = await managerOf(this.db, tx).query<{ steps: Step[] }[]>(
+      `SELECT steps FROM orchestration.orchestration_versions
+        WHERE workspace_slug = $1 AND orchestration_id = $2 AND version = $3`,
+      [scope.workspace, orchestrationId, version],
+    );
+    return row?.steps;
+  }
+
+  /** System-wide, for the engine: runs due now, locked FOR UPDATE SKIP LOCKED in `tx` (replicas share them). */
+  claimDue(tx: Tx, now: Date, limit: number): Promise<RunRow[]> {
+    return managerOf(this.db, tx).query<RunRow[]>(
+      `SELECT ${RUN_COLUMNS} FROM orchestration.runs
+        WHERE status IN ('pending', 'running', 'waiting') AND due_at <= $1
+        ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
+  }
+
+  async save(scope: WorkspaceScope, tx: Tx, r: RunRow): Promise<void> {
+    await managerOf(this.db, tx).query(
+      `UPDATE orchestration.runs SET status = $3, current_step_id = $4, current_attempt = $5, context = $6,
+              step_outputs = $7, has_errors = $8, delay_step_count = $9, failure_reason = $10, executed_steps = $11,
+              errors = $12, due_at = $13, started_at = $14, completed_at = $15, ttl_expires_at = $16
+        WHERE workspace_slug = $1 AND id = $2`,
+      [
+        scope.workspace,
+        r.id,
+        r.status,
+        r.current_step_id,
+        r.current_attempt,
+        json(r.context),
+        json(r.step_outputs),
+        r.has_errors,
+        r.delay_step_count,
+        r.failure_reason,
+        json(r.executed_steps),
+        json(r.errors),
+        r.due_at,
+        r.started_at,
+        r.completed_at,
+        r.ttl_expires_at,
+      ],
+    );
+  }
+
+  async insertStep(scope: WorkspaceScope, tx: Tx, s: StepRow): Promise<void> {
+    await managerOf(this.db, tx).query(
+      `INSERT INTO orchestration.run_steps (id, workspace_slug, run_id, step_id, step_type, attempt, status, input, output,
+         decision_result, delay_config, error, function_id, function_run_id, execution_id, started_at, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+      [
+        s.id,
+        scope.workspace,
+        s.run_id,
+        s.step_id,
+        s.step_type,
+        s.attempt,
+        s.status,
+        json(s.input),
+        json(s.output),
+        json(s.decision_result),
+        json(s.delay_config),
+        json(s.error),
+        s.function_id,
+        s.function_run_id,
+        s.execution_id,
+        s.started_at,
+        s.completed_at,
+      ],
+    );
+  }
+
+  async saveStep(scope: WorkspaceScope, tx: Tx, s: StepRow): Promise<void> {
+    await managerOf(this.db, tx).query(
+      `UPDATE orchestration.run_steps SET status = $3, output = $4, error = $5, delay_config = $6, completed_at = $7
+        WHERE workspace_slug = $1 AND id = $2`,
+      [scope.workspace, s.id, s.status, json(s.output), json(s.error), json(s.delay_config), s.completed_at],
+    );
+  }
+}

@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+
+let stack: Stack;
+const ws = `orun-${Date.now().toString(36)}`;
+let token: string;
+const fns: Record<string, string> = {};
+
+const base = () => `${stack.baseUrl}/orchestration/ws/${ws}/api/v1`;
+const CODE = {
+  charge: 'async function run() { return { success: true, data: { amount: executionParams.input.amount } }; }',
+  notify: 'async function run() { return { success: true, data: { notified: executionParams.steps.charge.amount } }; }',
+  flaky: "async function run() { throw new Error('provider down'); }",
+};
+
+async function orchestration(slug: string, steps: unknown[]): Promise<string> {
+  const made = await call('POST', `${base()}/orchestrations`, {
+    token,
+    body: { slug, name: slug, status: 'active', trigger: { type: 'on-demand' }, steps },
+  });
+  expect(made.status).toBe(201);
+  return made.body.id;
+}
+
+async function runUntil(orchestrationId: string, runId: string, done: (r: any) => boolean, ms = 45_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const r = await call('GET', `${base()}/orchestrations/${orchestrationId}/runs/${runId}?include=steps`, { token });
+    if (done(r.body)) return r.body;
+    if (Date.now() > until) throw new Error(`run ${runId} not there: ${JSON.stringify(r.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+const final = (r: any) => r.status === 'completed' || r.status === 'failed';
+
+beforeAll(async () => {
+  stack = await startStack({ ORCHESTRATION_POLL_MS: '25', ORCHESTRATION_ENGINE_INTERVAL_MS: '25' });
+  await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  token = await adminWorkspaceToken(stack, ws);
+  for (const [name, code] of Object.entries(CODE)) {
+    const fn = await call('POST', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions`, {
+      token,
+      body: { name, code },
+    });
+    fns[name] = fn.body.id;
+  }
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const checkout = () => [
+  { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'route' },
+  {
+    id: 'route',
+    type: 'decision',
+    cases: [{ conditions: [{ path: 'steps.charge.output.amount', op: 'gt', value: 100 }], nextStepId: 'cool' }],
+  },
+  { id: 'cool', type: 'delay', delayMs: 300, nextStepId: 'notify' },
+  { id: 'notify', type: 'compute', functionId: fns['notify'] },
+];
+
+describe('orchestration runs on the embedded engine', () => {
+  it('runs compute, decision and delay steps to completion, recording every step', async () => {
+    const id = await orchestration('checkout', checkout());
+    const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+      token,
+      body: { input: { amount: 150 }, correlationId: 'order-1' },
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({
+      id: expect.stringMatching(/^orun_/),
+      status: 'pending',
+      orchestrationVersion: 1,
+      correlationId: 'order-1',
+      triggerType: 'manual',
+      input: { amount: 150 },
+    });
+    const run = await runUntil(id, started.body.id, final);
+    expect(run).toMatchObject({
+      status: 'completed',
+      executedSteps: ['charge', 'route', 'cool', 'notify'],
+      stepOutputs: { charge: { amount: 150 }, notify: { notified: 150 } },
+      delayStepCount: 1,
+      hasErrors: false,
+      failureReason: null,
+      completedAt: expect.any(String),
+      ttlExpiresAt: expect.any(String),
+    });
+    expect(run.steps.map((s: any) => [s.stepId, s.stepType, s.attempt, s.status])).toEqual([
+      ['charge', 'compute', 1, 'succeeded'],
+      ['route', 'decision', 1, 'succeeded'],
+      ['cool', 'delay', 1, 'succeeded'],
+      ['notify', 'compute', 1, 'succeeded'],
+    ]);
+    expect(run.steps[0]).toMatchObject({
+      functionId: fns['charge'],
+      functionRunId: expect.any(String),
+      output: { amount: 150 },
+    });
+    expect(run.steps[1].decisionResult).toMatchObject({ matchedCaseIndex: 0, selectedNextStepId: 'cool' });
+    expect(run.steps[2].delayConfig).toMatchObject({
+      delayMs: 300,
+      resumeAt: expect.any(String),
+      resumedAt: expect.any(String),
+    });
+    const fnRun = await call(
+      'GET',
+      `${stack.baseUrl}/data/workspace/${ws}/api/v1/function-runs/${run.steps[0].functionRunId}`,
+      { token },
+    );
+    expect(fnRun.body).toMatchObject({ status: 'succeeded' });
+
+    const small = await call('POST', `${base()}/orchestrations/${id}/trigger`, {
+      token,
+      body: { input: { amount: 50 } },
+    });
+    expect(small.status).toBe(201);
+    const ended = await runUntil(id, small.body.id, final);
+    expect(ended).toMatchObject({ status: 'completed', executedSteps: ['charge', 'route'] });
+    expect(ended.steps[1].decisionResult).toMatchObject({ matchedCaseIndex: -1, selectedNextStepId: null });
+
+    const steps = await call('GET', `${base()}/orchestrations/${id}/runs/${small.body.id}/steps`, { token });
+    expect(steps.body.data).toHaveLength(2);
+    const listed = await call('GET', `${base()}/orchestrations/${id}/runs?status=completed`, { token });
+    expect(listed.body.meta).toEqual({ total: 2, page: 1, pageSize: 20 });
+  });
+
+  it('retries a failing compute step with its backoff, each attempt its own step, then applies onFailure', async () => {
+    const failing = await orchestration('failing', [
+      { id: 'call', type: 'compute', functionId: fns['flaky'], retry: { maxAttempts: 2, backoffMs: 100 } },
+    ]);
+    const failed = await runUntil(
+      failing,
+      (await call('POST', `${base()}/orchestrations/${failing}/runs`, { token, body: {} })).body.id,
+      final,
+    );
+    expect(failed).toMatchObject({ status: 'failed', hasErrors: true });
+    expect(failed.failureReason).toContain('Step call failed after 2 attempts: provider down');
+    expect(failed.steps.map((s: any) => [s.attempt, s.status, s.error?.message])).toEqual([
+      [1, 'failed', 'provider down'],
+      [2, 'failed', 'provider down'],
+    ]);
+    const ending = await orchestration('ending', [
+      { id: 'call', type: 'compute', functionId: fns['flaky'], onFailure: { action: 'end' } },
+    ]);
+    const ended = await runUntil(
+      ending,
+      (await call('POST', `${base()}/orchestrations/${ending}/runs`, { token, body: {} })).body.id,
+      final,
+    );
+    expect(ended).toMatchObject({ status: 'completed', hasErrors: true, failureReason: null });
+    expect(ended.errors).toEqual([expect.objectContaining({ stepId: 'call', message: 'provider down' })]);
+  });
+
+  it('waits in a delay, and a restart in the middle of it resumes the run without running a completed step again', async () => {
+    const id = await orchestration('patient', [
+      { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'wait' },
+      { id: 'wait', type: 'delay', delayMs: 2000, nextStepId: 'notify' },
+      { id: 'notify', type: 'compute', functionId: fns['notify'] },
+    ]);
+    const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+      token,
+      body: { input: { amount: 7 } },
+    });
+    const waiting = await runUntil(id, started.body.id, (r) => r.status === 'waiting');
+    expect(waiting.currentStepId).toBe('wait');
+    await stack.restartOrchestration({ ORCHESTRATION_POLL_MS: '25', ORCHESTRATION_ENGINE_INTERVAL_MS: '25' });
+    const done = await runUntil(id, started.body.id, final);
+    expect(done).toMatchObject({ status: 'completed', executedSteps: ['charge', 'wait', 'notify'] });
+    expect(done.steps.filter((s: any) => s.stepId === 'charge')).toHaveLength(1);
+  });
+
+  it('refuses runs of a paused orchestration and answers 404 for unknown ones', async () => {
+    const id = await orchestration('paused-one', checkout());
+    await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });
+    expect((await call('POST', `${base()}/orchestrations/${id}/runs`, { token, body: {} })).status).toBe(409);
+    expect((await call('POST', `${base()}/orchestrations/orch_nope/runs`, { token, body: {} })).status).toBe(404);
+    expect((await call('GET', `${base()}/orchestrations/${id}/runs/orun_nope`, { token })).status).toBe(404);
+    expect((await call('POST', `${base()}/orchestrations/${id}/runs`, { token, body: { input: 'x' } })).status).toBe(
+      400,
+    );
+  });
+});
