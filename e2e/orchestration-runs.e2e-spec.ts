@@ -172,6 +172,74 @@ describe('orchestration runs on the embedded engine', () => {
     expect(done.steps.filter((s: any) => s.stepId === 'charge')).toHaveLength(1);
   });
 
+  it('cancels a waiting run, and retries a failed run from its failed step keeping earlier outputs', async () => {
+    const id = await orchestration('cancellable', [
+      { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'wait' },
+      { id: 'wait', type: 'delay', delayMs: 60_000 },
+    ]);
+    const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+      token,
+      body: { input: { amount: 3 } },
+    });
+    await runUntil(id, started.body.id, (r) => r.status === 'waiting');
+    const cancelled = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/cancel`, { token });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('Cancelled by') });
+    const steps = (await call('GET', `${base()}/orchestrations/${id}/runs/${started.body.id}/steps`, { token })).body
+      .data;
+    expect(steps.map((s: any) => [s.stepId, s.status])).toEqual([
+      ['charge', 'succeeded'],
+      ['wait', 'failed'],
+    ]);
+    expect(
+      (await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/cancel`, { token })).status,
+    ).toBe(409);
+
+    // Retry from the failed step: the delay runs again; the charge output is kept and charge is not re-run.
+    const retried = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({
+      status: 'running',
+      currentStepId: 'wait',
+      stepOutputs: { charge: { amount: 3 } },
+    });
+    const waitingAgain = await runUntil(id, started.body.id, (r) => r.status === 'waiting');
+    expect(waitingAgain.steps.filter((s: any) => s.stepId === 'charge')).toHaveLength(1);
+    const completed = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
+    expect(completed.status).toBe(409);
+  });
+
+  it('two replicas share the runs and execute every step once', async () => {
+    const replica = await stack.startOrchestrationReplica({
+      ORCHESTRATION_POLL_MS: '25',
+      ORCHESTRATION_ENGINE_INTERVAL_MS: '25',
+    });
+    try {
+      const id = await orchestration('shared', checkout());
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        ids.push(
+          (
+            await call('POST', `${base()}/orchestrations/${id}/runs`, {
+              token,
+              body: { input: { amount: 100 + i * 10 } },
+            })
+          ).body.id,
+        );
+      }
+      for (const runId of ids) {
+        const run = await runUntil(id, runId, final);
+        expect(run.status).toBe('completed');
+        const counts = new Map<string, number>();
+        for (const s of run.steps) counts.set(s.stepId, (counts.get(s.stepId) ?? 0) + 1);
+        for (const n of counts.values()) expect(n).toBe(1);
+        expect(run.executedSteps).toEqual(run.steps.map((s: any) => s.stepId));
+      }
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('refuses runs of a paused orchestration and answers 404 for unknown ones', async () => {
     const id = await orchestration('paused-one', checkout());
     await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });

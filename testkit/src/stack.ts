@@ -71,6 +71,8 @@ export interface Stack {
   startWorker(overrides?: Record<string, string>): Promise<WorkerProcess>;
   /** The inbound service itself, not through the gateway. */
   readonly inboundUrl: string;
+  /** Starts one more orchestration replica on the same database and NATS prefix (not behind the gateway). */
+  startOrchestrationReplica(overrides?: Record<string, string>): Promise<INestApplication>;
   /** Stops the orchestration service and starts a fresh one on the same port, with `overrides` on top. */
   restartOrchestration(overrides?: Record<string, string>): Promise<void>;
   /** Stops the inbound service and starts a fresh one on the same port, with `overrides` on top. */
@@ -181,6 +183,15 @@ export async function startStack(overrides: Record<string, string> = {}, options
     natsPrefix: env.NATS_PREFIX,
     computeUrl: `http://127.0.0.1:${computePort}`,
     inboundUrl: `http://127.0.0.1:${inboundPort}`,
+    async startOrchestrationReplica(extra = {}) {
+      const replicaPort = await freePort();
+      const replica = await createOrchestrationApp(
+        loadConfig(OrchestrationConfig, { ...orchestrationEnv, ...extra, ORCHESTRATION_PORT: String(replicaPort) }),
+        { clock: clocks.orchestration },
+      );
+      await replica.listen(replicaPort, '127.0.0.1');
+      return replica;
+    },
     async restartOrchestration(extra = {}) {
       await orchestration.close();
       orchestration = await createOrchestrationApp(loadConfig(OrchestrationConfig, { ...orchestrationEnv, ...extra }), {

@@ -5,6 +5,7 @@ import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } f
 import { ComputeFunctions } from './functions/compute-functions.js';
 import { ComputeRuns } from './functions/compute-runs.js';
 import { RunEngine } from './runs/run-engine.js';
+import { RunRetention } from './runs/run-retention.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
@@ -47,6 +48,7 @@ export class OrchestrationAppModule {
         ComputeRuns,
         RunsRepository,
         RunEngine,
+        RunRetention,
         RunsService,
         DatabaseReadiness,
       ],

@@ -39,6 +39,27 @@ export class RunsController {
     return this.runs.start(scope, p.id, id, body);
   }
 
+  @Post('runs/:runId/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Stops a pending, running or waiting run (it fails, Cancelled by <who>)' })
+  @RequirePermission('orchestrations', 'execute')
+  cancel(
+    @CallerScope() scope: WorkspaceScope,
+    @CurrentPrincipal() p: Principal,
+    @Param('orchestrationId') id: string,
+    @Param('runId') runId: string,
+  ) {
+    return this.runs.cancel(scope, p.id, id, runId);
+  }
+
+  @Post('runs/:runId/retry')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Runs a failed run again from its failed step, keeping the outputs of earlier steps' })
+  @RequirePermission('orchestrations', 'execute')
+  retry(@CallerScope() scope: WorkspaceScope, @Param('orchestrationId') id: string, @Param('runId') runId: string) {
+    return this.runs.retry(scope, id, runId);
+  }
+
   @Get('runs')
   @RequirePermission('orchestrations', 'retrieve')
   list(@CallerScope() scope: WorkspaceScope, @Param('orchestrationId') id: string, @Query() q: RunListQueryRequest) {

@@ -83,7 +83,7 @@ export class RunsRepository {
 
   steps(scope: WorkspaceScope, runId: string, tx?: Tx): Promise<StepRow[]> {
     return managerOf(this.db, tx).query<StepRow[]>(
-      `SELECT * FROM orchestration.run_steps WHERE workspace_slug = $1 AND run_id = $2 ORDER BY started_at, id`,
+      `SELECT * FROM orchestration.run_steps WHERE workspace_slug = $1 AND run_id = $2 ORDER BY seq`,
       [scope.workspace, runId],
     );
   }
@@ -111,6 +111,17 @@ export class RunsRepository {
         ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [now, limit],
     );
+  }
+
+  /** System-wide, for retention: deletes up to `limit` finished runs whose ttlExpiresAt passed (steps with them). */
+  async deleteExpired(now: Date, limit: number): Promise<number> {
+    const rows = await this.db.query<{ id: string }[]>(
+      `DELETE FROM orchestration.runs WHERE id IN (
+         SELECT id FROM orchestration.runs WHERE status IN ('completed', 'failed') AND ttl_expires_at < $1
+          ORDER BY ttl_expires_at LIMIT $2) RETURNING id`,
+      [now, limit],
+    );
+    return rows.length;
   }
 
   async save(scope: WorkspaceScope, tx: Tx, r: RunRow): Promise<void> {

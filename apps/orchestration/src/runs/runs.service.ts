@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newOrchestrationRunId } from '@strata/crypto';
-import type { WorkspaceScope } from '@strata/db';
+import { Transactions, type WorkspaceScope } from '@strata/db';
+import { OrchestrationConfig } from '../orchestration.config.js';
 import { Clock, StrataException } from '@strata/platform';
 import type { JsonValue } from '@strata/workflow';
 import { ORCHESTRATION_NOT_FOUND } from '../orchestrations/orchestrations.service.js';
@@ -19,8 +20,14 @@ export class RunsService {
     private readonly orchestrations: OrchestrationsRepository,
     private readonly runs: RunsRepository,
     private readonly engine: RunEngine,
+    private readonly transactions: Transactions,
     private readonly clock: Clock,
-  ) {}
+    config: OrchestrationConfig,
+  ) {
+    this.retentionMs = config.ORCHESTRATION_RUN_RETENTION_DAYS * 86_400_000;
+  }
+
+  private readonly retentionMs: number;
 
   /**
    * A manual run (`triggerType: manual`) of the orchestration's current version,
@@ -60,6 +67,68 @@ export class RunsService {
     await this.runs.insert(scope, run);
     this.engine.wake();
     return runView(run);
+  }
+
+  /**
+   * Stops a pending, running or waiting run: it fails with `Cancelled by <who>`; a
+   * step in flight is marked failed (a function run already started finishes in
+   * compute, and its outcome is no longer read). 409 for a finished run.
+   */
+  async cancel(scope: WorkspaceScope, by: string, orchestrationId: string, runId: string) {
+    return this.transactions.run(async (tx) => {
+      const run = await this.runs.find(scope, orchestrationId, runId, tx);
+      if (!run) throw StrataException.notFound(RUN_NOT_FOUND);
+      if (run.status === 'completed' || run.status === 'failed') {
+        throw StrataException.conflict(
+          `The run is ${run.status}; only a pending, running or waiting run can be cancelled`,
+        );
+      }
+      const now = this.clock.now();
+      for (const step of await this.runs.steps(scope, run.id, tx)) {
+        if (step.status === 'running' || step.status === 'waiting') {
+          await this.runs.saveStep(scope, tx, {
+            ...step,
+            status: 'failed',
+            error: { message: `Cancelled by ${by}`, code: 'CANCELLED' },
+            completed_at: now,
+          });
+        }
+      }
+      run.status = 'failed';
+      run.failure_reason = `Cancelled by ${by}`;
+      run.completed_at = now;
+      run.ttl_expires_at = new Date(now.getTime() + this.retentionMs);
+      run.due_at = null;
+      await this.runs.save(scope, tx, run);
+      return runView(run);
+    });
+  }
+
+  /**
+   * Runs a failed run again from the step that failed (attempt 1), keeping the
+   * outputs of the steps that succeeded; the version is the one it started on.
+   * 409 when the run did not fail at a step (completed, cancelled while pending).
+   */
+  async retry(scope: WorkspaceScope, orchestrationId: string, runId: string) {
+    const retried = await this.transactions.run(async (tx) => {
+      const run = await this.runs.find(scope, orchestrationId, runId, tx);
+      if (!run) throw StrataException.notFound(RUN_NOT_FOUND);
+      const failedStep = (await this.runs.steps(scope, run.id, tx)).filter((s) => s.status === 'failed').at(-1);
+      if (run.status !== 'failed' || !failedStep) {
+        throw StrataException.conflict('Only a run that failed at a step can be retried from it');
+      }
+      run.status = 'running';
+      run.current_step_id = failedStep.step_id;
+      run.current_attempt = 1;
+      run.failure_reason = null;
+      run.completed_at = null;
+      run.ttl_expires_at = null;
+      run.due_at = this.clock.now();
+      await this.runs.save(scope, tx, run);
+      return run;
+    });
+    this.engine.wake();
+    return runView(retried);
   }
 
   async list(scope: WorkspaceScope, orchestrationId: string, q: RunListQueryRequest) {
