@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
@@ -238,6 +239,55 @@ describe('orchestration runs on the embedded engine', () => {
     } finally {
       await replica.close();
     }
+  });
+
+  it('starts runs from signed webhooks, by id and by path; 401 on a bad signature, 404 for an unknown path', async () => {
+    const made = await call('POST', `${base()}/orchestrations`, {
+      token,
+      body: {
+        slug: 'hooked',
+        name: 'Hooked',
+        status: 'active',
+        trigger: { type: 'http-trigger', path: 'orders', validateSignature: true, signingSecret: 'orch-hook-secret' },
+        steps: checkout(),
+      },
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.id;
+    const body = JSON.stringify({ amount: 120 });
+    const sig = createHmac('sha256', 'orch-hook-secret').update(body).digest('hex');
+    const send = (url: string, signature: string, payload = body) =>
+      call('POST', url, {
+        body: payload,
+        headers: { 'x-signature': `sha256=${signature}`, 'x-correlation-id': 'hook-1' },
+      });
+
+    const byPath = await send(`${base()}/webhooks/orders`, sig);
+    expect(byPath.status).toBe(200);
+    expect(byPath.body).toEqual({ runId: expect.stringMatching(/^orun_/), status: 'pending' });
+    const run = await runUntil(id, byPath.body.runId, final);
+    expect(run).toMatchObject({
+      status: 'completed',
+      triggerType: 'http-trigger',
+      triggerMetadata: { webhookPath: 'orders' },
+      correlationId: 'hook-1',
+      input: { amount: 120 },
+    });
+    const byId = await send(`${base()}/orchestrations/${id}/webhook`, sig);
+    expect(byId.status).toBe(200);
+
+    expect((await send(`${base()}/webhooks/orders`, '0'.repeat(64))).status).toBe(401);
+    expect((await send(`${base()}/webhooks/orders`, sig, JSON.stringify({ amount: 121 }))).status).toBe(401);
+    expect((await send(`${base()}/webhooks/nowhere`, sig)).status).toBe(404);
+    // Another orchestration cannot take the same path.
+    const clash = await call('POST', `${base()}/orchestrations`, {
+      token,
+      body: { slug: 'hooked-2', name: 'Again', trigger: { type: 'http-trigger', path: 'orders' }, steps: checkout() },
+    });
+    expect(clash.status).toBe(409);
+    // A paused orchestration starts nothing from its trigger.
+    await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });
+    expect((await send(`${base()}/webhooks/orders`, sig)).status).toBe(409);
   });
 
   it('refuses runs of a paused orchestration and answers 404 for unknown ones', async () => {

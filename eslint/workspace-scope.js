@@ -51,6 +51,8 @@ const ISSUERS = {
     "an http-trigger arrival's URL workspace: it finds the trigger, whose signature check then decides",
   'apps/inbound/src/dispatch/inbound-sweeps.ts': 'the workspace of an arrival row the sweep read',
   'apps/orchestration/src/runs/run-engine.ts': 'the workspace of a run row the engine claimed',
+  'apps/orchestration/src/webhooks/webhook-runs.service.ts':
+    "a webhook's URL workspace: it finds the orchestration, whose signature check then decides",
   'apps/compute/src/runs/function-runs-directory.ts':
     'the workspace our own orchestration service names for a compute step (internal NATS)',
   'apps/compute/src/functions/function-directory.ts':

@@ -9,6 +9,8 @@ import { RunRetention } from './runs/run-retention.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
+import { WebhookRuns } from './webhooks/webhook-runs.service.js';
+import { WebhooksController } from './webhooks/webhooks.controller.js';
 import { ORCHESTRATION_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { OrchestrationConfig } from './orchestration.config.js';
 import { OrchestrationEntity } from './orchestrations/orchestration.entity.js';
@@ -39,7 +41,7 @@ export class OrchestrationAppModule {
         ),
         PlatformModule.forRoot({ config, clock: options.clock }),
       ],
-      controllers: [OrchestrationsController, RunsController],
+      controllers: [OrchestrationsController, RunsController, WebhooksController],
       providers: [
         TransactionsProvider,
         OrchestrationsRepository,
@@ -50,6 +52,7 @@ export class OrchestrationAppModule {
         RunEngine,
         RunRetention,
         RunsService,
+        WebhookRuns,
         DatabaseReadiness,
       ],
     };

@@ -25,5 +25,7 @@ export function createOrchestrationApp(
     config,
     description: 'Orchestrations: workflows of compute, decision and delay steps',
     defaultErrorShape: () => 'orchestration',
+    // Webhook signatures cover the raw bytes.
+    rawBodyPaths: /^\/orchestration\/ws\/[^/]+\/api\/v1\/(?:orchestrations\/[^/]+\/webhook$|webhooks\/)/,
   });
 }

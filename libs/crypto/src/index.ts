@@ -4,3 +4,4 @@ export * from './key-ring.js';
 export * from './password.js';
 export * from './webhook-signature.js';
 export * from './function-principal.js';
+export * from './arrival-signature.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ErrorCode, ID_FORMATS, signingSecretAad, WORKSPACE_SLUG_MAX_LENGTH } from '@strata/contracts';
-import { newInboundEventId, type KeyRing } from '@strata/crypto';
+import { checkArrivalSignature, newInboundEventId, type KeyRing } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
 import { ArrivalDispatcher } from '../dispatch/arrival-dispatcher.js';
@@ -11,7 +11,6 @@ import { sealArrival } from '../events/arrival-seal.js';
 import type { DispatchStatus } from '../events/inbound-event.entity.js';
 import { InboundEventsRepository } from '../events/inbound-events.repository.js';
 import { InboundConfig } from '../inbound.config.js';
-import { checkArrivalSignature } from './arrival-signature.js';
 import { ComputeLink } from './compute-link.js';
 
 /** http-trigger paths: one URL segment of letters, digits, hyphens and underscores (as compute checks them). */

@@ -62,6 +62,18 @@ export class OrchestrationsRepository {
     return (await query.getOne()) ?? undefined;
   }
 
+  /** The orchestration whose http-trigger has `path`. */
+  async byWebhookPath(scope: WorkspaceScope, path: string): Promise<OrchestrationEntity | undefined> {
+    const found = await this.db
+      .createQueryBuilder(OrchestrationEntity, 'o')
+      .where(`o.workspace_slug = :workspace AND o.trigger->>'type' = 'http-trigger' AND o.trigger->>'path' = :path`, {
+        workspace: scope.workspace,
+        path,
+      })
+      .getOne();
+    return found ?? undefined;
+  }
+
   async list(
     scope: WorkspaceScope,
     q: OrchestrationListQuery,

@@ -20,7 +20,7 @@ import { OrchestrationsRepository } from './orchestrations.repository.js';
 export const ORCHESTRATION_NOT_FOUND = 'Orchestration not found';
 
 /** The additional data sealing an orchestration trigger's signing secret. */
-const secretAad = (id: string): string => `orchestration.trigger.signingSecret:${id}`;
+export const secretAad = (id: string): string => `orchestration.trigger.signingSecret:${id}`;
 
 /**
  * Orchestrations of a workspace: create, read, list, update (a new version each
@@ -64,10 +64,7 @@ export class OrchestrationsService {
       );
       return orchestrationView(created);
     } catch (err) {
-      if (isUniqueViolation(err, 'orchestrations_slug_key')) {
-        throw StrataException.conflict(`Orchestration with slug '${body.slug}' already exists`);
-      }
-      throw err;
+      throw conflictOf(err, body.slug);
     }
   }
 
@@ -97,23 +94,27 @@ export class OrchestrationsService {
     }
     await this.found(scope, id);
     const { trigger, steps } = await this.checked(scope, id, body.trigger, body.steps, true);
-    const saved = await this.transactions.run(async (tx: Tx) => {
-      const current = await this.orchestrations.find(scope, id, tx);
-      if (!current) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
-      const next: OrchestrationEntity = {
-        ...current,
-        name: body.name ?? current.name,
-        description: body.description === undefined ? current.description : body.description,
-        status: body.status ?? statusOfIsActive(body.isActive, current.status),
-        trigger: trigger ?? current.trigger,
-        steps: steps ?? current.steps,
-        version: current.version + 1,
-        updatedBy: by,
-        updatedAt: this.clock.now(),
-      };
-      await this.orchestrations.save(scope, tx, next);
-      return next;
-    });
+    const saved = await this.transactions
+      .run(async (tx: Tx) => {
+        const current = await this.orchestrations.find(scope, id, tx);
+        if (!current) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
+        const next: OrchestrationEntity = {
+          ...current,
+          name: body.name ?? current.name,
+          description: body.description === undefined ? current.description : body.description,
+          status: body.status ?? statusOfIsActive(body.isActive, current.status),
+          trigger: trigger ?? current.trigger,
+          steps: steps ?? current.steps,
+          version: current.version + 1,
+          updatedBy: by,
+          updatedAt: this.clock.now(),
+        };
+        await this.orchestrations.save(scope, tx, next);
+        return next;
+      })
+      .catch((err: unknown) => {
+        throw conflictOf(err, '');
+      });
     return orchestrationView(saved);
   }
 
@@ -209,4 +210,15 @@ function statusOfIsActive(isActive: boolean | undefined, current: OrchestrationS
   if (isActive === undefined) return current;
   if (isActive) return 'active';
   return current === 'draft' ? 'draft' : 'paused';
+}
+
+/** The 409s of the unique slug and webhook path. */
+function conflictOf(err: unknown, slug: string): unknown {
+  if (isUniqueViolation(err, 'orchestrations_slug_key')) {
+    return StrataException.conflict(`Orchestration with slug '${slug}' already exists`);
+  }
+  if (isUniqueViolation(err, 'orchestrations_webhook_path_key')) {
+    return StrataException.conflict('Another orchestration already has that webhook path');
+  }
+  return err;
 }

@@ -9,6 +9,8 @@ import { OrchestrationsRepository } from '../orchestrations/orchestrations.repos
 import type { RunDetailQueryRequest, RunListQueryRequest, StartRunRequest } from './dto/run.requests.js';
 import { RunEngine } from './run-engine.js';
 import { runView, stepView } from './run-view.js';
+import type { OrchestrationEntity } from '../orchestrations/orchestration.entity.js';
+import type { RunRow } from './run-rows.js';
 import { RunsRepository } from './runs.repository.js';
 
 export const RUN_NOT_FOUND = 'Run not found';
@@ -38,8 +40,29 @@ export class RunsService {
     const orchestration = await this.orchestrations.find(scope, orchestrationId);
     if (!orchestration) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
     if (orchestration.status === 'paused') throw StrataException.conflict('Orchestration is paused');
+    return runView(
+      await this.create(scope, orchestration, {
+        input: (body?.input ?? {}) as JsonValue,
+        correlationId: body?.correlationId ?? null,
+        triggerType: 'manual',
+        triggerMetadata: { initiatedByPrincipalId: by },
+      }),
+    );
+  }
+
+  /** A new run of the orchestration's current version, `pending` and due at once. */
+  async create(
+    scope: WorkspaceScope,
+    orchestration: OrchestrationEntity,
+    start: {
+      input: JsonValue;
+      correlationId: string | null;
+      triggerType: string;
+      triggerMetadata: Record<string, JsonValue>;
+    },
+  ): Promise<RunRow> {
     const now = this.clock.now();
-    const run = {
+    const run: RunRow = {
       id: newOrchestrationRunId(),
       workspace_slug: scope.workspace,
       orchestration_id: orchestration.id,
@@ -47,12 +70,12 @@ export class RunsService {
       status: 'pending' as const,
       current_step_id: null,
       current_attempt: 1,
-      input: (body?.input ?? {}) as JsonValue,
+      input: start.input,
       context: {},
       step_outputs: {},
-      correlation_id: body?.correlationId ?? null,
-      trigger_type: 'manual',
-      trigger_metadata: { initiatedByPrincipalId: by },
+      correlation_id: start.correlationId,
+      trigger_type: start.triggerType,
+      trigger_metadata: start.triggerMetadata,
       has_errors: false,
       delay_step_count: 0,
       failure_reason: null,
@@ -66,7 +89,7 @@ export class RunsService {
     };
     await this.runs.insert(scope, run);
     this.engine.wake();
-    return runView(run);
+    return run;
   }
 
   /**

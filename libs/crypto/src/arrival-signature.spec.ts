@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { checkArrivalSignature, type ArrivalSignatureCheck } from './arrival-signature.js';
 
 const VECTORS = JSON.parse(
-  readFileSync(new URL('../../../../libs/crypto/test/vectors/standard-webhooks.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../test/vectors/standard-webhooks.json', import.meta.url), 'utf8'),
 ) as {
   vectors: { secret: string; id: string; timestamp: string; payload: string; signature: string }[];
   must_fail: string[];

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { constantTimeEqual } from '@strata/crypto';
+import { constantTimeEqual } from './compare.js';
 
 export type SignatureScheme = 'standard-webhooks' | 'hmac-sha256';
 

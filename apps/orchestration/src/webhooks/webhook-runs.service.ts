@@ -1,0 +1,105 @@
+import { isUtf8 } from 'node:buffer';
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH } from '@strata/contracts';
+import { checkArrivalSignature, type KeyRing } from '@strata/crypto';
+import { issueWorkspaceScope } from '@strata/db';
+import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
+import type { JsonValue } from '@strata/workflow';
+import { OrchestrationConfig } from '../orchestration.config.js';
+import type { SealedSecret } from '../orchestrations/orchestration-trigger.js';
+import type { OrchestrationEntity } from '../orchestrations/orchestration.entity.js';
+import { OrchestrationsRepository } from '../orchestrations/orchestrations.repository.js';
+import { secretAad } from '../orchestrations/orchestrations.service.js';
+import { RunsService } from '../runs/runs.service.js';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * The two webhook entry points of orchestrations: no bearer token; an
+ * orchestration whose http-trigger validates signatures checks them as inbound
+ * capture does (Standard Webhooks, or plain HMAC-SHA256 in its header), and an
+ * active one starts a run with the JSON body as its input.
+ */
+@Injectable()
+export class WebhookRuns {
+  private readonly ring: KeyRing;
+
+  constructor(
+    private readonly orchestrations: OrchestrationsRepository,
+    private readonly runs: RunsService,
+    private readonly clock: Clock,
+    config: OrchestrationConfig,
+  ) {
+    this.ring = keyRingOf(config);
+  }
+
+  async receive(req: Request, workspace: string, by: { id: string } | { path: string }) {
+    const notFound = () => StrataException.notFound('Orchestration not found');
+    if (workspace.length > WORKSPACE_SLUG_MAX_LENGTH || !ID_FORMATS.workspaceSlug.test(workspace)) throw notFound();
+    // The URL's workspace, before any credential: the orchestration found in it decides by its signature.
+    const scope = issueWorkspaceScope(workspace);
+    const orchestration =
+      'id' in by
+        ? await this.orchestrations.find(scope, by.id)
+        : await this.orchestrations.byWebhookPath(scope, by.path);
+    if (!orchestration || orchestration.trigger.type !== 'http-trigger') throw notFound();
+    const body = await readRawBody(req, MAX_BODY_BYTES);
+    this.checkSignature(orchestration, req, body);
+    const input = inputOf(body);
+    if (orchestration.status !== 'active') {
+      throw StrataException.conflict(
+        `Orchestration is ${orchestration.status}: only an active one starts runs from its trigger`,
+      );
+    }
+    const given = req.headers['x-correlation-id'];
+    const run = await this.runs.create(scope, orchestration, {
+      input,
+      correlationId: typeof given === 'string' && CORRELATION_ID.test(given) ? given : null,
+      triggerType: 'http-trigger',
+      triggerMetadata: { webhookPath: orchestration.trigger.path ?? null },
+    });
+    return { runId: run.id, status: run.status };
+  }
+
+  private checkSignature(orchestration: OrchestrationEntity, req: Request, body: Buffer): void {
+    const trigger = orchestration.trigger;
+    if (trigger.validateSignature !== true) return;
+    const sealed = trigger.signingSecret as SealedSecret | undefined;
+    let secret: string | null = null;
+    try {
+      secret = sealed ? this.ring.decryptString(sealed.value, secretAad(orchestration.id)) : null;
+    } catch {
+      secret = null;
+    }
+    const verdict = checkArrivalSignature({
+      validate: true,
+      secret,
+      headerName: trigger.signatureHeaderName ?? 'x-signature',
+      headers: req.headers,
+      body,
+      nowSeconds: Math.floor(this.clock.now().getTime() / 1000),
+      toleranceSeconds: 300,
+    });
+    if (verdict.result !== 'verified') {
+      throw new StrataException(ErrorCode.UNAUTHORIZED, `Invalid signature: ${verdict.reason ?? 'rejected'}`);
+    }
+  }
+}
+
+/** The run's input: a JSON object body, or {} without a body. */
+function inputOf(body: Buffer): JsonValue {
+  if (body.length === 0) return {};
+  let parsed: unknown;
+  try {
+    if (!isUtf8(body)) throw new Error('not UTF-8');
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw StrataException.validation([{ field: 'body', message: 'must be a JSON object' }]);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw StrataException.validation([{ field: 'body', message: 'must be a JSON object' }]);
+  }
+  return parsed as JsonValue;
+}
