@@ -67,10 +67,11 @@ export class WebhookRuns {
     const trigger = orchestration.trigger;
     if (trigger.validateSignature !== true) return;
     const sealed = trigger.signingSecret as SealedSecret | undefined;
-    let secret: string | null = null;
+    let secret: string | null;
     try {
       secret = sealed ? this.ring.decryptString(sealed.value, secretAad(orchestration.id)) : null;
     } catch {
+      // A secret that does not open verifies nothing: the call is refused as unsigned.
       secret = null;
     }
     const verdict = checkArrivalSignature({
