@@ -290,6 +290,60 @@ describe('orchestration runs on the embedded engine', () => {
     expect((await send(`${base()}/webhooks/orders`, sig)).status).toBe(409);
   });
 
+  it('starts one run per record event for an active event-driven orchestration, with the event as input', async () => {
+    const data = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+    const collection = await call('POST', `${data}/structures`, {
+      token,
+      body: { name: 'Tickets', recordSlug: 'tickets', properties: [{ name: 'n', type: 'number' }] },
+    });
+    expect(collection.status).toBeLessThan(300);
+    const made = await call('POST', `${base()}/orchestrations`, {
+      token,
+      body: {
+        slug: 'on-ticket',
+        name: 'On ticket',
+        status: 'active',
+        trigger: { type: 'event-driven', eventType: 'record_created', structureSlug: 'tickets' },
+        steps: [
+          {
+            id: 'big',
+            type: 'decision',
+            cases: [{ conditions: [{ path: 'input.data.data.n', op: 'gte', value: 10 }], nextStepId: 'pause' }],
+          },
+          { id: 'pause', type: 'delay', delayMs: 10 },
+        ],
+      },
+    });
+    expect(made.status).toBe(201);
+    const records: string[] = [];
+    for (const n of [5, 50]) {
+      const created = await call('POST', `${data}/records`, {
+        token,
+        body: { structureId: collection.body.id, data: { n } },
+      });
+      records.push(created.body.id);
+    }
+    const until = Date.now() + 30_000;
+    let runs: any[] = [];
+    while (runs.filter(final).length < 2) {
+      if (Date.now() > until) throw new Error(`runs: ${JSON.stringify(runs)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      runs = (await call('GET', `${base()}/orchestrations/${made.body.id}/runs`, { token })).body.data;
+    }
+    expect(runs).toHaveLength(2);
+    for (const run of runs) {
+      expect(run).toMatchObject({
+        status: 'completed',
+        triggerType: 'event-driven',
+        triggerMetadata: { eventType: 'record_created' },
+      });
+      expect(records).toContain(run.input.recordId);
+    }
+    const bigRun = runs.find((r) => r.input.data.data.n === 50);
+    expect(bigRun.executedSteps).toEqual(['big', 'pause']);
+    expect(runs.find((r) => r.input.data.data.n === 5).executedSteps).toEqual(['big']);
+  });
+
   it('refuses runs of a paused orchestration and answers 404 for unknown ones', async () => {
     const id = await orchestration('paused-one', checkout());
     await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });

@@ -4,6 +4,7 @@ import { serviceDataSourceOptions } from '@strata/db';
 import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
 import { ComputeFunctions } from './functions/compute-functions.js';
 import { ComputeRuns } from './functions/compute-runs.js';
+import { OrchestrationEventConsumer } from './events/orchestration-event-consumer.js';
 import { RunEngine } from './runs/run-engine.js';
 import { RunRetention } from './runs/run-retention.js';
 import { RunsController } from './runs/runs.controller.js';
@@ -53,6 +54,7 @@ export class OrchestrationAppModule {
         RunRetention,
         RunsService,
         WebhookRuns,
+        OrchestrationEventConsumer,
         DatabaseReadiness,
       ],
     };

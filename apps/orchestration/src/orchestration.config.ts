@@ -30,6 +30,10 @@ export class OrchestrationConfig extends ServiceConfig {
   @Max(60_000)
   ORCHESTRATION_POLL_MS = 100;
 
+  /** Whether this replica turns record events into runs of event-driven orchestrations (replicas share the consumer). */
+  @IsBoolean()
+  ORCHESTRATION_EVENT_TRIGGERS_ENABLED = true;
+
   /** How long a finished run is kept (its ttlExpiresAt). */
   @IsInt()
   @Min(1)

@@ -2,6 +2,7 @@ import { Orchestrations1765100000000 } from './1765100000000-orchestrations.js';
 import { OrchestrationRuns1765100000001 } from './1765100000001-orchestration-runs.js';
 import { RunStepsOrder1765100000002 } from './1765100000002-run-steps-order.js';
 import { WebhookPaths1765100000003 } from './1765100000003-webhook-paths.js';
+import { EventRuns1765100000004 } from './1765100000004-event-runs.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   OrchestrationRuns1765100000001,
   RunStepsOrder1765100000002,
   WebhookPaths1765100000003,
+  EventRuns1765100000004,
 ];

@@ -62,6 +62,19 @@ export class OrchestrationsRepository {
     return (await query.getOne()) ?? undefined;
   }
 
+  /** The active orchestrations of the workspace whose event-driven trigger watches `eventType` on `structureSlug`. */
+  async watching(scope: WorkspaceScope, eventType: string, structureSlug: string): Promise<OrchestrationEntity[]> {
+    return this.db
+      .createQueryBuilder(OrchestrationEntity, 'o')
+      .where(
+        `o.workspace_slug = :workspace AND o.status = 'active' AND o.trigger->>'type' = 'event-driven'
+         AND o.trigger->>'eventType' = :eventType AND o.trigger->>'structureSlug' = :structureSlug`,
+        { workspace: scope.workspace, eventType, structureSlug },
+      )
+      .orderBy('o.id', 'ASC')
+      .getMany();
+  }
+
   /** The orchestration whose http-trigger has `path`. */
   async byWebhookPath(scope: WorkspaceScope, path: string): Promise<OrchestrationEntity | undefined> {
     const found = await this.db

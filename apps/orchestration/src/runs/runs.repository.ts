@@ -21,8 +21,8 @@ const json = (v: unknown): string => JSON.stringify(v ?? null);
 export class RunsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insert(scope: WorkspaceScope, r: RunRow): Promise<void> {
-    await this.db.query(
+  async insert(scope: WorkspaceScope, r: RunRow, tx?: Tx): Promise<void> {
+    await managerOf(this.db, tx).query(
       `INSERT INTO orchestration.runs (${RUN_COLUMNS})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
       [
@@ -51,6 +51,16 @@ export class RunsRepository {
         r.ttl_expires_at,
       ],
     );
+  }
+
+  /** Records that `eventId` started `runId` of the orchestration, in `tx`; false when the pair exists (a redelivery). */
+  async claimEvent(scope: WorkspaceScope, tx: Tx, eventId: string, orchestrationId: string, runId: string, now: Date) {
+    const rows = await managerOf(this.db, tx).query<{ run_id: string }[]>(
+      `INSERT INTO orchestration.event_runs (event_id, orchestration_id, workspace_slug, run_id, created_at)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id, orchestration_id) DO NOTHING RETURNING run_id`,
+      [eventId, orchestrationId, scope.workspace, runId, now],
+    );
+    return rows.length > 0;
   }
 
   async find(scope: WorkspaceScope, orchestrationId: string, id: string, tx?: Tx): Promise<RunRow | undefined> {

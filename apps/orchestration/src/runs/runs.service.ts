@@ -15,6 +15,14 @@ import { RunsRepository } from './runs.repository.js';
 
 export const RUN_NOT_FOUND = 'Run not found';
 
+/** How a run starts. */
+export interface RunStart {
+  readonly input: JsonValue;
+  readonly correlationId: string | null;
+  readonly triggerType: string;
+  readonly triggerMetadata: Record<string, JsonValue>;
+}
+
 /** Runs of an orchestration: start one by hand, list, read with its steps. */
 @Injectable()
 export class RunsService {
@@ -51,16 +59,18 @@ export class RunsService {
   }
 
   /** A new run of the orchestration's current version, `pending` and due at once. */
+  create(scope: WorkspaceScope, orchestration: OrchestrationEntity, start: RunStart): Promise<RunRow>;
+  /** The same for a record event: undefined when this event started a run of this orchestration already. */
+  create(
+    scope: WorkspaceScope,
+    orchestration: OrchestrationEntity,
+    start: RunStart & { eventId: string },
+  ): Promise<RunRow | undefined>;
   async create(
     scope: WorkspaceScope,
     orchestration: OrchestrationEntity,
-    start: {
-      input: JsonValue;
-      correlationId: string | null;
-      triggerType: string;
-      triggerMetadata: Record<string, JsonValue>;
-    },
-  ): Promise<RunRow> {
+    start: RunStart & { eventId?: string },
+  ): Promise<RunRow | undefined> {
     const now = this.clock.now();
     const run: RunRow = {
       id: newOrchestrationRunId(),
@@ -87,7 +97,16 @@ export class RunsService {
       completed_at: null,
       ttl_expires_at: null,
     };
-    await this.runs.insert(scope, run);
+    const eventId = start.eventId;
+    if (eventId === undefined) await this.runs.insert(scope, run);
+    else {
+      const fresh = await this.transactions.run(async (tx) => {
+        if (!(await this.runs.claimEvent(scope, tx, eventId, orchestration.id, run.id, now))) return false;
+        await this.runs.insert(scope, run, tx);
+        return true;
+      });
+      if (!fresh) return undefined;
+    }
     this.engine.wake();
     return run;
   }
