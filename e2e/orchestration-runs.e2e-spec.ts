@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
@@ -342,6 +343,43 @@ describe('orchestration runs on the embedded engine', () => {
     const bigRun = runs.find((r) => r.input.data.data.n === 50);
     expect(bigRun.executedSteps).toEqual(['big', 'pause']);
     expect(runs.find((r) => r.input.data.data.n === 5).executedSteps).toEqual(['big']);
+  });
+
+  it('starts scheduled runs while active, and pausing takes the orchestration off the schedule', async () => {
+    const made = await call('POST', `${base()}/orchestrations`, {
+      token,
+      body: {
+        slug: 'every-second',
+        name: 'Every second',
+        status: 'active',
+        trigger: { type: 'scheduled', scheduleType: 'interval', interval: 1 },
+        steps: [{ id: 'tick', type: 'delay', delayMs: 1 }],
+      },
+    });
+    expect(made.status).toBe(201);
+    const until = Date.now() + 20_000;
+    let runs: any[] = [];
+    while (runs.length === 0) {
+      if (Date.now() > until) throw new Error('no scheduled run');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      runs = (await call('GET', `${base()}/orchestrations/${made.body.id}/runs`, { token })).body.data;
+    }
+    expect(runs[0]).toMatchObject({
+      triggerType: 'scheduled',
+      triggerMetadata: { scheduleId: made.body.id, scheduledFor: expect.any(String) },
+      input: { scheduledFor: expect.any(String), firedAt: expect.any(String) },
+    });
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const rows = async () =>
+        (await db.query('SELECT due_at FROM orchestration.schedules WHERE orchestration_id = $1', [made.body.id])).rows;
+      expect(await rows()).toHaveLength(1);
+      await call('PUT', `${base()}/orchestrations/${made.body.id}`, { token, body: { status: 'paused' } });
+      expect(await rows()).toHaveLength(0);
+    } finally {
+      await db.end();
+    }
   });
 
   it('refuses runs of a paused orchestration and answers 404 for unknown ones', async () => {

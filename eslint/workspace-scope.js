@@ -52,6 +52,7 @@ const ISSUERS = {
   'apps/inbound/src/dispatch/inbound-sweeps.ts': 'the workspace of an arrival row the sweep read',
   'apps/orchestration/src/events/orchestration-event-consumer.ts':
     'the workspace of a record event taken from our own stream',
+  'apps/orchestration/src/schedules/orchestration-scheduler.ts': 'the workspace of a due row the scheduler claimed',
   'apps/orchestration/src/runs/run-engine.ts': 'the workspace of a run row the engine claimed',
   'apps/orchestration/src/webhooks/webhook-runs.service.ts':
     "a webhook's URL workspace: it finds the orchestration, whose signature check then decides",

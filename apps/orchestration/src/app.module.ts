@@ -5,6 +5,8 @@ import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } f
 import { ComputeFunctions } from './functions/compute-functions.js';
 import { ComputeRuns } from './functions/compute-runs.js';
 import { OrchestrationEventConsumer } from './events/orchestration-event-consumer.js';
+import { OrchestrationScheduler } from './schedules/orchestration-scheduler.js';
+import { SchedulesRepository } from './schedules/schedules.repository.js';
 import { RunEngine } from './runs/run-engine.js';
 import { RunRetention } from './runs/run-retention.js';
 import { RunsController } from './runs/runs.controller.js';
@@ -55,6 +57,8 @@ export class OrchestrationAppModule {
         RunsService,
         WebhookRuns,
         OrchestrationEventConsumer,
+        SchedulesRepository,
+        OrchestrationScheduler,
         DatabaseReadiness,
       ],
     };

@@ -34,6 +34,12 @@ export class OrchestrationConfig extends ServiceConfig {
   @IsBoolean()
   ORCHESTRATION_EVENT_TRIGGERS_ENABLED = true;
 
+  /** How often the scheduler looks for due scheduled orchestrations. */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  ORCHESTRATION_SCHEDULER_INTERVAL_MS = 250;
+
   /** How long a finished run is kept (its ttlExpiresAt). */
   @IsInt()
   @Min(1)

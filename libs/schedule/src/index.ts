@@ -1,1 +1,2 @@
 export * from './schedule.js';
+export * from './next-due.js';

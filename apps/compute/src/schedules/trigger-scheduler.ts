@@ -6,7 +6,7 @@ import type { QueuedJob } from '../runs/run-queue.js';
 import type { Schedule } from '../triggers/metadata/index.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
-import { nextDueAfter } from './next-due.js';
+import { nextDueAfter } from '@strata/schedule';
 import { SchedulesRepository } from './schedules.repository.js';
 
 const BATCH = 50;
@@ -16,7 +16,7 @@ const BATCH = 50;
  * in the same transaction, queues each trigger's run and moves its row to the next
  * due time, so any number of replicas fire each occurrence exactly once and a
  * crash before the commit fires nothing (the next pass does). After downtime the
- * occurrence that was due fires once and the missed ones are skipped (next-due.ts).
+ * occurrence that was due fires once and the missed ones are skipped (@strata/schedule, next-due.ts).
  * Times come from the service's clock.
  */
 @Injectable()

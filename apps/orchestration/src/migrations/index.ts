@@ -3,6 +3,7 @@ import { OrchestrationRuns1765100000001 } from './1765100000001-orchestration-ru
 import { RunStepsOrder1765100000002 } from './1765100000002-run-steps-order.js';
 import { WebhookPaths1765100000003 } from './1765100000003-webhook-paths.js';
 import { EventRuns1765100000004 } from './1765100000004-event-runs.js';
+import { Schedules1765100000005 } from './1765100000005-schedules.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   RunStepsOrder1765100000002,
   WebhookPaths1765100000003,
   EventRuns1765100000004,
+  Schedules1765100000005,
 ];

@@ -15,12 +15,9 @@ import type {
 import { checkOrchestrationTrigger, type OrchestrationTrigger } from './orchestration-trigger.js';
 import { orchestrationView } from './orchestration-view.js';
 import type { OrchestrationEntity, OrchestrationStatus } from './orchestration.entity.js';
+import { ORCHESTRATION_NOT_FOUND, secretAad } from './orchestration-names.js';
 import { OrchestrationsRepository } from './orchestrations.repository.js';
-
-export const ORCHESTRATION_NOT_FOUND = 'Orchestration not found';
-
-/** The additional data sealing an orchestration trigger's signing secret. */
-export const secretAad = (id: string): string => `orchestration.trigger.signingSecret:${id}`;
+import { OrchestrationScheduler } from '../schedules/orchestration-scheduler.js';
 
 /**
  * Orchestrations of a workspace: create, read, list, update (a new version each
@@ -35,6 +32,7 @@ export class OrchestrationsService {
     private readonly orchestrations: OrchestrationsRepository,
     private readonly functions: ComputeFunctions,
     private readonly transactions: Transactions,
+    private readonly scheduler: OrchestrationScheduler,
     private readonly clock: Clock,
     config: OrchestrationConfig,
   ) {
@@ -46,8 +44,8 @@ export class OrchestrationsService {
     const { trigger, steps } = await this.checked(scope, id, body.trigger, body.steps);
     const now = this.clock.now();
     try {
-      const created = await this.transactions.run((tx) =>
-        this.orchestrations.insert(scope, tx, {
+      const created = await this.transactions.run(async (tx) => {
+        const made = await this.orchestrations.insert(scope, tx, {
           id,
           slug: body.slug,
           name: body.name,
@@ -60,8 +58,10 @@ export class OrchestrationsService {
           updatedBy: by,
           createdAt: now,
           updatedAt: now,
-        }),
-      );
+        });
+        await this.scheduler.reschedule(scope, tx, made);
+        return made;
+      });
       return orchestrationView(created);
     } catch (err) {
       throw conflictOf(err, body.slug);
@@ -110,6 +110,7 @@ export class OrchestrationsService {
           updatedAt: this.clock.now(),
         };
         await this.orchestrations.save(scope, tx, next);
+        await this.scheduler.reschedule(scope, tx, next);
         return next;
       })
       .catch((err: unknown) => {

@@ -9,6 +9,7 @@ import {
   type ReencryptionTarget,
 } from '@strata/platform';
 import { MIGRATIONS, ORCHESTRATION_SCHEMA } from '../migrations/index.js';
+import { secretAad } from './orchestration-names.js';
 import type { OrchestrationConfig } from '../orchestration.config.js';
 
 interface TriggerRow {
@@ -53,8 +54,7 @@ function sealedSecret(row: TriggerRow): string | undefined {
     : undefined;
 }
 
-/** The binding of orchestrations.service.ts. */
-const aad = (id: string): string => `orchestration.trigger.signingSecret:${id}`;
+const aad = secretAad;
 
 /** `keyExpr` orders the rows; `match` is the same expression on the alias `t` of the update. */
 function triggerSecrets(

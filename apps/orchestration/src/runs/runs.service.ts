@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { newOrchestrationRunId } from '@strata/crypto';
-import { Transactions, type WorkspaceScope } from '@strata/db';
+import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { OrchestrationConfig } from '../orchestration.config.js';
 import { Clock, StrataException } from '@strata/platform';
 import type { JsonValue } from '@strata/workflow';
-import { ORCHESTRATION_NOT_FOUND } from '../orchestrations/orchestrations.service.js';
+import { ORCHESTRATION_NOT_FOUND } from '../orchestrations/orchestration-names.js';
 import { OrchestrationsRepository } from '../orchestrations/orchestrations.repository.js';
 import type { RunDetailQueryRequest, RunListQueryRequest, StartRunRequest } from './dto/run.requests.js';
 import { RunEngine } from './run-engine.js';
@@ -58,8 +58,8 @@ export class RunsService {
     );
   }
 
-  /** A new run of the orchestration's current version, `pending` and due at once. */
-  create(scope: WorkspaceScope, orchestration: OrchestrationEntity, start: RunStart): Promise<RunRow>;
+  /** A new run of the orchestration's current version, `pending` and due at once (in `start.tx` when given). */
+  create(scope: WorkspaceScope, orchestration: OrchestrationEntity, start: RunStart & { tx?: Tx }): Promise<RunRow>;
   /** The same for a record event: undefined when this event started a run of this orchestration already. */
   create(
     scope: WorkspaceScope,
@@ -69,7 +69,7 @@ export class RunsService {
   async create(
     scope: WorkspaceScope,
     orchestration: OrchestrationEntity,
-    start: RunStart & { eventId?: string },
+    start: RunStart & { eventId?: string; tx?: Tx },
   ): Promise<RunRow | undefined> {
     const now = this.clock.now();
     const run: RunRow = {
@@ -98,7 +98,7 @@ export class RunsService {
       ttl_expires_at: null,
     };
     const eventId = start.eventId;
-    if (eventId === undefined) await this.runs.insert(scope, run);
+    if (eventId === undefined) await this.runs.insert(scope, run, start.tx);
     else {
       const fresh = await this.transactions.run(async (tx) => {
         if (!(await this.runs.claimEvent(scope, tx, eventId, orchestration.id, run.id, now))) return false;

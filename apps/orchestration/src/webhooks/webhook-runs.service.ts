@@ -10,7 +10,7 @@ import { OrchestrationConfig } from '../orchestration.config.js';
 import type { SealedSecret } from '../orchestrations/orchestration-trigger.js';
 import type { OrchestrationEntity } from '../orchestrations/orchestration.entity.js';
 import { OrchestrationsRepository } from '../orchestrations/orchestrations.repository.js';
-import { secretAad } from '../orchestrations/orchestrations.service.js';
+import { secretAad } from '../orchestrations/orchestration-names.js';
 import { RunsService } from '../runs/runs.service.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { nextScheduledTime, type Schedule } from '../triggers/metadata/index.js';
+import { nextScheduledTime, type Schedule } from './schedule.js';
 
 /**
  * The due time after an occurrence that fired at `now` (due at `due`): the first
