@@ -1,19 +1,7 @@
 import type { FieldError } from '@strata/contracts';
-import { FUNCTION_SORT_FIELDS, type FunctionSearchField, type FunctionSortField } from './functions.repository.js';
+import { FUNCTION_SORT_FIELDS, type FunctionListQuery, type SortKey } from './functions.repository.js';
 
-export interface SortKey<F extends string = FunctionSortField> {
-  readonly field: F;
-  readonly direction: 'asc' | 'desc';
-}
-
-/** A checked function list query, defaults applied. */
-export interface FunctionListQuery {
-  readonly search: string | undefined;
-  readonly searchField: FunctionSearchField;
-  readonly limit: number;
-  readonly page: number;
-  readonly sort: readonly SortKey[];
-}
+export type { FunctionListQuery, SortKey };
 
 export const DEFAULT_FUNCTION_SORT: readonly SortKey[] = [{ field: 'createdAt', direction: 'desc' }];
 

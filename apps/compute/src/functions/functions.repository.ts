@@ -5,7 +5,20 @@ import { pageOf } from '../lists/page-query.repository.js';
 import { managerOf, type Tx, type WorkspaceScope } from '@strata/db';
 import { FunctionEntity } from './function.entity.js';
 import { FunctionVersionEntity } from './function-version.entity.js';
-import type { FunctionListQuery } from './function-list.js';
+
+export interface SortKey<F extends string = FunctionSortField> {
+  readonly field: F;
+  readonly direction: 'asc' | 'desc';
+}
+
+/** A checked function list query, defaults applied. */
+export interface FunctionListQuery {
+  readonly search: string | undefined;
+  readonly searchField: FunctionSearchField;
+  readonly limit: number;
+  readonly page: number;
+  readonly sort: readonly SortKey[];
+}
 
 export interface NewFunction {
   readonly id: string;
