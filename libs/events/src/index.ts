@@ -1,3 +1,5 @@
 export * from './jetstream.js';
 export * from './trace-context.js';
 export * from './publish-batch.js';
+export * from './request-reply.js';
+export * from './record-events.js';

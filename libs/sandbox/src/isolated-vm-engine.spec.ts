@@ -632,14 +632,16 @@ describe('limits', () => {
 });
 
 describe('pool', () => {
-  it('serves thousands of runs, recycling isolates, without a leak or a crash', async () => {
-    const pool = createIsolatedVmEngine({ isolates: 2, maxRunsPerIsolate: 400 });
+  // Recycling is what is tested (about ten isolates replaced), not speed: fewer runs and a long
+  // deadline keep it true on a busy machine (it once took over 60 s under a full CI load).
+  it('serves a thousand runs, recycling isolates, without a leak or a crash', async () => {
+    const pool = createIsolatedVmEngine({ isolates: 2, maxRunsPerIsolate: 120 });
     try {
       const bridge = recordingBridge(() => 1);
       const job = runJob(
         'async function run() { const n = await api.fetchRecord("c", executionParams.i); return executionParams.i + n; }',
       );
-      const total = 3000;
+      const total = 1200;
       let next = 0;
       let wrong = 0;
       const worker = async () => {
@@ -655,12 +657,12 @@ describe('pool', () => {
       expect(stats.runs).toBe(total);
       expect(stats.isolates).toBeLessThanOrEqual(2);
       expect(stats.isolatesRetired.killed).toBe(0);
-      expect(stats.isolatesRetired.runs + stats.isolatesRetired.heap).toBeGreaterThanOrEqual(total / 400 - 2);
+      expect(stats.isolatesRetired.runs + stats.isolatesRetired.heap).toBeGreaterThanOrEqual(total / 120 - 2);
       expect(stats.isolatesCreated).toBe(stats.isolates + stats.isolatesRetired.runs + stats.isolatesRetired.heap);
     } finally {
       await pool.close();
     }
-  });
+  }, 180_000);
 
   it('answers tryRun with undefined when every isolate is busy, and counts available slots', async () => {
     const pool = createIsolatedVmEngine({ isolates: 1, maxRunsPerIsolate: 10 });

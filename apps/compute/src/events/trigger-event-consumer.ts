@@ -1,8 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
-import { recordEventsStream } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
-import { consumeJson, ensureStream, type RunningConsumer } from '@strata/events';
+import { consumeRecordEvents, type RunningConsumer } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
@@ -62,15 +61,11 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.COMPUTE_EVENT_TRIGGERS_ENABLED) return;
     const nc = await this.nats.get();
-    const stream = recordEventsStream(this.config.NATS_PREFIX);
-    await ensureStream(nc, stream);
-    this.consumer = await consumeJson(nc, {
-      stream: stream.name,
-      durable: `${this.config.NATS_PREFIX}_compute_triggers`,
+    this.consumer = await consumeRecordEvents(nc, {
+      prefix: this.config.NATS_PREFIX,
+      name: 'compute_triggers',
       parse: parseWatchedEvent,
       handle: (event, msg) => this.handle(event, msg),
-      retryDelayMs: (count) => Math.min(30_000, 500 * 2 ** count),
-      maxDeliver: -1,
       concurrency: this.config.COMPUTE_EVENT_CONCURRENCY,
       onError: (err, msg) =>
         this.logger.warn({ msg: 'record event not turned into runs', subject: msg.subject, err: String(err) }),

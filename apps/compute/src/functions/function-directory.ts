@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import type { Subscription } from '@nats-io/transport-node';
 import { functionsExistSubject, ID_FORMATS, type FunctionsExistReply } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
+import { serveRequests } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from './functions.repository.js';
@@ -27,29 +28,24 @@ export class FunctionDirectory implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     const nc = await this.nats.get();
-    this.subscription = nc.subscribe(functionsExistSubject(this.config.NATS_PREFIX), {
-      queue: `${this.config.NATS_PREFIX}_compute_functions`,
-      callback: (err, msg) => {
-        if (err) return;
-        void (async () => {
-          try {
-            const q = msg.json<{ workspaceSlug?: unknown; ids?: unknown }>();
-            const ids = Array.isArray(q.ids)
-              ? q.ids.filter((id): id is string => typeof id === 'string' && ID_FORMATS.uuid.test(id)).slice(0, MAX_IDS)
-              : [];
-            if (typeof q.workspaceSlug !== 'string') throw new Error('no workspace');
-            // The workspace our own orchestration service names; only its functions' ids are read.
-            const scope = issueWorkspaceScope(q.workspaceSlug);
-            const reply: FunctionsExistReply = { existing: await this.functions.liveIds(scope, ids) };
-            msg.respond(JSON.stringify(reply));
-          } catch (e) {
-            this.logger.warn({ msg: 'functions question not answered', err: String(e) });
-            msg.respond(JSON.stringify({ error: 'compute could not answer' }));
-          }
-        })();
-      },
-    });
+    this.subscription = serveRequests(
+      nc,
+      functionsExistSubject(this.config.NATS_PREFIX),
+      `${this.config.NATS_PREFIX}_compute_functions`,
+      (payload) => this.existing(payload as { workspaceSlug?: unknown; ids?: unknown }),
+      (err) => this.logger.warn({ msg: 'functions question not answered', err: String(err) }),
+    );
     await nc.flush();
+  }
+
+  private async existing(q: { workspaceSlug?: unknown; ids?: unknown }): Promise<FunctionsExistReply> {
+    const ids = Array.isArray(q.ids)
+      ? q.ids.filter((id): id is string => typeof id === 'string' && ID_FORMATS.uuid.test(id)).slice(0, MAX_IDS)
+      : [];
+    if (typeof q.workspaceSlug !== 'string') throw new Error('no workspace');
+    // The workspace our own orchestration service names; only its functions' ids are read.
+    const scope = issueWorkspaceScope(q.workspaceSlug);
+    return { existing: await this.functions.liveIds(scope, ids) };
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Msg, Subscription } from '@nats-io/transport-node';
+import type { Subscription } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import {
   ID_FORMATS,
@@ -14,6 +14,7 @@ import {
   type HttpTriggerResolution,
 } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
+import { serveRequests } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { EventRunsRepository } from '../events/event-runs.repository.js';
@@ -51,16 +52,9 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     const nc = await this.nats.get();
     const queue = httpTriggerQueue(this.config.NATS_PREFIX);
     const serve = (subject: string, answer: (payload: unknown) => Promise<unknown>) =>
-      nc.subscribe(subject, {
-        queue,
-        callback: (err, msg) => {
-          if (err) {
-            this.logger.warn({ msg: 'http-trigger subscription error', err: String(err) });
-            return;
-          }
-          void this.reply(msg, answer);
-        },
-      });
+      serveRequests(nc, subject, queue, answer, (err, msg) =>
+        this.logger.error({ msg: 'http-trigger request failed', subject: msg.subject, err: String(err) }),
+      );
     this.subscriptions.push(
       serve(httpTriggerResolveSubject(this.config.NATS_PREFIX), (p) => this.resolve(p as HttpTriggerLookup)),
       serve(httpTriggerDispatchSubject(this.config.NATS_PREFIX), (p) => this.dispatch(p as HttpTriggerDispatch)),
@@ -73,16 +67,6 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all(this.subscriptions.map((s) => s.drain().catch(() => undefined)));
-  }
-
-  /** Answers the request; a failure is answered `{error}` (the asker treats it as unavailable), never silence. */
-  private async reply(msg: Msg, answer: (payload: unknown) => Promise<unknown>): Promise<void> {
-    try {
-      msg.respond(JSON.stringify(await answer(msg.json())));
-    } catch (err) {
-      this.logger.error({ msg: 'http-trigger request failed', subject: msg.subject, err: String(err) });
-      msg.respond(JSON.stringify({ error: 'compute could not answer' }));
-    }
   }
 
   private async resolve(lookup: HttpTriggerLookup): Promise<HttpTriggerResolution> {

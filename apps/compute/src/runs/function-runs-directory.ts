@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Msg, Subscription } from '@nats-io/transport-node';
+import type { Subscription } from '@nats-io/transport-node';
 import {
   functionRunStartSubject,
   functionRunStatusSubject,
@@ -11,6 +11,7 @@ import {
   type FunctionRunStatusReply,
 } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
+import { serveRequests } from '@strata/events';
 import { Clock, NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
@@ -49,12 +50,9 @@ export class FunctionRunsDirectory implements OnApplicationBootstrap, OnApplicat
     const nc = await this.nats.get();
     const queue = `${this.config.NATS_PREFIX}_compute_function_runs`;
     const serve = (subject: string, answer: (payload: unknown) => Promise<unknown>) =>
-      nc.subscribe(subject, {
-        queue,
-        callback: (err, msg) => {
-          if (!err) void this.reply(msg, answer);
-        },
-      });
+      serveRequests(nc, subject, queue, answer, (err, msg) =>
+        this.logger.error({ msg: 'function run request failed', subject: msg.subject, err: String(err) }),
+      );
     this.subscriptions.push(
       serve(functionRunStartSubject(this.config.NATS_PREFIX), (p) => this.start(p as FunctionRunStart)),
       serve(functionRunStatusSubject(this.config.NATS_PREFIX), (p) => this.status(p as FunctionRunStatusQuery)),
@@ -64,15 +62,6 @@ export class FunctionRunsDirectory implements OnApplicationBootstrap, OnApplicat
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all(this.subscriptions.map((s) => s.drain().catch(() => undefined)));
-  }
-
-  private async reply(msg: Msg, answer: (payload: unknown) => Promise<unknown>): Promise<void> {
-    try {
-      msg.respond(JSON.stringify(await answer(msg.json())));
-    } catch (err) {
-      this.logger.error({ msg: 'function run request failed', subject: msg.subject, err: String(err) });
-      msg.respond(JSON.stringify({ error: 'compute could not answer' }));
-    }
   }
 
   private async start(s: FunctionRunStart): Promise<FunctionRunStartReply> {

@@ -1,8 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
-import { recordEventsStream } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
-import { consumeJson, ensureStream, type RunningConsumer } from '@strata/events';
+import { consumeRecordEvents, type RunningConsumer } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import type { JsonValue } from '@strata/workflow';
 import { OrchestrationConfig } from '../orchestration.config.js';
@@ -53,15 +52,11 @@ export class OrchestrationEventConsumer implements OnApplicationBootstrap, OnApp
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.ORCHESTRATION_EVENT_TRIGGERS_ENABLED) return;
     const nc = await this.nats.get();
-    const stream = recordEventsStream(this.config.NATS_PREFIX);
-    await ensureStream(nc, stream);
-    this.consumer = await consumeJson(nc, {
-      stream: stream.name,
-      durable: `${this.config.NATS_PREFIX}_orchestration_triggers`,
+    this.consumer = await consumeRecordEvents(nc, {
+      prefix: this.config.NATS_PREFIX,
+      name: 'orchestration_triggers',
       parse: parseRecordEvent,
       handle: (event, msg) => this.handle(event, msg),
-      retryDelayMs: (count) => Math.min(30_000, 500 * 2 ** count),
-      maxDeliver: -1,
       concurrency: 8,
       onError: (err, msg) =>
         this.logger.warn({ msg: 'record event not turned into runs', subject: msg.subject, err: String(err) }),

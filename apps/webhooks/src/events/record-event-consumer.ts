@@ -1,8 +1,8 @@
 import { issueWorkspaceScope } from '@strata/db';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
-import { recordEventsStream, type RecordEvent } from '@strata/contracts';
-import { consumeJson, ensureStream, type RunningConsumer } from '@strata/events';
+import type { RecordEvent } from '@strata/contracts';
+import { consumeRecordEvents, type RunningConsumer } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { bodyOfEvent } from '../deliveries/delivery-body.js';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher.js';
@@ -31,15 +31,11 @@ export class RecordEventConsumer implements OnApplicationBootstrap, OnApplicatio
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.WEBHOOKS_CONSUMER_ENABLED) return;
     const nc = await this.nats.get();
-    const stream = recordEventsStream(this.config.NATS_PREFIX);
-    await ensureStream(nc, stream);
-    this.consumer = await consumeJson(nc, {
-      stream: stream.name,
-      durable: `${this.config.NATS_PREFIX}_webhooks`,
+    this.consumer = await consumeRecordEvents(nc, {
+      prefix: this.config.NATS_PREFIX,
+      name: 'webhooks',
       parse: parseRecordEvent,
       handle: (event, msg) => this.handle(event, msg),
-      retryDelayMs: (count) => Math.min(30_000, 500 * 2 ** count),
-      maxDeliver: -1,
       concurrency: this.config.WEBHOOKS_CONSUMER_CONCURRENCY,
       onError: (err, msg) =>
         this.logger.warn({ msg: 'record event not turned into deliveries', subject: msg.subject, err: String(err) }),
