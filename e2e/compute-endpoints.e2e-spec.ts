@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
@@ -297,13 +298,11 @@ describe('endpoint triggers', () => {
     const answered = await call('POST', endpoint('sluggish'), { body: {} });
     expect(answered.status).toBe(504);
     const runId = answered.headers.get('x-strata-run-id');
-    const until = Date.now() + 20_000;
-    let run = await call('GET', `${base()}/function-runs/${runId}`, { token });
-    while (run.body.status === 'running' && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      run = await call('GET', `${base()}/function-runs/${runId}`, { token });
-    }
-    expect(run.body.status).toBe('timed_out');
+    const run = await eventually(async () => {
+      const r = await call('GET', `${base()}/function-runs/${runId}`, { token });
+      return r.body.status === 'running' ? undefined : r.body;
+    }, 20_000);
+    expect(run.status).toBe('timed_out');
   });
 
   it('413 past the body limit; 400 for malformed JSON; text bodies arrive as text', async () => {
@@ -347,18 +346,13 @@ describe('endpoint triggers', () => {
     const runId = answered.headers.get('x-strata-run-id');
     const rerun = await call('POST', `${base()}/function-runs/${runId}/rerun`, { token, body: { reason: 'check' } });
     expect(rerun.status).toBe(200);
-    const until = Date.now() + 30_000;
-    for (;;) {
+    const done = await eventually(async () => {
       const listed = await call('GET', `${base()}/function-runs?jobId=${rerun.body.jobId}`, { token });
       const r = listed.body.runs[0];
-      if (r && r.status === 'succeeded') {
-        const full = await call('GET', `${base()}/function-runs/${r.id}`, { token });
-        expect(full.body).toMatchObject({ isRerun: true, originalRunId: runId });
-        expect(JSON.stringify(full.body.result)).toContain('again');
-        return;
-      }
-      if (Date.now() > until) throw new Error(`rerun not done: ${JSON.stringify(r)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      return r && r.status === 'succeeded' ? r : undefined;
+    }, 30_000);
+    const full = await call('GET', `${base()}/function-runs/${done.id}`, { token });
+    expect(full.body).toMatchObject({ isRerun: true, originalRunId: runId });
+    expect(JSON.stringify(full.body.result)).toContain('again');
   });
 });

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
@@ -33,17 +34,17 @@ const send = (path: string, body: string, headers: Record<string, string> = {}, 
   });
 
 /** The run of a job once it is final. */
-async function finished(jobId: string): Promise<Record<string, any>> {
-  const until = Date.now() + 45_000;
-  for (;;) {
-    const listed = await call('GET', `${base()}/function-runs?jobId=${jobId}`, { token });
-    const r = listed.body.runs?.[0];
-    if (r && !['queued', 'running'].includes(r.status)) {
-      return (await call('GET', `${base()}/function-runs/${r.id}`, { token })).body;
-    }
-    if (Date.now() > until) throw new Error(`run of ${jobId} not final: ${JSON.stringify(listed.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function finished(jobId: string): Promise<Record<string, any>> {
+  return eventually(
+    async () => {
+      const listed = await call('GET', `${base()}/function-runs?jobId=${jobId}`, { token });
+      const r = listed.body.runs?.[0];
+      if (!r || ['queued', 'running'].includes(r.status)) return undefined;
+      return (await call('GET', `${base()}/function-runs/${r.id}`, { token })).body as Record<string, any>;
+    },
+    45_000,
+    50,
+  );
 }
 
 async function eventRow(id: string): Promise<Record<string, any>> {
@@ -51,14 +52,15 @@ async function eventRow(id: string): Promise<Record<string, any>> {
   return listed.body.data.find((e: { id: string }) => e.id === id);
 }
 
-async function settled(id: string): Promise<Record<string, any>> {
-  const until = Date.now() + 20_000;
-  for (;;) {
-    const row = await eventRow(id);
-    if (row && row.dispatchStatus !== 'received' && row.dispatchStatus !== 'queued') return row;
-    if (Date.now() > until) throw new Error(`arrival ${id} not dispatched: ${JSON.stringify(row)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function settled(id: string): Promise<Record<string, any>> {
+  return eventually(
+    async () => {
+      const row = await eventRow(id);
+      return row && row.dispatchStatus !== 'received' && row.dispatchStatus !== 'queued' ? row : undefined;
+    },
+    20_000,
+    50,
+  );
 }
 
 beforeAll(async () => {

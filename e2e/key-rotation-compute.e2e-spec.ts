@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { eventually } from '@strata/testing';
 import { ComputeConfig, reencryptCompute } from '@strata/compute';
 import { InboundConfig, reencryptInbound } from '@strata/inbound';
 import { OrchestrationConfig, reencryptOrchestration } from '@strata/orchestration';
@@ -108,13 +109,10 @@ describe('retiring a key version: compute and inbound', () => {
     const arrival = await call('POST', `${base()}/http-trigger/open`, { body: { paid: 42 } });
     expect(arrival.status).toBe(202);
     // Its run is queued (a sealed run row too) before the services restart.
-    const until = Date.now() + 20_000;
-    for (;;) {
+    await eventually(async () => {
       const listed = await call('GET', `${base()}/inbound-events`, { token });
-      if (listed.body.data[0]?.dispatchStatus === 'dispatched') break;
-      if (Date.now() > until) throw new Error(`arrival not dispatched: ${JSON.stringify(listed.body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return listed.body.data[0]?.dispatchStatus === 'dispatched' ? true : undefined;
+    }, 20_000);
 
     // Key 2 joins, active; the census shows what is left on key 1 in every table.
     await stack.restartCompute({ STRATA_ENCRYPTION_KEYS: RING_12 });

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
@@ -24,15 +25,20 @@ async function orchestration(slug: string, steps: unknown[]): Promise<string> {
   return made.body.id;
 }
 
-async function runUntil(orchestrationId: string, runId: string, done: (r: any) => boolean, ms = 45_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const r = await call('GET', `${base()}/orchestrations/${orchestrationId}/runs/${runId}?include=steps`, { token });
-    if (done(r.body)) return r.body;
-    if (Date.now() > until) throw new Error(`run ${runId} not there: ${JSON.stringify(r.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function runUntil(orchestrationId: string, runId: string, done: (r: any) => boolean, ms = 45_000): Promise<any> {
+  return eventually(
+    async () => {
+      const r = await call('GET', `${base()}/orchestrations/${orchestrationId}/runs/${runId}?include=steps`, {
+        token,
+      });
+      return done(r.body) ? r.body : undefined;
+    },
+    ms,
+    50,
+  );
 }
+const runsOf = async (orchestrationId: string): Promise<any[]> =>
+  (await call('GET', `${base()}/orchestrations/${orchestrationId}/runs`, { token })).body.data;
 const final = (r: any) => r.status === 'completed' || r.status === 'failed';
 
 beforeAll(async () => {
@@ -280,6 +286,13 @@ describe('orchestration runs on the embedded engine', () => {
     expect((await send(`${base()}/webhooks/orders`, '0'.repeat(64))).status).toBe(401);
     expect((await send(`${base()}/webhooks/orders`, sig, JSON.stringify({ amount: 121 }))).status).toBe(401);
     expect((await send(`${base()}/webhooks/nowhere`, sig)).status).toBe(404);
+    // A signed body that jsonb cannot hold (NUL) is a 400, not a database error.
+    const nul = '{"note":"\\u0000"}';
+    const nulSig = createHmac('sha256', 'orch-hook-secret').update(nul).digest('hex');
+    expect((await send(`${base()}/webhooks/orders`, nulSig, nul)).status).toBe(400);
+    const notObject = '[1,2]';
+    const arraySig = createHmac('sha256', 'orch-hook-secret').update(notObject).digest('hex');
+    expect((await send(`${base()}/webhooks/orders`, arraySig, notObject)).status).toBe(400);
     // Another orchestration cannot take the same path.
     const clash = await call('POST', `${base()}/orchestrations`, {
       token,
@@ -324,13 +337,10 @@ describe('orchestration runs on the embedded engine', () => {
       });
       records.push(created.body.id);
     }
-    const until = Date.now() + 30_000;
-    let runs: any[] = [];
-    while (runs.filter(final).length < 2) {
-      if (Date.now() > until) throw new Error(`runs: ${JSON.stringify(runs)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      runs = (await call('GET', `${base()}/orchestrations/${made.body.id}/runs`, { token })).body.data;
-    }
+    const runs = await eventually(async () => {
+      const listed = await runsOf(made.body.id);
+      return listed.filter(final).length >= 2 ? listed : undefined;
+    }, 30_000);
     expect(runs).toHaveLength(2);
     for (const run of runs) {
       expect(run).toMatchObject({
@@ -357,13 +367,10 @@ describe('orchestration runs on the embedded engine', () => {
       },
     });
     expect(made.status).toBe(201);
-    const until = Date.now() + 20_000;
-    let runs: any[] = [];
-    while (runs.length === 0) {
-      if (Date.now() > until) throw new Error('no scheduled run');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      runs = (await call('GET', `${base()}/orchestrations/${made.body.id}/runs`, { token })).body.data;
-    }
+    const runs = await eventually(async () => {
+      const listed = await runsOf(made.body.id);
+      return listed.length > 0 ? listed : undefined;
+    }, 20_000);
     expect(runs[0]).toMatchObject({
       triggerType: 'scheduled',
       triggerMetadata: { scheduleId: made.body.id, scheduledFor: expect.any(String) },

@@ -13,3 +13,11 @@ export const ID_FORMATS = {
 } as const;
 
 export const WORKSPACE_SLUG_MAX_LENGTH = 63;
+
+/** Whether `value` is a workspace slug: the format and the length the platform accepts. */
+export function isWorkspaceSlug(value: string): boolean {
+  return value.length <= WORKSPACE_SLUG_MAX_LENGTH && ID_FORMATS.workspaceSlug.test(value);
+}
+
+/** The path of an endpoint trigger, an http-trigger or an orchestration webhook: one URL segment of letters, digits, `-` and `_`. */
+export const TRIGGER_PATH = /^[A-Za-z0-9_-]{1,100}$/;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH, type DispatchedRun } from '@strata/contracts';
+import { ErrorCode, isWorkspaceSlug, type DispatchedRun } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import { Clock, readRawBody, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
@@ -158,10 +158,6 @@ function timedOut(timeoutMs: number, runId: string): StrataException {
 function timeoutOf(trigger: TriggerEntity): number {
   const value = trigger.metadata['timeoutMs'];
   return typeof value === 'number' ? value : DEFAULT_TIMEOUT_MS;
-}
-
-function isWorkspaceSlug(workspace: string): boolean {
-  return workspace.length <= WORKSPACE_SLUG_MAX_LENGTH && ID_FORMATS.workspaceSlug.test(workspace);
 }
 
 /** The query string exactly as sent (what a signature covers), without the `?`. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { ErrorCode, ID_FORMATS, signingSecretAad, WORKSPACE_SLUG_MAX_LENGTH } from '@strata/contracts';
+import { ErrorCode, isWorkspaceSlug, signingSecretAad, TRIGGER_PATH } from '@strata/contracts';
 import { checkArrivalSignature, newInboundEventId, type KeyRing } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
@@ -13,8 +13,6 @@ import { InboundEventsRepository } from '../events/inbound-events.repository.js'
 import { InboundConfig } from '../inbound.config.js';
 import { ComputeLink } from './compute-link.js';
 
-/** http-trigger paths: one URL segment of letters, digits, hyphens and underscores (as compute checks them). */
-const TRIGGER_PATH = /^[A-Za-z0-9_-]{1,100}$/;
 /** A caller's correlation id is kept when it is printable and short; otherwise one is made. */
 const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
 
@@ -50,7 +48,7 @@ export class ArrivalsService {
 
   async receive(req: Request, workspace: string, path: string): Promise<Accepted> {
     const notFound = () => StrataException.notFound(`No http-trigger at /http-trigger/${path}.`);
-    if (workspace.length > WORKSPACE_SLUG_MAX_LENGTH || !ID_FORMATS.workspaceSlug.test(workspace)) throw notFound();
+    if (!isWorkspaceSlug(workspace)) throw notFound();
     if (!TRIGGER_PATH.test(path)) throw notFound();
     const body = await readRawBody(req, this.config.INBOUND_MAX_BODY_BYTES);
     // The URL's workspace, before any credential: the trigger found in it decides by its signature.

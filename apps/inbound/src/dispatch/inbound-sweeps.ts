@@ -43,16 +43,14 @@ export class InboundSweeps implements OnApplicationBootstrap, OnApplicationShutd
     const now = this.clock.now().getTime();
     let redispatched = 0;
     const left = await this.events.undispatched(new Date(now - this.config.INBOUND_REDISPATCH_AFTER_MS), BATCH);
-    for (const { id, workspaceSlug } of left) {
+    for (const event of left) {
       // The workspace of an arrival row this sweep read.
-      const scope = issueWorkspaceScope(workspaceSlug);
-      const event = await this.events.find(scope, id);
-      if (!event) continue;
+      const scope = issueWorkspaceScope(event.workspaceSlug);
       try {
         await this.dispatcher.dispatch(scope, event);
         redispatched++;
       } catch (err) {
-        this.logger.warn({ msg: 'arrival still not dispatched', id, err: String(err) });
+        this.logger.warn({ msg: 'arrival still not dispatched', id: event.id, err: String(err) });
         break;
       }
     }

@@ -159,14 +159,16 @@ export class InboundEventsRepository {
   }
 
   /** System-wide, for the sweep: arrivals still `received` (or `queued`) since before `before`, oldest first. */
-  async undispatched(before: Date, limit: number): Promise<{ id: string; workspaceSlug: string }[]> {
-    const rows = await this.db.query<{ id: string; workspace_slug: string }[]>(
-      `SELECT id, workspace_slug FROM inbound.inbound_events
-        WHERE dispatch_status IN ('received', 'queued') AND signature_result <> 'rejected' AND received_at < $1
-        ORDER BY received_at LIMIT $2`,
-      [before, limit],
-    );
-    return rows.map((r) => ({ id: r.id, workspaceSlug: r.workspace_slug }));
+  undispatched(before: Date, limit: number): Promise<InboundEventEntity[]> {
+    return this.db
+      .createQueryBuilder(InboundEventEntity, 'e')
+      .where(
+        `e.dispatch_status IN ('received', 'queued') AND e.signature_result <> 'rejected' AND e.received_at < :before`,
+        { before },
+      )
+      .orderBy('e.received_at', 'ASC')
+      .take(limit)
+      .getMany();
   }
 
   /** System-wide, for retention: deletes up to `limit` arrivals received before `before`; how many. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ErrorCode } from '@strata/contracts';
+import { ErrorCode, ID_FORMATS } from '@strata/contracts';
 import { newInboundEventId, type KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, StrataException } from '@strata/platform';
@@ -15,7 +15,6 @@ import { ComputeLink } from '../arrivals/compute-link.js';
 import { inboundEventRow } from './inbound-event-view.js';
 
 export const INBOUND_EVENT_NOT_FOUND = 'Inbound event not found.';
-const INBOUND_EVENT_ID = /^ievt_[0-9A-Z]{20}$/;
 
 /** Listing, inspecting and replaying a workspace's arrivals. */
 @Injectable()
@@ -192,7 +191,7 @@ export class InboundEventsService {
   }
 
   private async find(scope: WorkspaceScope, id: string) {
-    if (!INBOUND_EVENT_ID.test(id)) throw StrataException.notFound(INBOUND_EVENT_NOT_FOUND);
+    if (!ID_FORMATS.inboundEventId.test(id)) throw StrataException.notFound(INBOUND_EVENT_NOT_FOUND);
     const event = await this.events.find(scope, id);
     if (!event) throw StrataException.notFound(INBOUND_EVENT_NOT_FOUND);
     return event;

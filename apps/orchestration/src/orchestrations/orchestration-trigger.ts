@@ -1,4 +1,4 @@
-import { BULK_RECORD_EVENTS, RECORD_EVENTS, type FieldError } from '@strata/contracts';
+import { BULK_RECORD_EVENTS, RECORD_EVENTS, TRIGGER_PATH, type FieldError } from '@strata/contracts';
 import { checkCronExpression, isTimezone, MAX_INTERVAL_SECONDS, parseDateTime } from '@strata/schedule';
 
 export const ORCHESTRATION_TRIGGER_TYPES = ['event-driven', 'scheduled', 'on-demand', 'http-trigger'] as const;
@@ -6,7 +6,6 @@ export type OrchestrationTriggerType = (typeof ORCHESTRATION_TRIGGER_TYPES)[numb
 
 const EVENTS: readonly string[] = [...RECORD_EVENTS, ...BULK_RECORD_EVENTS];
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const PATH = /^[A-Za-z0-9_-]{1,100}$/;
 const HEADER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 
 /** A signing secret as stored: sealed with the key ring. */
@@ -80,7 +79,7 @@ export function checkOrchestrationTrigger(
   if (kind === 'scheduled') scheduleFields(raw, now, add, trigger);
   if (kind === 'http-trigger') {
     const path = raw['path'];
-    if (typeof path !== 'string' || !PATH.test(path))
+    if (typeof path !== 'string' || !TRIGGER_PATH.test(path))
       add('path', 'is required: 1 to 100 letters, digits, hyphens and underscores');
     else trigger['path'] = path;
     const validate = raw['validateSignature'] ?? false;

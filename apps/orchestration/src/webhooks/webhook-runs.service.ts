@@ -1,10 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { ErrorCode, ID_FORMATS, WORKSPACE_SLUG_MAX_LENGTH } from '@strata/contracts';
+import { ErrorCode, isWorkspaceSlug } from '@strata/contracts';
 import { checkArrivalSignature, type KeyRing } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
-import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
+import { Clock, findJsonProblems, keyRingOf, readRawBody, StrataException } from '@strata/platform';
 import type { JsonValue } from '@strata/workflow';
 import { OrchestrationConfig } from '../orchestration.config.js';
 import type { SealedSecret } from '../orchestrations/orchestration-trigger.js';
@@ -37,7 +37,7 @@ export class WebhookRuns {
 
   async receive(req: Request, workspace: string, by: { id: string } | { path: string }) {
     const notFound = () => StrataException.notFound('Orchestration not found');
-    if (workspace.length > WORKSPACE_SLUG_MAX_LENGTH || !ID_FORMATS.workspaceSlug.test(workspace)) throw notFound();
+    if (!isWorkspaceSlug(workspace)) throw notFound();
     // The URL's workspace, before any credential: the orchestration found in it decides by its signature.
     const scope = issueWorkspaceScope(workspace);
     const orchestration =
@@ -89,12 +89,18 @@ export class WebhookRuns {
   }
 }
 
-/** The run's input: a JSON object body, or {} without a body. */
+/**
+ * The run's input: a JSON object body, or {} without a body. Refused as every API
+ * refuses bad JSON (invalid UTF-8, too deep, NUL or lone surrogates, which jsonb
+ * cannot hold), before it is parsed.
+ */
 function inputOf(body: Buffer): JsonValue {
   if (body.length === 0) return {};
+  if (!isUtf8(body)) throw StrataException.validation([{ field: 'body', message: 'is not valid UTF-8' }]);
+  const problems = findJsonProblems(body);
+  if (problems.length > 0) throw StrataException.validation(problems, 'Invalid JSON body');
   let parsed: unknown;
   try {
-    if (!isUtf8(body)) throw new Error('not UTF-8');
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
     throw StrataException.validation([{ field: 'body', message: 'must be a JSON object' }]);

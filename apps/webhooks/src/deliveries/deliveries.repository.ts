@@ -92,14 +92,6 @@ export class DeliveriesRepository {
     });
   }
 
-  attempts(scope: WorkspaceScope, deliveryId: string): Promise<AttemptRow[]> {
-    return this.db.query<AttemptRow[]>(
-      `SELECT attempt, outcome, http_status, error, duration_ms, recorded_at FROM webhooks.delivery_attempts
-        WHERE workspace_slug = $1 AND delivery_id = $2 ORDER BY attempt, id`,
-      [scope.workspace, deliveryId],
-    );
-  }
-
   /** Stops a retrying delivery with `reason`; undefined when there is no retrying delivery of that id. */
   async cancel(scope: WorkspaceScope, id: string, reason: string): Promise<DeliveryRow | undefined> {
     const rows = rowsOf<DeliveryRow>(

@@ -3,14 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request, Response } from 'express';
-import {
-  ErrorCode,
-  ID_FORMATS,
-  WORKSPACE_SLUG_MAX_LENGTH,
-  permits,
-  type Action,
-  type Resource,
-} from '@strata/contracts';
+import { ErrorCode, isWorkspaceSlug, permits, type Action, type Resource } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
 import { rememberErrorShape } from '../errors/error-shape.decorator.js';
 import { StrataException } from '../errors/strata.exception.js';
@@ -89,10 +82,7 @@ export class AccessGuard implements CanActivate {
     const principal = await this.authenticate(context, req);
     req[PRINCIPAL] = principal;
     const workspace = workspaceOf(req);
-    if (
-      workspace !== undefined &&
-      (workspace.length > WORKSPACE_SLUG_MAX_LENGTH || !ID_FORMATS.workspaceSlug.test(workspace))
-    ) {
+    if (workspace !== undefined && !isWorkspaceSlug(workspace)) {
       throw StrataException.notFound(`Workspace '${workspace}' not found`);
     }
 

@@ -1,4 +1,6 @@
-import { BULK_RECORD_EVENTS, type FieldError, RECORD_EVENTS } from '@strata/contracts';
+import { BULK_RECORD_EVENTS, type FieldError, RECORD_EVENTS, TRIGGER_PATH } from '@strata/contracts';
+
+export { TRIGGER_PATH };
 import {
   checkParamValue,
   checkParams,
@@ -61,8 +63,6 @@ export const SCHEDULE_FIELDS = {
 /** The collection slug rule of the data service (apps/data RECORD_SLUG): lowercase letters and digits, single hyphens between. */
 export const RECORD_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const MAX_RECORD_SLUG_LENGTH = 100;
-/** http-trigger and endpoint paths: one URL segment of letters, digits, hyphens and underscores. */
-export const TRIGGER_PATH = /^[A-Za-z0-9_-]{1,100}$/;
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 export const MAX_SIGNING_SECRET_LENGTH = 1024;
