@@ -6,17 +6,31 @@ export function testNatsPrefix(): string {
   return `t${randomBytes(5).toString('hex')}`;
 }
 
-/** A TCP port free right now on the loopback interface. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed to test servers: below Linux's ephemeral range (32768-60999 by
+ * default), which the kernel gives to outgoing connections. A port taken from
+ * that range (as `listen(0)` does) can be picked by one of the many client
+ * sockets a test stack opens (Postgres, NATS, service to service) before the
+ * server listens on it: EADDRINUSE. Here only another test picking the same
+ * random port collides, and the bind check below catches one that is taken.
+ */
+const PORT_RANGE = { from: 20_000, to: 32_000 } as const;
+
+/** A TCP port free right now on the loopback interface, outside the kernel's ephemeral range. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = PORT_RANGE.from + (randomBytes(2).readUInt16BE() % (PORT_RANGE.to - PORT_RANGE.from));
+    if (await isFree(port)) return port;
+  }
+  throw new Error(`no free port found between ${PORT_RANGE.from} and ${PORT_RANGE.to}`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
