@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+import { temporalEngines } from './support/temporal.js';
 
 let stack: Stack;
 const ws = `orun-${Date.now().toString(36)}`;
@@ -14,6 +15,7 @@ const CODE = {
   charge: 'async function run() { return { success: true, data: { amount: executionParams.input.amount } }; }',
   notify: 'async function run() { return { success: true, data: { notified: executionParams.steps.charge.amount } }; }',
   flaky: "async function run() { throw new Error('provider down'); }",
+  slow: 'async function run() { await new Promise((r) => setTimeout(r, 1500)); return { slept: true }; }',
 };
 
 async function orchestration(slug: string, steps: unknown[]): Promise<string> {
@@ -41,23 +43,6 @@ const runsOf = async (orchestrationId: string): Promise<any[]> =>
   (await call('GET', `${base()}/orchestrations/${orchestrationId}/runs`, { token })).body.data;
 const final = (r: any) => r.status === 'completed' || r.status === 'failed';
 
-beforeAll(async () => {
-  stack = await startStack({ ORCHESTRATION_POLL_MS: '25', ORCHESTRATION_ENGINE_INTERVAL_MS: '25' });
-  await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
-  token = await adminWorkspaceToken(stack, ws);
-  for (const [name, code] of Object.entries(CODE)) {
-    const fn = await call('POST', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions`, {
-      token,
-      body: { name, code },
-    });
-    fns[name] = fn.body.id;
-  }
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
-
 const checkout = () => [
   { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'route' },
   {
@@ -69,334 +54,378 @@ const checkout = () => [
   { id: 'notify', type: 'compute', functionId: fns['notify'] },
 ];
 
-describe('orchestration runs on the embedded engine', () => {
-  it('runs compute, decision and delay steps to completion, recording every step', async () => {
-    const id = await orchestration('checkout', checkout());
-    const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
-      token,
-      body: { input: { amount: 150 }, correlationId: 'order-1' },
-    });
-    expect(started.status).toBe(201);
-    expect(started.body).toMatchObject({
-      id: expect.stringMatching(/^orun_/),
-      status: 'pending',
-      orchestrationVersion: 1,
-      correlationId: 'order-1',
-      triggerType: 'manual',
-      input: { amount: 150 },
-    });
-    const run = await runUntil(id, started.body.id, final);
-    expect(run).toMatchObject({
-      status: 'completed',
-      executedSteps: ['charge', 'route', 'cool', 'notify'],
-      stepOutputs: { charge: { amount: 150 }, notify: { notified: 150 } },
-      delayStepCount: 1,
-      hasErrors: false,
-      failureReason: null,
-      completedAt: expect.any(String),
-      ttlExpiresAt: expect.any(String),
-    });
-    expect(run.steps.map((s: any) => [s.stepId, s.stepType, s.attempt, s.status])).toEqual([
-      ['charge', 'compute', 1, 'succeeded'],
-      ['route', 'decision', 1, 'succeeded'],
-      ['cool', 'delay', 1, 'succeeded'],
-      ['notify', 'compute', 1, 'succeeded'],
-    ]);
-    expect(run.steps[0]).toMatchObject({
-      functionId: fns['charge'],
-      functionRunId: expect.any(String),
-      output: { amount: 150 },
-    });
-    expect(run.steps[1].decisionResult).toMatchObject({ matchedCaseIndex: 0, selectedNextStepId: 'cool' });
-    expect(run.steps[2].delayConfig).toMatchObject({
-      delayMs: 300,
-      resumeAt: expect.any(String),
-      resumedAt: expect.any(String),
-    });
-    const fnRun = await call(
-      'GET',
-      `${stack.baseUrl}/data/workspace/${ws}/api/v1/function-runs/${run.steps[0].functionRunId}`,
-      { token },
-    );
-    expect(fnRun.body).toMatchObject({ status: 'succeeded' });
+/** The engine settings of every stack and restart here: fast polls, and the engine under test. */
+const FAST = { ORCHESTRATION_POLL_MS: '25', ORCHESTRATION_ENGINE_INTERVAL_MS: '25' };
 
-    const small = await call('POST', `${base()}/orchestrations/${id}/trigger`, {
-      token,
-      body: { input: { amount: 50 } },
-    });
-    expect(small.status).toBe(201);
-    const ended = await runUntil(id, small.body.id, final);
-    expect(ended).toMatchObject({ status: 'completed', executedSteps: ['charge', 'route'] });
-    expect(ended.steps[1].decisionResult).toMatchObject({ matchedCaseIndex: -1, selectedNextStepId: null });
-
-    const steps = await call('GET', `${base()}/orchestrations/${id}/runs/${small.body.id}/steps`, { token });
-    expect(steps.body.data).toHaveLength(2);
-    const listed = await call('GET', `${base()}/orchestrations/${id}/runs?status=completed`, { token });
-    expect(listed.body.meta).toEqual({ total: 2, page: 1, pageSize: 20 });
-  });
-
-  it('retries a failing compute step with its backoff, each attempt its own step, then applies onFailure', async () => {
-    const failing = await orchestration('failing', [
-      { id: 'call', type: 'compute', functionId: fns['flaky'], retry: { maxAttempts: 2, backoffMs: 100 } },
-    ]);
-    const failed = await runUntil(
-      failing,
-      (await call('POST', `${base()}/orchestrations/${failing}/runs`, { token, body: {} })).body.id,
-      final,
-    );
-    expect(failed).toMatchObject({ status: 'failed', hasErrors: true });
-    expect(failed.failureReason).toContain('Step call failed after 2 attempts: provider down');
-    expect(failed.steps.map((s: any) => [s.attempt, s.status, s.error?.message])).toEqual([
-      [1, 'failed', 'provider down'],
-      [2, 'failed', 'provider down'],
-    ]);
-    const ending = await orchestration('ending', [
-      { id: 'call', type: 'compute', functionId: fns['flaky'], onFailure: { action: 'end' } },
-    ]);
-    const ended = await runUntil(
-      ending,
-      (await call('POST', `${base()}/orchestrations/${ending}/runs`, { token, body: {} })).body.id,
-      final,
-    );
-    expect(ended).toMatchObject({ status: 'completed', hasErrors: true, failureReason: null });
-    expect(ended.errors).toEqual([expect.objectContaining({ stepId: 'call', message: 'provider down' })]);
-  });
-
-  it('waits in a delay, and a restart in the middle of it resumes the run without running a completed step again', async () => {
-    const id = await orchestration('patient', [
-      { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'wait' },
-      { id: 'wait', type: 'delay', delayMs: 2000, nextStepId: 'notify' },
-      { id: 'notify', type: 'compute', functionId: fns['notify'] },
-    ]);
-    const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
-      token,
-      body: { input: { amount: 7 } },
-    });
-    const waiting = await runUntil(id, started.body.id, (r) => r.status === 'waiting');
-    expect(waiting.currentStepId).toBe('wait');
-    await stack.restartOrchestration({ ORCHESTRATION_POLL_MS: '25', ORCHESTRATION_ENGINE_INTERVAL_MS: '25' });
-    const done = await runUntil(id, started.body.id, final);
-    expect(done).toMatchObject({ status: 'completed', executedSteps: ['charge', 'wait', 'notify'] });
-    expect(done.steps.filter((s: any) => s.stepId === 'charge')).toHaveLength(1);
-  });
-
-  it('cancels a waiting run, and retries a failed run from its failed step keeping earlier outputs', async () => {
-    const id = await orchestration('cancellable', [
-      { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'wait' },
-      { id: 'wait', type: 'delay', delayMs: 60_000 },
-    ]);
-    const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
-      token,
-      body: { input: { amount: 3 } },
-    });
-    await runUntil(id, started.body.id, (r) => r.status === 'waiting');
-    const cancelled = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/cancel`, { token });
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('Cancelled by') });
-    const steps = (await call('GET', `${base()}/orchestrations/${id}/runs/${started.body.id}/steps`, { token })).body
-      .data;
-    expect(steps.map((s: any) => [s.stepId, s.status])).toEqual([
-      ['charge', 'succeeded'],
-      ['wait', 'failed'],
-    ]);
-    expect(
-      (await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/cancel`, { token })).status,
-    ).toBe(409);
-
-    // Retry from the failed step: the delay runs again; the charge output is kept and charge is not re-run.
-    const retried = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
-    expect(retried.status).toBe(200);
-    expect(retried.body).toMatchObject({
-      status: 'running',
-      currentStepId: 'wait',
-      stepOutputs: { charge: { amount: 3 } },
-    });
-    const waitingAgain = await runUntil(id, started.body.id, (r) => r.status === 'waiting');
-    expect(waitingAgain.steps.filter((s: any) => s.stepId === 'charge')).toHaveLength(1);
-    const completed = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
-    expect(completed.status).toBe(409);
-  });
-
-  it('two replicas share the runs and execute every step once', async () => {
-    const replica = await stack.startOrchestrationReplica({
-      ORCHESTRATION_POLL_MS: '25',
-      ORCHESTRATION_ENGINE_INTERVAL_MS: '25',
-    });
-    try {
-      const id = await orchestration('shared', checkout());
-      const ids: string[] = [];
-      for (let i = 0; i < 6; i++) {
-        ids.push(
-          (
-            await call('POST', `${base()}/orchestrations/${id}/runs`, {
-              token,
-              body: { input: { amount: 100 + i * 10 } },
-            })
-          ).body.id,
-        );
+// The same scenarios on every engine: the embedded one always, Temporal when TEMPORAL_ADDRESS answers.
+describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS: '' }], ...(await temporalEngines())])(
+  'orchestration runs on the %s engine',
+  (_engine, engineEnv) => {
+    beforeAll(async () => {
+      stack = await startStack({ ...FAST, ...engineEnv });
+      await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+      token = await adminWorkspaceToken(stack, ws);
+      for (const [name, code] of Object.entries(CODE)) {
+        const fn = await call('POST', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions`, {
+          token,
+          body: { name, code },
+        });
+        fns[name] = fn.body.id;
       }
-      for (const runId of ids) {
-        const run = await runUntil(id, runId, final);
-        expect(run.status).toBe('completed');
-        const counts = new Map<string, number>();
-        for (const s of run.steps) counts.set(s.stepId, (counts.get(s.stepId) ?? 0) + 1);
-        for (const n of counts.values()) expect(n).toBe(1);
-        expect(run.executedSteps).toEqual(run.steps.map((s: any) => s.stepId));
-      }
-    } finally {
-      await replica.close();
-    }
-  });
+    });
 
-  it('starts runs from signed webhooks, by id and by path; 401 on a bad signature, 404 for an unknown path', async () => {
-    const made = await call('POST', `${base()}/orchestrations`, {
-      token,
-      body: {
-        slug: 'hooked',
-        name: 'Hooked',
-        status: 'active',
-        trigger: { type: 'http-trigger', path: 'orders', validateSignature: true, signingSecret: 'orch-hook-secret' },
-        steps: checkout(),
-      },
+    afterAll(async () => {
+      await stack?.stop();
     });
-    expect(made.status).toBe(201);
-    const id = made.body.id;
-    const body = JSON.stringify({ amount: 120 });
-    const sig = createHmac('sha256', 'orch-hook-secret').update(body).digest('hex');
-    const send = (url: string, signature: string, payload = body) =>
-      call('POST', url, {
-        body: payload,
-        headers: { 'x-signature': `sha256=${signature}`, 'x-correlation-id': 'hook-1' },
-      });
 
-    const byPath = await send(`${base()}/webhooks/orders`, sig);
-    expect(byPath.status).toBe(200);
-    expect(byPath.body).toEqual({ runId: expect.stringMatching(/^orun_/), status: 'pending' });
-    const run = await runUntil(id, byPath.body.runId, final);
-    expect(run).toMatchObject({
-      status: 'completed',
-      triggerType: 'http-trigger',
-      triggerMetadata: { webhookPath: 'orders' },
-      correlationId: 'hook-1',
-      input: { amount: 120 },
-    });
-    const byId = await send(`${base()}/orchestrations/${id}/webhook`, sig);
-    expect(byId.status).toBe(200);
-
-    expect((await send(`${base()}/webhooks/orders`, '0'.repeat(64))).status).toBe(401);
-    expect((await send(`${base()}/webhooks/orders`, sig, JSON.stringify({ amount: 121 }))).status).toBe(401);
-    expect((await send(`${base()}/webhooks/nowhere`, sig)).status).toBe(404);
-    // A signed body that jsonb cannot hold (NUL) is a 400, not a database error.
-    const nul = '{"note":"\\u0000"}';
-    const nulSig = createHmac('sha256', 'orch-hook-secret').update(nul).digest('hex');
-    expect((await send(`${base()}/webhooks/orders`, nulSig, nul)).status).toBe(400);
-    const notObject = '[1,2]';
-    const arraySig = createHmac('sha256', 'orch-hook-secret').update(notObject).digest('hex');
-    expect((await send(`${base()}/webhooks/orders`, arraySig, notObject)).status).toBe(400);
-    // Another orchestration cannot take the same path.
-    const clash = await call('POST', `${base()}/orchestrations`, {
-      token,
-      body: { slug: 'hooked-2', name: 'Again', trigger: { type: 'http-trigger', path: 'orders' }, steps: checkout() },
-    });
-    expect(clash.status).toBe(409);
-    // A paused orchestration starts nothing from its trigger.
-    await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });
-    expect((await send(`${base()}/webhooks/orders`, sig)).status).toBe(409);
-  });
-
-  it('starts one run per record event for an active event-driven orchestration, with the event as input', async () => {
-    const data = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
-    const collection = await call('POST', `${data}/structures`, {
-      token,
-      body: { name: 'Tickets', recordSlug: 'tickets', properties: [{ name: 'n', type: 'number' }] },
-    });
-    expect(collection.status).toBeLessThan(300);
-    const made = await call('POST', `${base()}/orchestrations`, {
-      token,
-      body: {
-        slug: 'on-ticket',
-        name: 'On ticket',
-        status: 'active',
-        trigger: { type: 'event-driven', eventType: 'record_created', structureSlug: 'tickets' },
-        steps: [
-          {
-            id: 'big',
-            type: 'decision',
-            cases: [{ conditions: [{ path: 'input.data.data.n', op: 'gte', value: 10 }], nextStepId: 'pause' }],
-          },
-          { id: 'pause', type: 'delay', delayMs: 10 },
-        ],
-      },
-    });
-    expect(made.status).toBe(201);
-    const records: string[] = [];
-    for (const n of [5, 50]) {
-      const created = await call('POST', `${data}/records`, {
+    it('runs compute, decision and delay steps to completion, recording every step', async () => {
+      const id = await orchestration('checkout', checkout());
+      const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
         token,
-        body: { structureId: collection.body.id, data: { n } },
+        body: { input: { amount: 150 }, correlationId: 'order-1' },
       });
-      records.push(created.body.id);
-    }
-    const runs = await eventually(async () => {
-      const listed = await runsOf(made.body.id);
-      return listed.filter(final).length >= 2 ? listed : undefined;
-    }, 30_000);
-    expect(runs).toHaveLength(2);
-    for (const run of runs) {
+      expect(started.status).toBe(201);
+      expect(started.body).toMatchObject({
+        id: expect.stringMatching(/^orun_/),
+        status: 'pending',
+        orchestrationVersion: 1,
+        correlationId: 'order-1',
+        triggerType: 'manual',
+        input: { amount: 150 },
+      });
+      const run = await runUntil(id, started.body.id, final);
       expect(run).toMatchObject({
         status: 'completed',
-        triggerType: 'event-driven',
-        triggerMetadata: { eventType: 'record_created' },
+        executedSteps: ['charge', 'route', 'cool', 'notify'],
+        stepOutputs: { charge: { amount: 150 }, notify: { notified: 150 } },
+        delayStepCount: 1,
+        hasErrors: false,
+        failureReason: null,
+        completedAt: expect.any(String),
+        ttlExpiresAt: expect.any(String),
       });
-      expect(records).toContain(run.input.recordId);
-    }
-    const bigRun = runs.find((r) => r.input.data.data.n === 50);
-    expect(bigRun.executedSteps).toEqual(['big', 'pause']);
-    expect(runs.find((r) => r.input.data.data.n === 5).executedSteps).toEqual(['big']);
-  });
+      expect(run.steps.map((s: any) => [s.stepId, s.stepType, s.attempt, s.status])).toEqual([
+        ['charge', 'compute', 1, 'succeeded'],
+        ['route', 'decision', 1, 'succeeded'],
+        ['cool', 'delay', 1, 'succeeded'],
+        ['notify', 'compute', 1, 'succeeded'],
+      ]);
+      expect(run.steps[0]).toMatchObject({
+        functionId: fns['charge'],
+        functionRunId: expect.any(String),
+        output: { amount: 150 },
+      });
+      expect(run.steps[1].decisionResult).toMatchObject({ matchedCaseIndex: 0, selectedNextStepId: 'cool' });
+      expect(run.steps[2].delayConfig).toMatchObject({
+        delayMs: 300,
+        resumeAt: expect.any(String),
+        resumedAt: expect.any(String),
+      });
+      const fnRun = await call(
+        'GET',
+        `${stack.baseUrl}/data/workspace/${ws}/api/v1/function-runs/${run.steps[0].functionRunId}`,
+        { token },
+      );
+      expect(fnRun.body).toMatchObject({ status: 'succeeded' });
 
-  it('starts scheduled runs while active, and pausing takes the orchestration off the schedule', async () => {
-    const made = await call('POST', `${base()}/orchestrations`, {
-      token,
-      body: {
-        slug: 'every-second',
-        name: 'Every second',
-        status: 'active',
-        trigger: { type: 'scheduled', scheduleType: 'interval', interval: 1 },
-        steps: [{ id: 'tick', type: 'delay', delayMs: 1 }],
-      },
-    });
-    expect(made.status).toBe(201);
-    const runs = await eventually(async () => {
-      const listed = await runsOf(made.body.id);
-      return listed.length > 0 ? listed : undefined;
-    }, 20_000);
-    expect(runs[0]).toMatchObject({
-      triggerType: 'scheduled',
-      triggerMetadata: { scheduleId: made.body.id, scheduledFor: expect.any(String) },
-      input: { scheduledFor: expect.any(String), firedAt: expect.any(String) },
-    });
-    const db = new pg.Client({ connectionString: stack.databaseUrl });
-    await db.connect();
-    try {
-      const rows = async () =>
-        (await db.query('SELECT due_at FROM orchestration.schedules WHERE orchestration_id = $1', [made.body.id])).rows;
-      expect(await rows()).toHaveLength(1);
-      await call('PUT', `${base()}/orchestrations/${made.body.id}`, { token, body: { status: 'paused' } });
-      expect(await rows()).toHaveLength(0);
-    } finally {
-      await db.end();
-    }
-  });
+      const small = await call('POST', `${base()}/orchestrations/${id}/trigger`, {
+        token,
+        body: { input: { amount: 50 } },
+      });
+      expect(small.status).toBe(201);
+      const ended = await runUntil(id, small.body.id, final);
+      expect(ended).toMatchObject({ status: 'completed', executedSteps: ['charge', 'route'] });
+      expect(ended.steps[1].decisionResult).toMatchObject({ matchedCaseIndex: -1, selectedNextStepId: null });
 
-  it('refuses runs of a paused orchestration and answers 404 for unknown ones', async () => {
-    const id = await orchestration('paused-one', checkout());
-    await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });
-    expect((await call('POST', `${base()}/orchestrations/${id}/runs`, { token, body: {} })).status).toBe(409);
-    expect((await call('POST', `${base()}/orchestrations/orch_nope/runs`, { token, body: {} })).status).toBe(404);
-    expect((await call('GET', `${base()}/orchestrations/${id}/runs/orun_nope`, { token })).status).toBe(404);
-    expect((await call('POST', `${base()}/orchestrations/${id}/runs`, { token, body: { input: 'x' } })).status).toBe(
-      400,
-    );
-  });
-});
+      const steps = await call('GET', `${base()}/orchestrations/${id}/runs/${small.body.id}/steps`, { token });
+      expect(steps.body.data).toHaveLength(2);
+      const listed = await call('GET', `${base()}/orchestrations/${id}/runs?status=completed`, { token });
+      expect(listed.body.meta).toEqual({ total: 2, page: 1, pageSize: 20 });
+    });
+
+    it('retries a failing compute step with its backoff, each attempt its own step, then applies onFailure', async () => {
+      const failing = await orchestration('failing', [
+        { id: 'call', type: 'compute', functionId: fns['flaky'], retry: { maxAttempts: 2, backoffMs: 100 } },
+      ]);
+      const failed = await runUntil(
+        failing,
+        (await call('POST', `${base()}/orchestrations/${failing}/runs`, { token, body: {} })).body.id,
+        final,
+      );
+      expect(failed).toMatchObject({ status: 'failed', hasErrors: true });
+      expect(failed.failureReason).toContain('Step call failed after 2 attempts: provider down');
+      expect(failed.steps.map((s: any) => [s.attempt, s.status, s.error?.message])).toEqual([
+        [1, 'failed', 'provider down'],
+        [2, 'failed', 'provider down'],
+      ]);
+      const ending = await orchestration('ending', [
+        { id: 'call', type: 'compute', functionId: fns['flaky'], onFailure: { action: 'end' } },
+      ]);
+      const ended = await runUntil(
+        ending,
+        (await call('POST', `${base()}/orchestrations/${ending}/runs`, { token, body: {} })).body.id,
+        final,
+      );
+      expect(ended).toMatchObject({ status: 'completed', hasErrors: true, failureReason: null });
+      expect(ended.errors).toEqual([expect.objectContaining({ stepId: 'call', message: 'provider down' })]);
+    });
+
+    it('waits in a delay, and a restart in the middle of it resumes the run without running a completed step again', async () => {
+      const id = await orchestration('patient', [
+        { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'wait' },
+        { id: 'wait', type: 'delay', delayMs: 2000, nextStepId: 'notify' },
+        { id: 'notify', type: 'compute', functionId: fns['notify'] },
+      ]);
+      const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+        token,
+        body: { input: { amount: 7 } },
+      });
+      const waiting = await runUntil(id, started.body.id, (r) => r.status === 'waiting');
+      expect(waiting.currentStepId).toBe('wait');
+      await stack.restartOrchestration({ ...FAST, ...engineEnv });
+      const done = await runUntil(id, started.body.id, final);
+      expect(done).toMatchObject({ status: 'completed', executedSteps: ['charge', 'wait', 'notify'] });
+      expect(done.steps.filter((s: any) => s.stepId === 'charge')).toHaveLength(1);
+    });
+
+    it('a restart in the middle of a compute step waits for the function run it started, never starting another', async () => {
+      const id = await orchestration('slow-step', [
+        { id: 'nap', type: 'compute', functionId: fns['slow'], nextStepId: 'charge' },
+        { id: 'charge', type: 'compute', functionId: fns['charge'] },
+      ]);
+      const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+        token,
+        body: { input: { amount: 1 } },
+      });
+      const inFlight = await runUntil(id, started.body.id, (r) => r.steps?.some((s: any) => s.status === 'running'));
+      expect(inFlight.currentStepId).toBe('nap');
+      await stack.restartOrchestration({ ...FAST, ...engineEnv });
+      const done = await runUntil(id, started.body.id, final);
+      expect(done).toMatchObject({ status: 'completed', stepOutputs: { nap: { slept: true }, charge: { amount: 1 } } });
+      const naps = done.steps.filter((s: any) => s.stepId === 'nap');
+      expect(naps).toHaveLength(1);
+      expect(naps[0].functionRunId).toBe(inFlight.steps[0].functionRunId);
+    });
+
+    it('cancels a waiting run, and retries a failed run from its failed step keeping earlier outputs', async () => {
+      const id = await orchestration('cancellable', [
+        { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'wait' },
+        { id: 'wait', type: 'delay', delayMs: 60_000 },
+      ]);
+      const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+        token,
+        body: { input: { amount: 3 } },
+      });
+      await runUntil(id, started.body.id, (r) => r.status === 'waiting');
+      const cancelled = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/cancel`, { token });
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toMatchObject({
+        status: 'failed',
+        failureReason: expect.stringContaining('Cancelled by'),
+      });
+      const steps = (await call('GET', `${base()}/orchestrations/${id}/runs/${started.body.id}/steps`, { token })).body
+        .data;
+      expect(steps.map((s: any) => [s.stepId, s.status])).toEqual([
+        ['charge', 'succeeded'],
+        ['wait', 'failed'],
+      ]);
+      expect(
+        (await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/cancel`, { token })).status,
+      ).toBe(409);
+
+      // Retry from the failed step: the delay runs again; the charge output is kept and charge is not re-run.
+      const retried = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
+      expect(retried.status).toBe(200);
+      expect(retried.body).toMatchObject({
+        status: 'running',
+        currentStepId: 'wait',
+        stepOutputs: { charge: { amount: 3 } },
+      });
+      const waitingAgain = await runUntil(id, started.body.id, (r) => r.status === 'waiting');
+      expect(waitingAgain.steps.filter((s: any) => s.stepId === 'charge')).toHaveLength(1);
+      const completed = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
+      expect(completed.status).toBe(409);
+    });
+
+    it('two replicas share the runs and execute every step once', async () => {
+      const replica = await stack.startOrchestrationReplica({ ...FAST, ...engineEnv });
+      try {
+        const id = await orchestration('shared', checkout());
+        const ids: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          ids.push(
+            (
+              await call('POST', `${base()}/orchestrations/${id}/runs`, {
+                token,
+                body: { input: { amount: 100 + i * 10 } },
+              })
+            ).body.id,
+          );
+        }
+        for (const runId of ids) {
+          const run = await runUntil(id, runId, final);
+          expect(run.status).toBe('completed');
+          const counts = new Map<string, number>();
+          for (const s of run.steps) counts.set(s.stepId, (counts.get(s.stepId) ?? 0) + 1);
+          for (const n of counts.values()) expect(n).toBe(1);
+          expect(run.executedSteps).toEqual(run.steps.map((s: any) => s.stepId));
+        }
+      } finally {
+        await replica.close();
+      }
+    });
+
+    it('starts runs from signed webhooks, by id and by path; 401 on a bad signature, 404 for an unknown path', async () => {
+      const made = await call('POST', `${base()}/orchestrations`, {
+        token,
+        body: {
+          slug: 'hooked',
+          name: 'Hooked',
+          status: 'active',
+          trigger: { type: 'http-trigger', path: 'orders', validateSignature: true, signingSecret: 'orch-hook-secret' },
+          steps: checkout(),
+        },
+      });
+      expect(made.status).toBe(201);
+      const id = made.body.id;
+      const body = JSON.stringify({ amount: 120 });
+      const sig = createHmac('sha256', 'orch-hook-secret').update(body).digest('hex');
+      const send = (url: string, signature: string, payload = body) =>
+        call('POST', url, {
+          body: payload,
+          headers: { 'x-signature': `sha256=${signature}`, 'x-correlation-id': 'hook-1' },
+        });
+
+      const byPath = await send(`${base()}/webhooks/orders`, sig);
+      expect(byPath.status).toBe(200);
+      expect(byPath.body).toEqual({ runId: expect.stringMatching(/^orun_/), status: 'pending' });
+      const run = await runUntil(id, byPath.body.runId, final);
+      expect(run).toMatchObject({
+        status: 'completed',
+        triggerType: 'http-trigger',
+        triggerMetadata: { webhookPath: 'orders' },
+        correlationId: 'hook-1',
+        input: { amount: 120 },
+      });
+      const byId = await send(`${base()}/orchestrations/${id}/webhook`, sig);
+      expect(byId.status).toBe(200);
+
+      expect((await send(`${base()}/webhooks/orders`, '0'.repeat(64))).status).toBe(401);
+      expect((await send(`${base()}/webhooks/orders`, sig, JSON.stringify({ amount: 121 }))).status).toBe(401);
+      expect((await send(`${base()}/webhooks/nowhere`, sig)).status).toBe(404);
+      // A signed body that jsonb cannot hold (NUL) is a 400, not a database error.
+      const nul = '{"note":"\\u0000"}';
+      const nulSig = createHmac('sha256', 'orch-hook-secret').update(nul).digest('hex');
+      expect((await send(`${base()}/webhooks/orders`, nulSig, nul)).status).toBe(400);
+      const notObject = '[1,2]';
+      const arraySig = createHmac('sha256', 'orch-hook-secret').update(notObject).digest('hex');
+      expect((await send(`${base()}/webhooks/orders`, arraySig, notObject)).status).toBe(400);
+      // Another orchestration cannot take the same path.
+      const clash = await call('POST', `${base()}/orchestrations`, {
+        token,
+        body: { slug: 'hooked-2', name: 'Again', trigger: { type: 'http-trigger', path: 'orders' }, steps: checkout() },
+      });
+      expect(clash.status).toBe(409);
+      // A paused orchestration starts nothing from its trigger.
+      await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });
+      expect((await send(`${base()}/webhooks/orders`, sig)).status).toBe(409);
+    });
+
+    it('starts one run per record event for an active event-driven orchestration, with the event as input', async () => {
+      const data = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+      const collection = await call('POST', `${data}/structures`, {
+        token,
+        body: { name: 'Tickets', recordSlug: 'tickets', properties: [{ name: 'n', type: 'number' }] },
+      });
+      expect(collection.status).toBeLessThan(300);
+      const made = await call('POST', `${base()}/orchestrations`, {
+        token,
+        body: {
+          slug: 'on-ticket',
+          name: 'On ticket',
+          status: 'active',
+          trigger: { type: 'event-driven', eventType: 'record_created', structureSlug: 'tickets' },
+          steps: [
+            {
+              id: 'big',
+              type: 'decision',
+              cases: [{ conditions: [{ path: 'input.data.data.n', op: 'gte', value: 10 }], nextStepId: 'pause' }],
+            },
+            { id: 'pause', type: 'delay', delayMs: 10 },
+          ],
+        },
+      });
+      expect(made.status).toBe(201);
+      const records: string[] = [];
+      for (const n of [5, 50]) {
+        const created = await call('POST', `${data}/records`, {
+          token,
+          body: { structureId: collection.body.id, data: { n } },
+        });
+        records.push(created.body.id);
+      }
+      const runs = await eventually(async () => {
+        const listed = await runsOf(made.body.id);
+        return listed.filter(final).length >= 2 ? listed : undefined;
+      }, 30_000);
+      expect(runs).toHaveLength(2);
+      for (const run of runs) {
+        expect(run).toMatchObject({
+          status: 'completed',
+          triggerType: 'event-driven',
+          triggerMetadata: { eventType: 'record_created' },
+        });
+        expect(records).toContain(run.input.recordId);
+      }
+      const bigRun = runs.find((r) => r.input.data.data.n === 50);
+      expect(bigRun.executedSteps).toEqual(['big', 'pause']);
+      expect(runs.find((r) => r.input.data.data.n === 5).executedSteps).toEqual(['big']);
+    });
+
+    it('starts scheduled runs while active, and pausing takes the orchestration off the schedule', async () => {
+      const made = await call('POST', `${base()}/orchestrations`, {
+        token,
+        body: {
+          slug: 'every-second',
+          name: 'Every second',
+          status: 'active',
+          trigger: { type: 'scheduled', scheduleType: 'interval', interval: 1 },
+          steps: [{ id: 'tick', type: 'delay', delayMs: 1 }],
+        },
+      });
+      expect(made.status).toBe(201);
+      const runs = await eventually(async () => {
+        const listed = await runsOf(made.body.id);
+        return listed.length > 0 ? listed : undefined;
+      }, 20_000);
+      expect(runs[0]).toMatchObject({
+        triggerType: 'scheduled',
+        triggerMetadata: { scheduleId: made.body.id, scheduledFor: expect.any(String) },
+        input: { scheduledFor: expect.any(String), firedAt: expect.any(String) },
+      });
+      const db = new pg.Client({ connectionString: stack.databaseUrl });
+      await db.connect();
+      try {
+        const rows = async () =>
+          (await db.query('SELECT due_at FROM orchestration.schedules WHERE orchestration_id = $1', [made.body.id]))
+            .rows;
+        expect(await rows()).toHaveLength(1);
+        await call('PUT', `${base()}/orchestrations/${made.body.id}`, { token, body: { status: 'paused' } });
+        expect(await rows()).toHaveLength(0);
+      } finally {
+        await db.end();
+      }
+    });
+
+    it('refuses runs of a paused orchestration and answers 404 for unknown ones', async () => {
+      const id = await orchestration('paused-one', checkout());
+      await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });
+      expect((await call('POST', `${base()}/orchestrations/${id}/runs`, { token, body: {} })).status).toBe(409);
+      expect((await call('POST', `${base()}/orchestrations/orch_nope/runs`, { token, body: {} })).status).toBe(404);
+      expect((await call('GET', `${base()}/orchestrations/${id}/runs/orun_nope`, { token })).status).toBe(404);
+      expect((await call('POST', `${base()}/orchestrations/${id}/runs`, { token, body: { input: 'x' } })).status).toBe(
+        400,
+      );
+    });
+  },
+);

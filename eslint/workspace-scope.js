@@ -53,7 +53,11 @@ const ISSUERS = {
   'apps/orchestration/src/events/orchestration-event-consumer.ts':
     'the workspace of a record event taken from our own stream',
   'apps/orchestration/src/schedules/orchestration-scheduler.ts': 'the workspace of a due row the scheduler claimed',
-  'apps/orchestration/src/runs/run-engine.ts': 'the workspace of a run row the engine claimed',
+  'apps/orchestration/src/runs/embedded-engine.ts': 'the workspace of a run row the engine claimed',
+  'apps/orchestration/src/temporal/temporal-engine.ts':
+    'the workspace of a run row the engine claimed to start its workflow',
+  'apps/orchestration/src/temporal/run-activities.ts':
+    "the workspace of the run the engine started a workflow for (the workflow's argument, from the run row)",
   'apps/orchestration/src/webhooks/webhook-runs.service.ts':
     "a webhook's URL workspace: it finds the orchestration, whose signature check then decides",
   'apps/compute/src/runs/function-runs-directory.ts':

@@ -7,7 +7,11 @@ import { ComputeRuns } from './functions/compute-runs.js';
 import { OrchestrationEventConsumer } from './events/orchestration-event-consumer.js';
 import { OrchestrationScheduler } from './schedules/orchestration-scheduler.js';
 import { SchedulesRepository } from './schedules/schedules.repository.js';
+import { FunctionRunEnds } from './functions/function-run-ends.js';
+import { EmbeddedEngine } from './runs/embedded-engine.js';
 import { RunEngine } from './runs/run-engine.js';
+import { RunActivities } from './temporal/run-activities.js';
+import { TemporalEngine } from './temporal/temporal-engine.js';
 import { RunRetention } from './runs/run-retention.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
@@ -31,6 +35,8 @@ export const ORCHESTRATION_ENTITIES = [OrchestrationEntity];
 @Module({})
 export class OrchestrationAppModule {
   static forRoot(config: OrchestrationConfig, options: OrchestrationAppOptions = {}): DynamicModule {
+    // Temporal when TEMPORAL_ADDRESS is set, else the embedded engine; only the chosen one is built.
+    const engine = config.TEMPORAL_ADDRESS ? TemporalEngine : EmbeddedEngine;
     return {
       module: OrchestrationAppModule,
       imports: [
@@ -51,8 +57,11 @@ export class OrchestrationAppModule {
         OrchestrationsService,
         ComputeFunctions,
         ComputeRuns,
+        FunctionRunEnds,
         RunsRepository,
-        RunEngine,
+        engine,
+        { provide: RunEngine, useExisting: engine },
+        RunActivities,
         RunRetention,
         RunsService,
         WebhookRuns,

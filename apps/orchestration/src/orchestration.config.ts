@@ -1,5 +1,5 @@
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
-import { ServiceConfig } from '@strata/platform';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsOptional, ServiceConfig } from '@strata/platform';
 
 /** Settings of the orchestration service (environment variables; initialisers are the defaults). */
 export class OrchestrationConfig extends ServiceConfig {
@@ -14,7 +14,27 @@ export class OrchestrationConfig extends ServiceConfig {
   @Max(60_000)
   ORCHESTRATION_COMPUTE_TIMEOUT_MS = 5000;
 
-  /** Whether this replica runs the embedded engine (replicas share due runs through SKIP LOCKED claims). */
+  /**
+   * `host:port` of a Temporal frontend. When set, runs execute as Temporal
+   * workflows (one per run) instead of on the embedded engine.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9.-]+:\d{1,5}$/, { message: 'TEMPORAL_ADDRESS must be host:port' })
+  TEMPORAL_ADDRESS?: string;
+
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,200}$/)
+  TEMPORAL_NAMESPACE = 'default';
+
+  /** The task queue of the run workflows and their activities (one per deployment: tests give each run its own). */
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,200}$/)
+  TEMPORAL_TASK_QUEUE = 'strata-orchestration-runs';
+
+  /**
+   * Whether this replica executes runs: claims them on the embedded engine, or
+   * with TEMPORAL_ADDRESS hands them to Temporal and runs a Temporal worker.
+   */
   @IsBoolean()
   ORCHESTRATION_ENGINE_ENABLED = true;
 

@@ -332,6 +332,23 @@ export type FunctionRunStartReply =
   | { readonly started: true; readonly runId: string; readonly jobId: string; readonly rateLimited: boolean }
   | { readonly started: false; readonly reason: string };
 
+/**
+ * Compute's notice (core NATS publish, no queue group: every orchestration
+ * replica hears it) that a function run started by `functionRunStartSubject`
+ * ended. It only shortens the wait: a missed notice is made up by polling
+ * `functionRunStatusSubject`, so nothing depends on its delivery.
+ */
+export function functionRunEndedSubject(prefix: string): string {
+  return `${prefix}.compute.runs.ended`;
+}
+
+export interface FunctionRunEnded {
+  readonly workspaceSlug: string;
+  readonly runId: string;
+  /** The start's `origin`, as given. */
+  readonly origin: Readonly<Record<string, unknown>>;
+}
+
 export interface FunctionRunStatusQuery {
   readonly workspaceSlug: string;
   readonly runId: string;

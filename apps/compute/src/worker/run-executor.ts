@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
-import { Clock, keyRingOf } from '@strata/platform';
+import { functionRunEndedSubject, type FunctionRunEnded } from '@strata/contracts';
+import { Clock, keyRingOf, NatsConnectionHolder } from '@strata/platform';
 import type { EndpointResponse, JsonValue, SandboxEngine, SandboxResult } from '@strata/sandbox';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
@@ -88,6 +89,7 @@ export class RunExecutor {
     @Inject(SANDBOX_ENGINE) private readonly engine: SandboxEngine,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
+    private readonly nats: NatsConnectionHolder,
   ) {
     this.ring = keyRingOf(config);
   }
@@ -154,25 +156,41 @@ export class RunExecutor {
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
         executed = { outcome: platformFailure(bridge, this.clock.now()) };
       }
-      await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID);
+      if (await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID)) await this.announceEnd(scope, run);
       return executed;
     } finally {
       if (heartbeat) clearInterval(heartbeat);
     }
   }
 
-  /** Writes the outcome, trying again twice over about a second and a half when the database fails. */
-  private async finish(scope: WorkspaceScope, runId: string, outcome: RunOutcome, holder: string): Promise<void> {
+  /** Writes the outcome, trying again twice over about a second and a half when the database fails; whether it was. */
+  private async finish(scope: WorkspaceScope, runId: string, outcome: RunOutcome, holder: string): Promise<boolean> {
     for (const delayMs of [0, 300, 1200]) {
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
       try {
-        await this.runs.finish(scope, runId, holder, outcome);
-        return;
+        return await this.runs.finish(scope, runId, holder, outcome);
       } catch (err) {
         this.logger.warn({ msg: 'run outcome not written', runId, err: String(err) });
       }
     }
     this.logger.error({ msg: 'run outcome lost; its lease will expire and the sweep fail it', runId });
+    return false;
+  }
+
+  /**
+   * Tells the orchestration service that a compute step's run ended, so the
+   * step goes on without waiting for its next poll. Best effort: the poll
+   * makes up for a notice that is lost.
+   */
+  private async announceEnd(scope: WorkspaceScope, run: RunEntity): Promise<void> {
+    const origin = run.executionContext['orchestration'];
+    if (typeof origin !== 'object' || origin === null || Array.isArray(origin)) return;
+    const notice: FunctionRunEnded = { workspaceSlug: scope.workspace, runId: run.id, origin };
+    try {
+      (await this.nats.get()).publish(functionRunEndedSubject(this.config.NATS_PREFIX), JSON.stringify(notice));
+    } catch (err) {
+      this.logger.warn({ msg: 'run end not announced; the orchestration polls it', runId: run.id, err: String(err) });
+    }
   }
 
   private leaseFrom(now: Date): Date {

@@ -4,6 +4,7 @@ import { RunStepsOrder1765100000002 } from './1765100000002-run-steps-order.js';
 import { WebhookPaths1765100000003 } from './1765100000003-webhook-paths.js';
 import { EventRuns1765100000004 } from './1765100000004-event-runs.js';
 import { Schedules1765100000005 } from './1765100000005-schedules.js';
+import { RunWorkflowIds1765100000006 } from './1765100000006-run-workflow-ids.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   WebhookPaths1765100000003,
   EventRuns1765100000004,
   Schedules1765100000005,
+  RunWorkflowIds1765100000006,
 ];

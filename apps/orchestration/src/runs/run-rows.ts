@@ -29,6 +29,8 @@ export interface RunRow {
   started_at: Date | null;
   completed_at: Date | null;
   ttl_expires_at: Date | null;
+  /** The Temporal workflow executing the run (Temporal engine only). */
+  workflow_id: string | null;
 }
 
 /** orchestration.run_steps: one row per step execution (each compute attempt its own). */

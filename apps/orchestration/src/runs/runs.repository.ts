@@ -8,7 +8,7 @@ import type { RunRow, RunStatus, StepRow } from './run-rows.js';
 const RUN_COLUMNS = `id, workspace_slug, orchestration_id, orchestration_version, status, current_step_id,
   current_attempt, input, context, step_outputs, correlation_id, trigger_type, trigger_metadata, has_errors,
   delay_step_count, failure_reason, executed_steps, errors, due_at, created_at, started_at, completed_at,
-  ttl_expires_at`;
+  ttl_expires_at, workflow_id`;
 
 const json = (v: unknown): string => JSON.stringify(v ?? null);
 
@@ -24,7 +24,8 @@ export class RunsRepository {
   async insert(scope: WorkspaceScope, r: RunRow, tx?: Tx): Promise<void> {
     await managerOf(this.db, tx).query(
       `INSERT INTO orchestration.runs (${RUN_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
+               $24)`,
       [
         r.id,
         scope.workspace,
@@ -49,6 +50,7 @@ export class RunsRepository {
         r.started_at,
         r.completed_at,
         r.ttl_expires_at,
+        r.workflow_id,
       ],
     );
   }
@@ -123,6 +125,30 @@ export class RunsRepository {
     );
   }
 
+  /**
+   * For the engine, on compute's notice that a step's function run ended: the
+   * run, locked in `tx` (waiting for a claim that holds it, such as the one
+   * that started the function run and has not committed yet), when it is still
+   * running with that function run in flight. Undefined when another replica
+   * took it past that step first.
+   */
+  async claimAtFunctionRun(tx: Tx, workspace: string, runId: string, functionRunId: string) {
+    const m = managerOf(this.db, tx);
+    const [row] = await m.query<RunRow[]>(
+      `SELECT ${RUN_COLUMNS} FROM orchestration.runs WHERE workspace_slug = $1 AND id = $2 AND status = 'running'
+          FOR UPDATE`,
+      [workspace, runId],
+    );
+    if (!row) return undefined;
+    // A statement of its own: it sees what the claim it waited for committed.
+    const [inFlight] = await m.query<{ id: string }[]>(
+      `SELECT id FROM orchestration.run_steps
+        WHERE workspace_slug = $1 AND run_id = $2 AND function_run_id = $3 AND status = 'running'`,
+      [workspace, runId, functionRunId],
+    );
+    return inFlight ? row : undefined;
+  }
+
   /** System-wide, for retention: deletes up to `limit` finished runs whose ttlExpiresAt passed (steps with them). */
   async deleteExpired(now: Date, limit: number): Promise<number> {
     const rows = await this.db.query<{ id: string }[]>(
@@ -138,7 +164,8 @@ export class RunsRepository {
     await managerOf(this.db, tx).query(
       `UPDATE orchestration.runs SET status = $3, current_step_id = $4, current_attempt = $5, context = $6,
               step_outputs = $7, has_errors = $8, delay_step_count = $9, failure_reason = $10, executed_steps = $11,
-              errors = $12, due_at = $13, started_at = $14, completed_at = $15, ttl_expires_at = $16
+              errors = $12, due_at = $13, started_at = $14, completed_at = $15, ttl_expires_at = $16,
+              workflow_id = $17
         WHERE workspace_slug = $1 AND id = $2`,
       [
         scope.workspace,
@@ -157,6 +184,7 @@ export class RunsRepository {
         r.started_at,
         r.completed_at,
         r.ttl_expires_at,
+        r.workflow_id,
       ],
     );
   }

@@ -96,6 +96,7 @@ export class RunsService {
       started_at: null,
       completed_at: null,
       ttl_expires_at: null,
+      workflow_id: null,
     };
     const eventId = start.eventId;
     if (eventId === undefined) await this.runs.insert(scope, run, start.tx);
@@ -117,7 +118,7 @@ export class RunsService {
    * compute, and its outcome is no longer read). 409 for a finished run.
    */
   async cancel(scope: WorkspaceScope, by: string, orchestrationId: string, runId: string) {
-    return this.transactions.run(async (tx) => {
+    const cancelled = await this.transactions.run(async (tx) => {
       const run = await this.runs.find(scope, orchestrationId, runId, tx);
       if (!run) throw StrataException.notFound(RUN_NOT_FOUND);
       if (run.status === 'completed' || run.status === 'failed') {
@@ -142,8 +143,10 @@ export class RunsService {
       run.ttl_expires_at = new Date(now.getTime() + this.retentionMs);
       run.due_at = null;
       await this.runs.save(scope, tx, run);
-      return runView(run);
+      return run;
     });
+    await this.engine.cancelled(scope, cancelled);
+    return runView(cancelled);
   }
 
   /**

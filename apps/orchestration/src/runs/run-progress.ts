@@ -1,0 +1,160 @@
+import { newOrchestrationStepId } from '@strata/crypto';
+import type { FunctionRunStart, FunctionRunStartReply, FunctionRunStatusReply } from '@strata/contracts';
+import {
+  computeOutcomeOf,
+  DEFAULT_COMPUTE_TIMEOUT_MS,
+  type ComputeOutcome,
+  type ComputeStep,
+  type JsonValue,
+  type RunScope,
+  type Step,
+  type Transition,
+} from '@strata/workflow';
+import type { RunRow, StepRow } from './run-rows.js';
+
+/**
+ * What both engines do to a run's rows as it moves: the embedded engine in its
+ * claim's transaction, the Temporal activities in theirs. Pure: the caller reads
+ * and writes the rows.
+ */
+
+/** The paths a decision and a compute step see: `input.`, `context.`, `steps.<id>.output.`. */
+export function scopeOf(run: RunRow): RunScope {
+  return { input: run.input, context: run.context, steps: run.step_outputs };
+}
+
+/** A pending run starts at its first step. */
+export function startRun(run: RunRow, steps: readonly Step[], now: Date): void {
+  if (run.status !== 'pending') return;
+  run.status = 'running';
+  run.started_at = now;
+  run.current_step_id = steps[0]!.id;
+  run.current_attempt = 1;
+}
+
+/** Whether the run has ended (completed, failed or cancelled): nothing may move it any more. */
+export function isClosed(run: RunRow): boolean {
+  return run.status === 'completed' || run.status === 'failed';
+}
+
+/** Ends the run by a go-to-nothing, fail or end transition. */
+export function finishRun(run: RunRow, t: Transition, now: Date, retentionMs: number): void {
+  run.status = t.kind === 'fail' ? 'failed' : 'completed';
+  if (t.kind === 'fail') run.failure_reason = t.reason;
+  if (t.kind === 'end') run.has_errors = true;
+  run.current_step_id = null;
+  run.completed_at = now;
+  run.ttl_expires_at = new Date(now.getTime() + retentionMs);
+  run.due_at = null;
+}
+
+/** A run-step row of the run's current attempt. */
+export function newStepRow(run: RunRow, step: Step, now: Date, fields: Partial<StepRow>): StepRow {
+  return {
+    id: newOrchestrationStepId(),
+    workspace_slug: run.workspace_slug,
+    run_id: run.id,
+    step_id: step.id,
+    step_type: step.type,
+    attempt: run.current_attempt,
+    status: 'running',
+    input: null,
+    output: null,
+    decision_result: null,
+    delay_config: null,
+    error: null,
+    function_id: null,
+    function_run_id: null,
+    execution_id: null,
+    started_at: now,
+    completed_at: null,
+    ...fields,
+  };
+}
+
+/** What compute is asked to run for attempt `run.current_attempt` of a compute step. */
+export function functionRunOf(run: RunRow, step: ComputeStep): Omit<FunctionRunStart, 'workspaceSlug'> {
+  return {
+    functionId: step.functionId,
+    executionParams: {
+      ...scopeOf(run),
+      orchestration: { runId: run.id, stepId: step.id, attempt: run.current_attempt },
+    },
+    timeoutMs: step.timeoutMs ?? DEFAULT_COMPUTE_TIMEOUT_MS,
+    origin: { orchestrationId: run.orchestration_id, runId: run.id, stepId: step.id, attempt: run.current_attempt },
+  };
+}
+
+/**
+ * The step row of an attempt compute was asked to start: `running` with its
+ * function run, or already `failed` when compute refused to start it (unknown
+ * function, executions limit). The outcome is there for a refused start.
+ */
+export function startedStepRow(
+  run: RunRow,
+  step: ComputeStep,
+  now: Date,
+  started: FunctionRunStartReply,
+): { row: StepRow; refused?: ComputeOutcome } {
+  const row = newStepRow(run, step, now, {
+    status: 'running',
+    input: scopeOf(run) as unknown as JsonValue,
+    function_id: step.functionId,
+  });
+  if (started.started) {
+    row.function_run_id = started.runId;
+    row.execution_id = started.jobId;
+  }
+  if (started.started && !started.rateLimited) return { row };
+  const error = started.started
+    ? { message: 'The workspace reached its function executions limit', code: 'RATE_LIMITED' }
+    : { message: started.reason, code: 'FUNCTION_NOT_FOUND' };
+  row.status = 'failed';
+  row.error = error;
+  row.completed_at = now;
+  return { row, refused: { ok: false, error } };
+}
+
+/** How a compute step's function run ended, from compute's answer; undefined while it is queued or running. */
+export function outcomeOfStatus(status: FunctionRunStatusReply): ComputeOutcome | undefined {
+  if (!status.found) return { ok: false, error: { message: 'The function run is gone', code: 'FUNCTION_RUN_LOST' } };
+  if (status.status === 'queued' || status.status === 'running') return undefined;
+  return computeOutcomeOf({
+    status: status.status,
+    returnValue: status.returnValue as JsonValue | undefined,
+    error: status.error ?? null,
+  });
+}
+
+/** Records an attempt's outcome on its row and on the run (its output under `steps.<id>`, or its error). */
+export function recordComputeOutcome(run: RunRow, row: StepRow, outcome: ComputeOutcome, now: Date): void {
+  if (row.status === 'running') {
+    row.status = outcome.ok ? 'succeeded' : 'failed';
+    row.completed_at = now;
+    if (outcome.ok) row.output = outcome.output;
+    else row.error = outcome.error;
+  }
+  run.executed_steps.push(row.step_id);
+  if (outcome.ok) run.step_outputs = { ...run.step_outputs, [row.step_id]: outcome.output };
+  else {
+    run.has_errors = true;
+    run.errors = [...run.errors, { stepId: row.step_id, ...outcome.error }];
+  }
+}
+
+/** A delay step's `waiting` row, resuming at `resumeAt`. */
+export function delayStepRow(run: RunRow, step: Step & { delayMs: number }, now: Date, resumeAt: Date): StepRow {
+  return newStepRow(run, step, now, {
+    status: 'waiting',
+    delay_config: { delayMs: step.delayMs, resumeAt: resumeAt.toISOString(), resumedAt: null },
+  });
+}
+
+/** A delay ended: its row succeeds and the run is running again. */
+export function resumeFromDelay(run: RunRow, row: StepRow, now: Date): void {
+  row.status = 'succeeded';
+  row.completed_at = now;
+  row.delay_config = { ...row.delay_config!, resumedAt: now.toISOString() };
+  run.status = 'running';
+  run.executed_steps.push(row.step_id);
+}
