@@ -12,3 +12,4 @@ node --enable-source-maps bench/dist/webhooks.js
 node --enable-source-maps --no-node-snapshot bench/dist/compute.js
 node --enable-source-maps --no-node-snapshot bench/dist/triggers.js
 node --enable-source-maps --no-node-snapshot bench/dist/inbound.js
+node --enable-source-maps --no-node-snapshot bench/dist/orchestration.js

@@ -5,6 +5,7 @@ import { ComputeConfig, migrateCompute } from '@strata/compute';
 import { DataConfig, migrateData } from '@strata/data';
 import { WebhooksConfig, migrateWebhooks } from '@strata/webhooks';
 import { InboundConfig, migrateInbound } from '@strata/inbound';
+import { OrchestrationConfig, migrateOrchestration } from '@strata/orchestration';
 import { loadConfig } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
 import { call } from '@strata/testkit';
@@ -18,6 +19,8 @@ export interface Services {
   readonly computeUrl: string;
   /** The inbound service (started only when `inbound` is among the apps). */
   readonly inboundUrl: string;
+  /** The orchestration service (started only when `orchestration` is among the apps). */
+  readonly orchestrationUrl: string;
   readonly databaseUrl: string;
   /** The run's NATS subject prefix (streams and subjects of these services). */
   readonly natsPrefix: string;
@@ -39,7 +42,7 @@ const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boole
  * A service process: the three HTTP services by default; `compute` (the compute API) and
  * `worker` (a sandbox worker, `apps/compute/dist/main.js worker`, no HTTP) when named.
  */
-export type App = (typeof APPS)[number] | 'compute' | 'worker' | 'inbound';
+export type App = (typeof APPS)[number] | 'compute' | 'worker' | 'inbound' | 'orchestration';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -55,7 +58,8 @@ export async function startServices(
   apps: readonly App[] = APPS,
 ): Promise<Services> {
   const db = await createTestDatabase('strata_bench');
-  const [authPort, dataPort, webhooksPort, computePort, inboundPort] = [
+  const [authPort, dataPort, webhooksPort, computePort, inboundPort, orchestrationPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -72,6 +76,7 @@ export async function startServices(
     WEBHOOKS_PORT: String(webhooksPort),
     COMPUTE_PORT: String(computePort),
     INBOUND_PORT: String(inboundPort),
+    ORCHESTRATION_PORT: String(orchestrationPort),
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     AUTH_ISSUER: `${authUrl}/oidc`,
     AUTH_INTERNAL_URL: authUrl,
@@ -88,12 +93,14 @@ export async function startServices(
   await migrateWebhooks(loadConfig(WebhooksConfig, env));
   if (apps.includes('compute') || apps.includes('worker')) await migrateCompute(loadConfig(ComputeConfig, env));
   if (apps.includes('inbound')) await migrateInbound(loadConfig(InboundConfig, env));
+  if (apps.includes('orchestration')) await migrateOrchestration(loadConfig(OrchestrationConfig, env));
   const urls: Record<Exclude<App, 'worker'>, string> = {
     auth: authUrl,
     data: `http://127.0.0.1:${dataPort}`,
     webhooks: `http://127.0.0.1:${webhooksPort}`,
     compute: `http://127.0.0.1:${computePort}`,
     inbound: `http://127.0.0.1:${inboundPort}`,
+    orchestration: `http://127.0.0.1:${orchestrationPort}`,
   };
   const children = new Map<App, ChildProcess>();
   const startApp = async (app: App) => {
@@ -129,6 +136,7 @@ export async function startServices(
     webhooksUrl: urls.webhooks,
     computeUrl: urls.compute,
     inboundUrl: urls.inbound,
+    orchestrationUrl: urls.orchestration,
     databaseUrl: db.url,
     natsPrefix: env['NATS_PREFIX']!,
     adminEmail: env['STRATA_ADMIN_EMAIL']!,

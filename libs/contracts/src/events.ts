@@ -347,6 +347,8 @@ export interface FunctionRunEnded {
   readonly runId: string;
   /** The start's `origin`, as given. */
   readonly origin: Readonly<Record<string, unknown>>;
+  /** How the run ended, as `functionRunStatusSubject` would answer (saves asking). */
+  readonly end: FunctionRunStatusReply & { readonly found: true };
 }
 
 export interface FunctionRunStatusQuery {

@@ -156,7 +156,9 @@ export class RunExecutor {
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
         executed = { outcome: platformFailure(bridge, this.clock.now()) };
       }
-      if (await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID)) await this.announceEnd(scope, run);
+      if (await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID)) {
+        this.announceEnd(scope, run, executed.outcome);
+      }
       return executed;
     } finally {
       if (heartbeat) clearInterval(heartbeat);
@@ -182,15 +184,26 @@ export class RunExecutor {
    * step goes on without waiting for its next poll. Best effort: the poll
    * makes up for a notice that is lost.
    */
-  private async announceEnd(scope: WorkspaceScope, run: RunEntity): Promise<void> {
+  private announceEnd(scope: WorkspaceScope, run: RunEntity, outcome: RunOutcome): void {
     const origin = run.executionContext['orchestration'];
     if (typeof origin !== 'object' || origin === null || Array.isArray(origin)) return;
-    const notice: FunctionRunEnded = { workspaceSlug: scope.workspace, runId: run.id, origin };
-    try {
-      (await this.nats.get()).publish(functionRunEndedSubject(this.config.NATS_PREFIX), JSON.stringify(notice));
-    } catch (err) {
-      this.logger.warn({ msg: 'run end not announced; the orchestration polls it', runId: run.id, err: String(err) });
-    }
+    const notice: FunctionRunEnded = {
+      workspaceSlug: scope.workspace,
+      runId: run.id,
+      origin,
+      end: {
+        found: true,
+        status: outcome.status,
+        ...(outcome.returnValue !== null ? { returnValue: JSON.parse(outcome.returnValue) as unknown } : {}),
+        ...(outcome.error !== null ? { error: JSON.parse(outcome.error) as { name?: string; message?: string } } : {}),
+      },
+    };
+    this.nats
+      .get()
+      .then((nc) => nc.publish(functionRunEndedSubject(this.config.NATS_PREFIX), JSON.stringify(notice)))
+      .catch((err: unknown) => {
+        this.logger.warn({ msg: 'run end not announced; the orchestration polls it', runId: run.id, err: String(err) });
+      });
   }
 
   private leaseFrom(now: Date): Date {

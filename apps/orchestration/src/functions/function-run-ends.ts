@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
-import { functionRunEndedSubject, type FunctionRunEnded } from '@strata/contracts';
+import { functionRunEndedSubject, type FunctionRunEnded, type FunctionRunStatusReply } from '@strata/contracts';
 import { NatsConnectionHolder } from '@strata/platform';
 import { OrchestrationConfig } from '../orchestration.config.js';
 
@@ -12,6 +12,8 @@ export interface StepRunEnded {
   readonly workspaceSlug: string;
   readonly functionRunId: string;
   readonly orchestrationRunId: string;
+  /** How the function run ended (what compute's status answer would say). */
+  readonly end: FunctionRunStatusReply;
 }
 
 /**
@@ -48,7 +50,13 @@ export class FunctionRunEnds implements OnApplicationBootstrap, OnApplicationShu
         }
         const orchestrationRunId = notice?.origin?.['runId'];
         if (typeof notice?.runId !== 'string' || typeof orchestrationRunId !== 'string') continue;
-        this.ended({ workspaceSlug: notice.workspaceSlug, functionRunId: notice.runId, orchestrationRunId });
+        if (typeof notice.end?.status !== 'string') continue;
+        this.ended({
+          workspaceSlug: notice.workspaceSlug,
+          functionRunId: notice.runId,
+          orchestrationRunId,
+          end: notice.end,
+        });
       }
     })();
     await nc.flush();

@@ -114,18 +114,19 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
           ended.orchestrationRunId,
           ended.functionRunId,
         );
-        if (run) await this.advanceClaimed(tx, run);
+        if (run) await this.advanceClaimed(tx, run, ended);
       });
     } catch (err) {
       this.logger.warn({ msg: 'run not taken up on its step end; polled instead', err: String(err) });
     }
   }
 
-  private async advanceClaimed(tx: Tx, run: RunRow): Promise<void> {
+  /** Advances a claimed run; `ended` is a function run's end compute announced, when that is why it was claimed. */
+  private async advanceClaimed(tx: Tx, run: RunRow, ended?: StepRunEnded): Promise<void> {
     // The workspace of a run row this engine claimed.
     const scope = issueWorkspaceScope(run.workspace_slug);
     try {
-      await this.advance(scope, tx, run);
+      await this.advance(scope, tx, run, ended);
     } catch (err) {
       // Compute unreachable and the like: the run is tried again at its next due time.
       this.logger.warn({ msg: 'run not advanced; it is tried again', runId: run.id, err: String(err) });
@@ -134,7 +135,7 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
     }
   }
 
-  private async advance(scope: WorkspaceScope, tx: Tx, run: RunRow): Promise<void> {
+  private async advance(scope: WorkspaceScope, tx: Tx, run: RunRow, ended?: StepRunEnded): Promise<void> {
     const steps = await this.runs.versionSteps(scope, run.orchestration_id, run.orchestration_version, tx);
     const now = this.clock.now();
     if (!steps || steps.length === 0) {
@@ -154,7 +155,7 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
         break;
       }
       const inFlight = open.find((s) => s.step_id === step.id && s.attempt === run.current_attempt);
-      const transition = await this.execute(scope, tx, run, step, inFlight);
+      const transition = await this.execute(scope, tx, run, step, inFlight, ended);
       if (transition === 'later') break;
       if (!this.apply(run, transition)) break;
     }
@@ -171,6 +172,7 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
     run: RunRow,
     step: Step,
     inFlight: StepRow | undefined,
+    ended?: StepRunEnded,
   ): Promise<Transition | 'later'> {
     const now = this.clock.now();
     const guard = inFlight ? undefined : beforeStep(run.executed_steps.length);
@@ -206,7 +208,7 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
       await this.runs.saveStep(scope, tx, inFlight);
       return { kind: 'go', nextStepId: step.nextStepId ?? null };
     }
-    return this.computeStep(scope, tx, run, step, inFlight);
+    return this.computeStep(scope, tx, run, step, inFlight, ended);
   }
 
   private async computeStep(
@@ -215,6 +217,7 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
     run: RunRow,
     step: ComputeStep,
     inFlight: StepRow | undefined,
+    ended?: StepRunEnded,
   ): Promise<Transition | 'later'> {
     const now = this.clock.now();
     const poll = new Date(now.getTime() + this.config.ORCHESTRATION_POLL_MS);
@@ -233,7 +236,10 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
       recordComputeOutcome(run, row, refused, now);
       return afterCompute(step, run.current_attempt, refused);
     }
-    const outcome = outcomeOfStatus(await this.compute.status(scope, inFlight.function_run_id!));
+    const functionRunId = inFlight.function_run_id!;
+    const outcome = outcomeOfStatus(
+      ended?.functionRunId === functionRunId ? ended.end : await this.compute.status(scope, functionRunId),
+    );
     if (!outcome) {
       run.due_at = poll;
       return 'later';

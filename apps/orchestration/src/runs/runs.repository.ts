@@ -12,6 +12,9 @@ const RUN_COLUMNS = `id, workspace_slug, orchestration_id, orchestration_version
 
 const json = (v: unknown): string => JSON.stringify(v ?? null);
 
+/** Orchestration versions whose steps a replica keeps in memory (oldest out first). */
+const VERSIONS_KEPT = 1000;
+
 /**
  * orchestration.runs and orchestration.run_steps. Tenant methods carry the
  * workspace in every statement; `claimDue` is the engine's system-wide claim and
@@ -19,6 +22,8 @@ const json = (v: unknown): string => JSON.stringify(v ?? null);
  */
 @Injectable()
 export class RunsRepository {
+  private readonly versions = new Map<string, Step[]>();
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async insert(scope: WorkspaceScope, r: RunRow, tx?: Tx): Promise<void> {
@@ -100,19 +105,28 @@ export class RunsRepository {
     );
   }
 
-  /** The steps of the version a run executes. */
+  /**
+   * The steps of the version a run executes. A version never changes once
+   * written, so the engine's reads (one per step) are kept in memory.
+   */
   async versionSteps(
     scope: WorkspaceScope,
     orchestrationId: string,
     version: number,
     tx?: Tx,
   ): Promise<Step[] | undefined> {
+    const key = `${scope.workspace}/${orchestrationId}@${version}`;
+    const cached = this.versions.get(key);
+    if (cached) return cached;
     const [row] = await managerOf(this.db, tx).query<{ steps: Step[] }[]>(
       `SELECT steps FROM orchestration.orchestration_versions
         WHERE workspace_slug = $1 AND orchestration_id = $2 AND version = $3`,
       [scope.workspace, orchestrationId, version],
     );
-    return row?.steps;
+    if (!row) return undefined;
+    if (this.versions.size >= VERSIONS_KEPT) this.versions.delete(this.versions.keys().next().value!);
+    this.versions.set(key, row.steps);
+    return row.steps;
   }
 
   /** System-wide, for the engine: runs due now, locked FOR UPDATE SKIP LOCKED in `tx` (replicas share them). */
