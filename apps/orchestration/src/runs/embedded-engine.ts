@@ -108,25 +108,28 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
     if (this.stopped) return;
     try {
       await this.transactions.run(async (tx) => {
-        const run = await this.runs.claimAtFunctionRun(
-          tx,
-          ended.workspaceSlug,
-          ended.orchestrationRunId,
-          ended.functionRunId,
-        );
-        if (run) await this.advanceClaimed(tx, run, ended);
+        const run = await this.runs.lockRunning(tx, ended.workspaceSlug, ended.orchestrationRunId);
+        if (!run) return;
+        // A statement after the lock: it sees what the claim that started the function run committed.
+        const open = await this.runs.openSteps(issueWorkspaceScope(run.workspace_slug), run.id, tx);
+        // Another replica took the run past that step already.
+        if (!open.some((s) => s.function_run_id === ended.functionRunId)) return;
+        await this.advanceClaimed(tx, run, { ended, open });
       });
     } catch (err) {
       this.logger.warn({ msg: 'run not taken up on its step end; polled instead', err: String(err) });
     }
   }
 
-  /** Advances a claimed run; `ended` is a function run's end compute announced, when that is why it was claimed. */
-  private async advanceClaimed(tx: Tx, run: RunRow, ended?: StepRunEnded): Promise<void> {
+  /**
+   * Advances a claimed run. `known`: when compute's notice is why it was
+   * claimed, the function run's end and the run's open steps, read already.
+   */
+  private async advanceClaimed(tx: Tx, run: RunRow, known?: { ended: StepRunEnded; open: StepRow[] }): Promise<void> {
     // The workspace of a run row this engine claimed.
     const scope = issueWorkspaceScope(run.workspace_slug);
     try {
-      await this.advance(scope, tx, run, ended);
+      await this.advance(scope, tx, run, known);
     } catch (err) {
       // Compute unreachable and the like: the run is tried again at its next due time.
       this.logger.warn({ msg: 'run not advanced; it is tried again', runId: run.id, err: String(err) });
@@ -135,7 +138,12 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
     }
   }
 
-  private async advance(scope: WorkspaceScope, tx: Tx, run: RunRow, ended?: StepRunEnded): Promise<void> {
+  private async advance(
+    scope: WorkspaceScope,
+    tx: Tx,
+    run: RunRow,
+    known?: { ended: StepRunEnded; open: StepRow[] },
+  ): Promise<void> {
     const steps = await this.runs.versionSteps(scope, run.orchestration_id, run.orchestration_version, tx);
     const now = this.clock.now();
     if (!steps || steps.length === 0) {
@@ -145,9 +153,8 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
       return;
     }
     startRun(run, steps, now);
-    const open = (await this.runs.steps(scope, run.id, tx)).filter(
-      (s) => s.status === 'running' || s.status === 'waiting',
-    );
+    const open = known?.open ?? (await this.runs.openSteps(scope, run.id, tx));
+    const ended = known?.ended;
     for (let i = 0; i < STEPS_PER_CLAIM && run.current_step_id !== null; i++) {
       const step = stepById(steps, run.current_step_id);
       if (!step) {

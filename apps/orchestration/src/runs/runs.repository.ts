@@ -105,6 +105,15 @@ export class RunsRepository {
     );
   }
 
+  /** A run's steps still `running` or `waiting` (what the engine goes on from). */
+  openSteps(scope: WorkspaceScope, runId: string, tx?: Tx): Promise<StepRow[]> {
+    return managerOf(this.db, tx).query<StepRow[]>(
+      `SELECT * FROM orchestration.run_steps
+        WHERE workspace_slug = $1 AND run_id = $2 AND status IN ('running', 'waiting') ORDER BY seq`,
+      [scope.workspace, runId],
+    );
+  }
+
   /**
    * The steps of the version a run executes. A version never changes once
    * written, so the engine's reads (one per step) are kept in memory.
@@ -141,26 +150,16 @@ export class RunsRepository {
 
   /**
    * For the engine, on compute's notice that a step's function run ended: the
-   * run, locked in `tx` (waiting for a claim that holds it, such as the one
-   * that started the function run and has not committed yet), when it is still
-   * running with that function run in flight. Undefined when another replica
-   * took it past that step first.
+   * run, locked in `tx` when it is running, waiting for a claim that holds it
+   * (such as the one that started the function run and has not committed yet).
    */
-  async claimAtFunctionRun(tx: Tx, workspace: string, runId: string, functionRunId: string) {
-    const m = managerOf(this.db, tx);
-    const [row] = await m.query<RunRow[]>(
+  async lockRunning(tx: Tx, workspace: string, runId: string): Promise<RunRow | undefined> {
+    const [row] = await managerOf(this.db, tx).query<RunRow[]>(
       `SELECT ${RUN_COLUMNS} FROM orchestration.runs WHERE workspace_slug = $1 AND id = $2 AND status = 'running'
           FOR UPDATE`,
       [workspace, runId],
     );
-    if (!row) return undefined;
-    // A statement of its own: it sees what the claim it waited for committed.
-    const [inFlight] = await m.query<{ id: string }[]>(
-      `SELECT id FROM orchestration.run_steps
-        WHERE workspace_slug = $1 AND run_id = $2 AND function_run_id = $3 AND status = 'running'`,
-      [workspace, runId, functionRunId],
-    );
-    return inFlight ? row : undefined;
+    return row;
   }
 
   /** System-wide, for retention: deletes up to `limit` finished runs whose ttlExpiresAt passed (steps with them). */
