@@ -14,7 +14,21 @@ export function testNatsPrefix(): string {
  * server listens on it: EADDRINUSE. Here only another test picking the same
  * random port collides, and the bind check below catches one that is taken.
  */
-const PORT_RANGE = { from: 20_000, to: 32_000 } as const;
+const PORTS = { from: 20_000, to: 32_000 } as const;
+
+/**
+ * Each Jest worker process picks from a slice of its own, so two test files
+ * running at once never pick the same port, and a service a test restarts on
+ * its port (closed, then listening again) cannot lose it to another file's
+ * pick in between. Outside Jest, the whole range.
+ */
+const PORT_SLICES = 8;
+const PORT_RANGE = ((worker: number) => {
+  if (!(worker > 0)) return PORTS;
+  const size = Math.floor((PORTS.to - PORTS.from) / PORT_SLICES);
+  const from = PORTS.from + ((worker - 1) % PORT_SLICES) * size;
+  return { from, to: from + size };
+})(Number(process.env['JEST_WORKER_ID']));
 
 /** A TCP port free right now on the loopback interface, outside the kernel's ephemeral range. */
 export async function freePort(): Promise<number> {
