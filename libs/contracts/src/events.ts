@@ -222,6 +222,26 @@ export function httpTriggerDispatchSubject(prefix: string): string {
   return `${prefix}.compute.http-triggers.dispatch`;
 }
 
+/**
+ * Many arrivals of one workspace at once (`HttpTriggerDispatchBatch`, answered
+ * with `HttpTriggerDispatchBatchReply` in the same order): what inbound sends
+ * while a dispatch is in flight. One batch costs compute a statement or two
+ * for all its arrivals instead of several each. The single form above is kept
+ * for services of the previous version during a rolling upgrade.
+ */
+export function httpTriggerDispatchBatchSubject(prefix: string): string {
+  return `${prefix}.compute.http-triggers.dispatch-batch`;
+}
+
+export interface HttpTriggerDispatchBatch {
+  readonly workspaceSlug: string;
+  readonly dispatches: readonly Omit<HttpTriggerDispatch, 'workspaceSlug'>[];
+}
+
+export interface HttpTriggerDispatchBatchReply {
+  readonly replies: readonly HttpTriggerDispatchReply[];
+}
+
 /** The queue group of the compute API replicas answering http-trigger requests. */
 export function httpTriggerQueue(prefix: string): string {
   return `${prefix}_compute_http_triggers`;

@@ -4,11 +4,14 @@ import { randomUUID } from 'node:crypto';
 import {
   ID_FORMATS,
   httpTriggerDescribeSubject,
+  httpTriggerDispatchBatchSubject,
   httpTriggerDispatchSubject,
   httpTriggerQueue,
   httpTriggerResolveSubject,
   type HttpTriggerDescribeReply,
   type HttpTriggerDispatch,
+  type HttpTriggerDispatchBatch,
+  type HttpTriggerDispatchBatchReply,
   type HttpTriggerDispatchReply,
   type HttpTriggerLookup,
   type HttpTriggerResolution,
@@ -58,6 +61,9 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     this.subscriptions.push(
       serve(httpTriggerResolveSubject(this.config.NATS_PREFIX), (p) => this.resolve(p as HttpTriggerLookup)),
       serve(httpTriggerDispatchSubject(this.config.NATS_PREFIX), (p) => this.dispatch(p as HttpTriggerDispatch)),
+      serve(httpTriggerDispatchBatchSubject(this.config.NATS_PREFIX), (p) =>
+        this.dispatchBatch(p as HttpTriggerDispatchBatch),
+      ),
       serve(httpTriggerDescribeSubject(this.config.NATS_PREFIX), (p) =>
         this.describe(p as { workspaceSlug: string; triggerId: string }),
       ),
@@ -119,58 +125,100 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     };
   }
 
+  /** The single form (a service of the previous version during a rolling upgrade): a batch of one. */
   private async dispatch(d: HttpTriggerDispatch): Promise<HttpTriggerDispatchReply> {
-    const scope = issueWorkspaceScope(d.workspaceSlug);
-    const trigger = await this.triggers.find(scope, d.triggerId);
-    if (!trigger || trigger.executionType !== 'http-trigger') {
-      return { status: 'dropped', reason: 'The trigger no longer exists.', notFound: true };
+    const { replies } = await this.dispatchBatch({ workspaceSlug: d.workspaceSlug, dispatches: [d] });
+    return replies[0]!;
+  }
+
+  /** The runs of a batch of one workspace's arrivals, answered in the order asked. */
+  private async dispatchBatch(b: HttpTriggerDispatchBatch): Promise<HttpTriggerDispatchBatchReply> {
+    if (typeof b?.workspaceSlug !== 'string' || !Array.isArray(b.dispatches)) return { replies: [] };
+    const dispatches: HttpTriggerDispatchBatch['dispatches'] = b.dispatches;
+    // The workspace our own inbound service names for arrivals it stored under it.
+    const scope = issueWorkspaceScope(b.workspaceSlug);
+    const replies: HttpTriggerDispatchReply[] = [];
+    const byTrigger = new Map<string, number[]>();
+    dispatches.forEach((d, i) => byTrigger.set(d.triggerId, [...(byTrigger.get(d.triggerId) ?? []), i]));
+    for (const [triggerId, indexes] of byTrigger) {
+      const answers = await this.dispatchToTrigger(
+        scope,
+        triggerId,
+        indexes.map((i) => dispatches[i]!),
+      );
+      indexes.forEach((i, k) => (replies[i] = answers[k]!));
     }
-    if (trigger.paused) return { status: 'dropped', reason: 'The trigger is paused.', notFound: false };
+    return { replies };
+  }
+
+  private async dispatchToTrigger(
+    scope: WorkspaceScope,
+    triggerId: string,
+    ds: readonly Omit<HttpTriggerDispatch, 'workspaceSlug'>[],
+  ): Promise<HttpTriggerDispatchReply[]> {
+    const trigger = ID_FORMATS.uuid.test(String(triggerId)) ? await this.triggers.find(scope, triggerId) : undefined;
+    if (!trigger || trigger.executionType !== 'http-trigger') {
+      return ds.map(() => ({ status: 'dropped', reason: 'The trigger no longer exists.', notFound: true }));
+    }
+    if (trigger.paused) return ds.map(() => ({ status: 'dropped', reason: 'The trigger is paused.', notFound: false }));
     // Auto-persist comes first and never blocks the run: its outcome rides along with the dispatch's.
     const collectionId = collectionOf(trigger.metadata);
-    const persist =
-      d.persist === true && collectionId !== undefined
-        ? await this.autoPersist.persist(scope, collectionId, d.executionParams['body'])
-        : undefined;
-    const reply = await this.queue(scope, trigger, d);
-    return persist ? { ...reply, persist } : reply;
+    const persists = await Promise.all(
+      ds.map(async (d) =>
+        d.persist === true && collectionId !== undefined
+          ? this.autoPersist.persist(scope, collectionId, d.executionParams['body'])
+          : undefined,
+      ),
+    );
+    const replies = await this.queue(scope, trigger, ds);
+    return replies.map((reply, k) => (persists[k] ? { ...reply, persist: persists[k] } : reply));
   }
 
   private async queue(
     scope: WorkspaceScope,
     trigger: TriggerEntity,
-    d: HttpTriggerDispatch,
-  ): Promise<HttpTriggerDispatchReply> {
+    ds: readonly Omit<HttpTriggerDispatch, 'workspaceSlug'>[],
+  ): Promise<HttpTriggerDispatchReply[]> {
     let queued;
     try {
-      queued = await this.executions.runForArrival(scope, trigger, d.executionParams as JsonObject, {
-        id: d.inboundEventId,
-        jobId: ID_FORMATS.uuid.test(String(d.jobId)) ? d.jobId : randomUUID(),
-      });
+      queued = await this.executions.runForArrivals(
+        scope,
+        trigger,
+        ds.map((d) => ({
+          id: d.inboundEventId,
+          jobId: ID_FORMATS.uuid.test(String(d.jobId)) ? d.jobId : randomUUID(),
+          executionParams: d.executionParams as JsonObject,
+        })),
+      );
     } catch (err) {
       // runRequest's 404: the trigger's function is gone.
       if ((err as { status?: number }).status === 404) {
-        return { status: 'dropped', reason: `Function not found for trigger: ${trigger.id}`, notFound: true };
+        const reason = `Function not found for trigger: ${trigger.id}`;
+        return ds.map(() => ({ status: 'dropped', reason, notFound: true }));
       }
       throw err;
     }
-    if (!queued) {
-      // Asked again (a retry, the sweep): the arrival's run exists already.
-      const runId = await this.eventRuns.runOf(scope, `inbound:${d.inboundEventId}`, trigger.id);
-      const run = runId ? await this.runs.find(scope, runId) : undefined;
-      return run
-        ? { status: 'dispatched', runId: run.id, jobId: run.jobId }
-        : { status: 'dropped', reason: 'The arrival was dispatched before.', notFound: false };
-    }
-    if (queued.status === 'rate_limited') {
-      return {
-        status: 'dropped',
-        reason: 'The workspace reached its function executions limit; the run is recorded as rate_limited.',
-        notFound: false,
-        runId: queued.runId,
-      };
-    }
-    return { status: queued.published ? 'dispatched' : 'queued', runId: queued.runId, jobId: queued.jobId };
+    return Promise.all(
+      queued.map(async (q, k): Promise<HttpTriggerDispatchReply> => {
+        if (!q) {
+          // Asked again (a retry, the sweep): the arrival's run exists already.
+          const runId = await this.eventRuns.runOf(scope, `inbound:${ds[k]!.inboundEventId}`, trigger.id);
+          const run = runId ? await this.runs.find(scope, runId) : undefined;
+          return run
+            ? { status: 'dispatched', runId: run.id, jobId: run.jobId }
+            : { status: 'dropped', reason: 'The arrival was dispatched before.', notFound: false };
+        }
+        if (q.status === 'rate_limited') {
+          return {
+            status: 'dropped',
+            reason: 'The workspace reached its function executions limit; the run is recorded as rate_limited.',
+            notFound: false,
+            runId: q.runId,
+          };
+        }
+        return { status: q.published ? 'dispatched' : 'queued', runId: q.runId, jobId: q.jobId };
+      }),
+    );
   }
 }
 

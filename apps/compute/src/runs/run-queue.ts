@@ -9,7 +9,7 @@ import { RunJobs } from './run-jobs.js';
 import { defaultRunLimits, type RunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
 import type { ExecutionSource } from './run-status.js';
-import { EventRunsRepository } from '../events/event-runs.repository.js';
+import { EventRunsRepository, pairKey } from '../events/event-runs.repository.js';
 import type { RunEntity } from './run.entity.js';
 import { RunsRepository, type NewRun } from './runs.repository.js';
 
@@ -33,6 +33,12 @@ export interface RunRequest {
   readonly jobId?: string;
   /** Limits of this run that differ from the workspace's defaults (an endpoint's timeoutMs as wallMs). */
   readonly limits?: Partial<RunLimits>;
+}
+
+/** A run queued for one (event, trigger) pair, and whether its job reached the workers' queue now. */
+export interface OnceQueued extends QueuedJob {
+  /** Otherwise the sweep publishes it. */
+  published: boolean;
 }
 
 export interface QueuedJob {
@@ -137,6 +143,59 @@ export class RunQueue {
       /** Whether its job reached the workers' queue now (otherwise the sweep publishes it). */
       published,
     };
+  }
+
+  /**
+   * `enqueueOnce` for many (event, trigger) pairs of one workspace: the pairs
+   * in one statement and their runs in another, in one transaction, then the
+   * jobs published together. Each answer is in the order asked; undefined for a
+   * pair that started its run before (or that appears twice in `items`).
+   */
+  async enqueueManyOnce(
+    scope: WorkspaceScope,
+    items: readonly { readonly request: RunRequest & { readonly triggerId: string }; readonly eventId: string }[],
+    overBudget: () => Promise<boolean>,
+  ): Promise<(OnceQueued | undefined)[]> {
+    const now = this.clock.now();
+    const keyOf = (item: (typeof items)[number]) => pairKey(item.eventId, item.request.triggerId);
+    const firsts = new Map<string, number>();
+    items.forEach((item, i) => {
+      if (!firsts.has(keyOf(item))) firsts.set(keyOf(item), i);
+    });
+    const candidates = items
+      .map((item, i) => ({ item, i, runId: randomUUID() }))
+      .filter(({ item, i }) => firsts.get(keyOf(item)) === i);
+    const inserted = await this.transactions.run(async (tx) => {
+      const claimed = await this.eventRuns.claimMany(
+        scope,
+        tx,
+        candidates.map(({ item, runId }) => ({ eventId: item.eventId, triggerId: item.request.triggerId, runId })),
+        now,
+      );
+      const fresh = candidates.filter(({ item }) => claimed.has(keyOf(item)));
+      const refused = await Promise.all(fresh.map(() => overBudget()));
+      const runs = await this.runs.insertMany(
+        scope,
+        tx,
+        fresh.map(({ item, runId }, k) => this.newRun({ ...item.request, rateLimited: refused[k]! }, runId)),
+      );
+      return fresh.map(({ i }, k) => ({ i, run: runs[k]! }));
+    });
+    const answers: (OnceQueued | undefined)[] = items.map(() => undefined);
+    await Promise.all(
+      inserted.map(async ({ i, run }) => {
+        const published =
+          run.status === 'queued' && (await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace }));
+        answers[i] = {
+          jobId: run.jobId,
+          runId: run.id,
+          status: statusOf(run.status),
+          queuedAt: run.queuedAt.toISOString(),
+          published,
+        };
+      }),
+    );
+    return answers;
   }
 
   private newRun(request: RunRequest, runId: string = randomUUID()): NewRun {

@@ -99,7 +99,38 @@ export class RunsRepository {
 
   async insert(scope: WorkspaceScope, tx: Tx | undefined, r: NewRun): Promise<RunEntity> {
     const manager = managerOf(this.db, tx);
-    const row = manager.create(RunEntity, {
+    const row = this.entityOf(scope, r);
+    // One named prepared statement (the hot path of every execution): columns from the entity's mapping.
+    const columns = this.columns();
+    await queryPrepared(
+      manager,
+      `INSERT INTO compute.runs (${columns.map((c) => c.databaseName).join(', ')})
+       VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+      columns.map((c) => toDatabase(c, c.getEntityValue(row))),
+    );
+    return row;
+  }
+
+  /** Many runs in one statement (a batch of arrivals), in `tx`. */
+  async insertMany(scope: WorkspaceScope, tx: Tx, runs: readonly NewRun[]): Promise<RunEntity[]> {
+    if (runs.length === 0) return [];
+    const rows = runs.map((r) => this.entityOf(scope, r));
+    const columns = this.columns();
+    const values: unknown[] = [];
+    const tuples = rows.map((row) => {
+      const at = values.length;
+      for (const c of columns) values.push(toDatabase(c, c.getEntityValue(row)));
+      return `(${columns.map((_, i) => `$${at + i + 1}`).join(', ')})`;
+    });
+    await managerOf(this.db, tx).query(
+      `INSERT INTO compute.runs (${columns.map((c) => c.databaseName).join(', ')}) VALUES ${tuples.join(', ')}`,
+      values,
+    );
+    return rows;
+  }
+
+  private entityOf(scope: WorkspaceScope, r: NewRun): RunEntity {
+    return this.db.manager.create(RunEntity, {
       id: r.id,
       jobId: r.jobId,
       workspaceSlug: scope.workspace,
@@ -133,15 +164,6 @@ export class RunsRepository {
       rerunReason: r.rerunOf?.reason ?? null,
       createdBy: r.createdBy,
     });
-    // One named prepared statement (the hot path of every execution): columns from the entity's mapping.
-    const columns = this.columns();
-    await queryPrepared(
-      manager,
-      `INSERT INTO compute.runs (${columns.map((c) => c.databaseName).join(', ')})
-       VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-      columns.map((c) => toDatabase(c, c.getEntityValue(row))),
-    );
-    return row;
   }
 
   async find(scope: WorkspaceScope, id: string): Promise<RunEntity | undefined> {

@@ -3,10 +3,11 @@ import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import {
   ErrorCode,
   httpTriggerDescribeSubject,
-  httpTriggerDispatchSubject,
+  httpTriggerDispatchBatchSubject,
   httpTriggerResolveSubject,
   type HttpTriggerDescribeReply,
   type HttpTriggerDispatch,
+  type HttpTriggerDispatchBatchReply,
   type HttpTriggerDispatchReply,
   type HttpTriggerResolution,
 } from '@strata/contracts';
@@ -56,8 +57,18 @@ export class ComputeLink {
     return this.ask(httpTriggerDescribeSubject(this.config.NATS_PREFIX), { workspaceSlug: scope.workspace, triggerId });
   }
 
-  dispatch(scope: WorkspaceScope, d: Omit<HttpTriggerDispatch, 'workspaceSlug'>): Promise<HttpTriggerDispatchReply> {
-    return this.ask(httpTriggerDispatchSubject(this.config.NATS_PREFIX), { ...d, workspaceSlug: scope.workspace });
+  /** The runs of a batch of the workspace's arrivals, answered in the order given. */
+  async dispatch(
+    scope: WorkspaceScope,
+    dispatches: readonly Omit<HttpTriggerDispatch, 'workspaceSlug'>[],
+  ): Promise<readonly HttpTriggerDispatchReply[]> {
+    const { replies } = await this.ask<HttpTriggerDispatchBatchReply>(
+      httpTriggerDispatchBatchSubject(this.config.NATS_PREFIX),
+      { workspaceSlug: scope.workspace, dispatches },
+    );
+    const answered: unknown = replies;
+    if (!Array.isArray(answered) || answered.length !== dispatches.length) throw unavailable();
+    return replies;
   }
 
   private async ask<T>(subject: string, payload: unknown): Promise<T> {

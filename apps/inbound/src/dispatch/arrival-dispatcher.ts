@@ -2,25 +2,44 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf } from '@strata/platform';
-import type { HttpTriggerDispatchReply } from '@strata/contracts';
+import type { HttpTriggerDispatch, HttpTriggerDispatchReply } from '@strata/contracts';
 import { ComputeLink } from '../arrivals/compute-link.js';
 import { InboundConfig } from '../inbound.config.js';
 import { bodyOf, maskedHeaders } from '../events/arrival-params.js';
 import { openArrival } from '../events/arrival-seal.js';
 import type { InboundEventEntity } from '../events/inbound-event.entity.js';
-import { InboundEventsRepository } from '../events/inbound-events.repository.js';
+import { InboundEventsRepository, type DispatchChange } from '../events/inbound-events.repository.js';
+import { Coalescer } from './coalescer.js';
+
+/** One arrival's dispatch, as it waits for its batch. */
+interface Dispatch {
+  readonly request: Omit<HttpTriggerDispatch, 'workspaceSlug'>;
+  /** Its JSON size, against the batch's byte cap. */
+  readonly bytes: number;
+}
+
+/** A batch's caps: under NATS's default 1 MiB message, with room for the envelope. */
+const BATCH_ITEMS = 100;
+const BATCH_BYTES = 768 * 1024;
+/** Batches of one workspace in flight at once. */
+const BATCHES_IN_FLIGHT = 2;
 
 /**
- * Hands a stored arrival to compute, which queues its run at most once per
- * arrival, and records what became of it: `dispatched` (the job reached the
- * workers' queue), `queued` (the run is recorded, its job not yet published), or
+ * Hands stored arrivals to compute, which queues each one's run at most once,
+ * and records what became of them: `dispatched` (the job reached the workers'
+ * queue), `queued` (the run is recorded, its job not yet published), or
  * `dropped_dispatch` (trigger paused or gone, function gone, executions limit).
- * Compute not answering leaves the arrival `received` for the sweep.
+ * Compute not answering leaves an arrival `received` for the sweep.
+ *
+ * Arrivals go in batches while a batch is in flight (one request to compute and
+ * one statement here for the whole batch); an arrival that finds no batch in
+ * flight goes at once, alone.
  */
 @Injectable()
 export class ArrivalDispatcher {
   private readonly logger = new Logger('ArrivalDispatcher');
   private readonly ring: KeyRing;
+  private readonly batches: Coalescer<WorkspaceScope, Dispatch, HttpTriggerDispatchReply>;
 
   constructor(
     private readonly link: ComputeLink,
@@ -29,13 +48,20 @@ export class ArrivalDispatcher {
     config: InboundConfig,
   ) {
     this.ring = keyRingOf(config);
+    this.batches = new Coalescer((scope, ds) => this.send(scope, ds), {
+      id: (scope) => scope.workspace,
+      maxInFlight: BATCHES_IN_FLIGHT,
+      maxItems: BATCH_ITEMS,
+      maxBytes: BATCH_BYTES,
+      sizeOf: (d) => d.bytes,
+    });
   }
 
   async dispatch(scope: WorkspaceScope, event: InboundEventEntity): Promise<HttpTriggerDispatchReply> {
     const opened = openArrival(this.ring, event);
     // One auto-persist attempt per arrival, taken before asking: never retried automatically.
     const persist = event.persistStatus === 'pending' && (await this.events.takePersist(scope, event.id));
-    const reply = await this.link.dispatch(scope, {
+    const request: Dispatch['request'] = {
       persist,
       triggerId: event.triggerId,
       inboundEventId: event.id,
@@ -49,7 +75,8 @@ export class ArrivalDispatcher {
         receivedAt: event.receivedAt.toISOString(),
         ...(event.replayedFrom ? { replayedFrom: event.replayedFrom } : {}),
       },
-    });
+    };
+    const reply = await this.batches.submit(scope, { request, bytes: Buffer.byteLength(JSON.stringify(request)) });
     if (persist) {
       await this.events.recordPersist(
         scope,
@@ -61,22 +88,6 @@ export class ArrivalDispatcher {
             : { status: 'failed', error: reply.persist.error },
       );
     }
-    const at = this.clock.now();
-    if (reply.status === 'dropped') {
-      await this.events.recordDispatch(scope, event.id, {
-        status: 'dropped_dispatch',
-        error: reply.reason,
-        ...(reply.runId ? { runId: reply.runId } : {}),
-        at,
-      });
-    } else {
-      await this.events.recordDispatch(scope, event.id, {
-        status: reply.status,
-        runId: reply.runId,
-        jobId: reply.jobId,
-        at,
-      });
-    }
     return reply;
   }
 
@@ -86,4 +97,25 @@ export class ArrivalDispatcher {
       this.logger.warn({ msg: 'arrival not dispatched; the sweep will', id: event.id, err: String(err) }),
     );
   }
+
+  /** One batch: compute queues the runs, then every arrival's outcome is recorded in one statement. */
+  private async send(scope: WorkspaceScope, ds: Dispatch[]): Promise<HttpTriggerDispatchReply[]> {
+    const replies = await this.link.dispatch(
+      scope,
+      ds.map((d) => d.request),
+    );
+    const at = this.clock.now();
+    await this.events.recordDispatches(
+      scope,
+      ds.map((d, i) => ({ id: d.request.inboundEventId, change: changeOf(replies[i]!, at) })),
+    );
+    return [...replies];
+  }
+}
+
+function changeOf(reply: HttpTriggerDispatchReply, at: Date): DispatchChange {
+  if (reply.status === 'dropped') {
+    return { status: 'dropped_dispatch', error: reply.reason, ...(reply.runId ? { runId: reply.runId } : {}), at };
+  }
+  return { status: reply.status, runId: reply.runId, jobId: reply.jobId, at };
 }

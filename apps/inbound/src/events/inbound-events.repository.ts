@@ -91,24 +91,36 @@ export class InboundEventsRepository {
   }
 
   /** Records how a dispatch ended; a status never moves back (a late `queued` after `dispatched` is ignored). */
-  async recordDispatch(scope: WorkspaceScope, id: string, c: DispatchChange): Promise<void> {
-    const from: DispatchStatus[] = c.status === 'queued' ? ['received'] : ['received', 'queued'];
-    await this.db
-      .createQueryBuilder()
-      .update(InboundEventEntity)
-      .set({
-        dispatchStatus: c.status,
-        ...(c.runId !== undefined ? { runId: c.runId } : {}),
-        ...(c.jobId !== undefined ? { jobId: c.jobId } : {}),
-        ...(c.error !== undefined ? { dispatchError: c.error } : {}),
-        dispatchedAt: c.at,
-      })
-      .where('workspace_slug = :workspace AND id = :id AND dispatch_status IN (:...from)', {
-        workspace: scope.workspace,
-        id,
-        from,
-      })
-      .execute();
+  /**
+   * What became of many arrivals' dispatches, in one statement. A status moves
+   * only forward: `received` to anything, `queued` to `dispatched` or dropped.
+   */
+  async recordDispatches(
+    scope: WorkspaceScope,
+    changes: readonly { readonly id: string; readonly change: DispatchChange }[],
+  ): Promise<void> {
+    if (changes.length === 0) return;
+    await this.db.query(
+      `UPDATE inbound.inbound_events e
+          SET dispatch_status = u.status,
+              run_id = COALESCE(u.run_id, e.run_id),
+              job_id = COALESCE(u.job_id, e.job_id),
+              dispatch_error = COALESCE(u.error, e.dispatch_error),
+              dispatched_at = u.at
+         FROM unnest($2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::timestamptz[])
+              AS u(id, status, run_id, job_id, error, at)
+        WHERE e.workspace_slug = $1 AND e.id = u.id
+          AND (e.dispatch_status = 'received' OR (e.dispatch_status = 'queued' AND u.status <> 'queued'))`,
+      [
+        scope.workspace,
+        changes.map((c) => c.id),
+        changes.map((c) => c.change.status),
+        changes.map((c) => c.change.runId ?? null),
+        changes.map((c) => c.change.jobId ?? null),
+        changes.map((c) => c.change.error ?? null),
+        changes.map((c) => c.change.at),
+      ],
+    );
   }
 
   /** Ids of the arrivals a bulk replay takes: matching, not rejected, oldest first. */
