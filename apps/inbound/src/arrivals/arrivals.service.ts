@@ -32,9 +32,13 @@ export interface Accepted {
  * compute. A crash after the store loses nothing: the sweep dispatches arrivals
  * left `received`.
  */
+/** Opened signing secrets kept at once (oldest out first). */
+const MAX_OPENED_SECRETS = 10_000;
+
 @Injectable()
 export class ArrivalsService {
   private readonly ring: KeyRing;
+  private readonly secrets = new Map<string, { secret: string | null; until: number }>();
 
   constructor(
     private readonly link: ComputeLink,
@@ -74,7 +78,8 @@ export class ArrivalsService {
     const id = newInboundEventId();
     const given = req.headers['x-correlation-id'];
     const correlationId = typeof given === 'string' && CORRELATION_ID.test(given) ? given : randomUUID();
-    const sealed = sealArrival(this.ring, id, body, headersOf(req.headers));
+    const headers = headersOf(req.headers);
+    const sealed = sealArrival(this.ring, id, body, headers);
     const rejected = verdict.result === 'rejected';
     const paused = trigger.paused && !rejected;
     const status: DispatchStatus = rejected || paused ? 'dropped_dispatch' : 'received';
@@ -113,17 +118,33 @@ export class ArrivalsService {
         `Invalid signature: ${verdict.reason ?? 'rejected'} (kept as ${id})`,
       );
     }
-    if (status === 'received') this.dispatcher.dispatchLater(scope, event);
+    // The arrival as it came (what was just sealed), so the dispatch does not open it again.
+    if (status === 'received') this.dispatcher.dispatchLater(scope, event, { body, headers });
     return { executionId: event.jobId!, inboundEventId: id, correlationId, dispatchStatus: status };
   }
 
-  /** The trigger's signing secret: sealed by compute with the shared key ring, bound to the trigger. */
+  /**
+   * The trigger's signing secret: sealed by compute with the shared key ring,
+   * bound to the trigger. Kept opened as long as the trigger's lookup is
+   * (INBOUND_TRIGGER_CACHE_MS), keyed by the envelope, so a rotated secret is a
+   * new entry.
+   */
   private openSecret(triggerId: string, sealed: string): string | null {
+    const key = `${triggerId}.${sealed}`;
+    const now = performance.now();
+    const kept = this.secrets.get(key);
+    if (kept && kept.until > now) return kept.secret;
+    let secret: string | null;
     try {
       const plain = JSON.parse(this.ring.decryptString(sealed, signingSecretAad(triggerId))) as unknown;
-      return typeof plain === 'string' ? plain : null;
+      secret = typeof plain === 'string' ? plain : null;
     } catch {
-      return null;
+      secret = null;
     }
+    if (this.config.INBOUND_TRIGGER_CACHE_MS > 0) {
+      if (this.secrets.size >= MAX_OPENED_SECRETS) this.secrets.delete(this.secrets.keys().next().value!);
+      this.secrets.set(key, { secret, until: now + this.config.INBOUND_TRIGGER_CACHE_MS });
+    }
+    return secret;
   }
 }

@@ -6,7 +6,7 @@ import type { HttpTriggerDispatch, HttpTriggerDispatchReply } from '@strata/cont
 import { ComputeLink } from '../arrivals/compute-link.js';
 import { InboundConfig } from '../inbound.config.js';
 import { bodyOf, maskedHeaders } from '../events/arrival-params.js';
-import { openArrival } from '../events/arrival-seal.js';
+import { openArrival, type OpenedArrival } from '../events/arrival-seal.js';
 import type { InboundEventEntity } from '../events/inbound-event.entity.js';
 import { InboundEventsRepository, type DispatchChange } from '../events/inbound-events.repository.js';
 import { Coalescer } from './coalescer.js';
@@ -57,8 +57,12 @@ export class ArrivalDispatcher {
     });
   }
 
-  async dispatch(scope: WorkspaceScope, event: InboundEventEntity): Promise<HttpTriggerDispatchReply> {
-    const opened = openArrival(this.ring, event);
+  /** `opened`: the arrival's body and headers when the caller has them (it just sealed them); opened here otherwise. */
+  async dispatch(
+    scope: WorkspaceScope,
+    event: InboundEventEntity,
+    opened: OpenedArrival = openArrival(this.ring, event),
+  ): Promise<HttpTriggerDispatchReply> {
     // One auto-persist attempt per arrival, taken before asking: never retried automatically.
     const persist = event.persistStatus === 'pending' && (await this.events.takePersist(scope, event.id));
     const request: Dispatch['request'] = {
@@ -92,8 +96,8 @@ export class ArrivalDispatcher {
   }
 
   /** Dispatches without waiting: a failure is logged and the arrival stays `received` for the sweep. */
-  dispatchLater(scope: WorkspaceScope, event: InboundEventEntity): void {
-    this.dispatch(scope, event).catch((err: unknown) =>
+  dispatchLater(scope: WorkspaceScope, event: InboundEventEntity, opened?: OpenedArrival): void {
+    this.dispatch(scope, event, opened).catch((err: unknown) =>
       this.logger.warn({ msg: 'arrival not dispatched; the sweep will', id: event.id, err: String(err) }),
     );
   }

@@ -18,10 +18,13 @@ export function sealArrival(
   };
 }
 
-export function openArrival(
-  ring: KeyRing,
-  row: { id: string; payload: string; headers: string },
-): { body: Buffer; headers: Record<string, string> } {
+/** An arrival's body and headers in the clear. */
+export interface OpenedArrival {
+  readonly body: Buffer;
+  readonly headers: Record<string, string>;
+}
+
+export function openArrival(ring: KeyRing, row: { id: string; payload: string; headers: string }): OpenedArrival {
   return {
     body: ring.decrypt(row.payload, aad(row.id, 'payload')),
     headers: JSON.parse(ring.decryptString(row.headers, aad(row.id, 'headers'))) as Record<string, string>,
