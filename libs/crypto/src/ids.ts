@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { freshRandomBytes } from './random.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -37,7 +38,7 @@ export function newSortableId(now: number = Date.now()): string {
     time = CROCKFORD[t % 32]! + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(10);
+  const bytes = freshRandomBytes(10);
   let random = '';
   for (const byte of bytes) random += CROCKFORD[byte % 32];
   return time + random;

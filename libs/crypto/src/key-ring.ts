@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
+import { freshRandomBytes } from './random.js';
 
 /** `sv1.<key version>.` then six base64url parts: wrapped data key (iv, tag, ciphertext) and body (iv, tag, ciphertext). */
 const ENVELOPE =
@@ -81,7 +82,7 @@ export class KeyRing {
   }
 
   encrypt(plaintext: string | Buffer, associatedData = ''): string {
-    const dataKey = randomBytes(32);
+    const dataKey = freshRandomBytes(32);
     const wrapped = seal(this.key(this.activeVersion), dataKey, `wrap:${this.activeVersion}`);
     const body = seal(dataKey, Buffer.isBuffer(plaintext) ? plaintext : Buffer.from(plaintext, 'utf8'), associatedData);
     return ['sv1', String(this.activeVersion), pack(wrapped), body.iv, body.tag, body.ciphertext].join('.');
@@ -183,7 +184,7 @@ interface Sealed {
 }
 
 function seal(key: Buffer, plaintext: Buffer, aad: string): Sealed {
-  const iv = randomBytes(12);
+  const iv = freshRandomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);

@@ -4,3 +4,4 @@ export * from './rows-of.js';
 export * from './prepared.js';
 export * from './transactions.js';
 export * from './workspace-scope.js';
+export * from './insert-rows.js';

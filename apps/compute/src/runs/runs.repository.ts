@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import { managerOf, queryPrepared, type Tx, type WorkspaceScope } from '@strata/db';
+import { insertRows, managerOf, queryPrepared, type Tx, type WorkspaceScope } from '@strata/db';
 import type { JsonObject } from '../json.js';
 import { RunEntity } from './run.entity.js';
 import type { ExecutionSource, RunStatus } from './run-status.js';
@@ -101,13 +101,8 @@ export class RunsRepository {
     const manager = managerOf(this.db, tx);
     const row = this.entityOf(scope, r);
     // One named prepared statement (the hot path of every execution): columns from the entity's mapping.
-    const columns = this.columns();
-    await queryPrepared(
-      manager,
-      `INSERT INTO compute.runs (${columns.map((c) => c.databaseName).join(', ')})
-       VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-      columns.map((c) => toDatabase(c, c.getEntityValue(row))),
-    );
+    const { sql, values } = insertRows('compute.runs', this.columns(), [row]);
+    await queryPrepared(manager, sql, values);
     return row;
   }
 
@@ -115,17 +110,8 @@ export class RunsRepository {
   async insertMany(scope: WorkspaceScope, tx: Tx, runs: readonly NewRun[]): Promise<RunEntity[]> {
     if (runs.length === 0) return [];
     const rows = runs.map((r) => this.entityOf(scope, r));
-    const columns = this.columns();
-    const values: unknown[] = [];
-    const tuples = rows.map((row) => {
-      const at = values.length;
-      for (const c of columns) values.push(toDatabase(c, c.getEntityValue(row)));
-      return `(${columns.map((_, i) => `$${at + i + 1}`).join(', ')})`;
-    });
-    await managerOf(this.db, tx).query(
-      `INSERT INTO compute.runs (${columns.map((c) => c.databaseName).join(', ')}) VALUES ${tuples.join(', ')}`,
-      values,
-    );
+    const { sql, values } = insertRows('compute.runs', this.columns(), rows);
+    await managerOf(this.db, tx).query(sql, values);
     return rows;
   }
 
@@ -386,9 +372,4 @@ export class RunsRepository {
       [before, limit],
     );
   }
-}
-
-/** A column's value as pg takes it: JSON columns as their text (pg would send an object as is). */
-function toDatabase(column: ColumnMetadata, value: unknown): unknown {
-  return column.type === 'jsonb' && value !== null && value !== undefined ? JSON.stringify(value) : value;
 }

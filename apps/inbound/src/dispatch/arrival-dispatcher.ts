@@ -9,7 +9,7 @@ import { bodyOf, maskedHeaders } from '../events/arrival-params.js';
 import { openArrival, type OpenedArrival } from '../events/arrival-seal.js';
 import type { InboundEventEntity } from '../events/inbound-event.entity.js';
 import { InboundEventsRepository, type DispatchChange } from '../events/inbound-events.repository.js';
-import { Coalescer } from './coalescer.js';
+import { Coalescer } from '../batching/coalescer.js';
 
 /** One arrival's dispatch, as it waits for its batch. */
 interface Dispatch {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { type WorkspaceScope } from '@strata/db';
+import { insertRows, queryPrepared, type WorkspaceScope } from '@strata/db';
+import { Coalescer } from '../batching/coalescer.js';
 import { InboundEventEntity, type DispatchStatus, type SignatureResult } from './inbound-event.entity.js';
 
 export type NewInboundEvent = Omit<InboundEventEntity, 'workspaceSlug'>;
@@ -55,12 +56,32 @@ const LIST_COLUMNS = [
  */
 @Injectable()
 export class InboundEventsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  /** Arrivals stored while an insert is in flight go together, in one statement. */
+  private readonly inserts: Coalescer<null, InboundEventEntity, void>;
 
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    this.inserts = new Coalescer((_, rows) => this.insertAll(rows), {
+      id: () => 'all',
+      maxInFlight: 2,
+      maxItems: 100,
+      maxBytes: 4 * 1024 * 1024,
+      sizeOf: (row) => row.payload.length + row.headers.length,
+    });
+  }
+
+  /** Stores an arrival (with others that come meanwhile; each in its own workspace); resolves once it is written. */
   async insert(scope: WorkspaceScope, e: NewInboundEvent): Promise<InboundEventEntity> {
     const row = this.db.manager.create(InboundEventEntity, { ...e, workspaceSlug: scope.workspace });
-    await this.db.createQueryBuilder().insert().into(InboundEventEntity).values(row).execute();
+    await this.inserts.submit(null, row);
     return row;
+  }
+
+  private async insertAll(rows: InboundEventEntity[]): Promise<void[]> {
+    const { sql, values } = insertRows('inbound.inbound_events', this.db.getMetadata(InboundEventEntity).columns, rows);
+    // One row (the usual case when not busy) as a named prepared statement.
+    if (rows.length === 1) await queryPrepared(this.db.manager, sql, values);
+    else await this.db.query(sql, values);
+    return rows.map(() => undefined);
   }
 
   async find(scope: WorkspaceScope, id: string): Promise<InboundEventEntity | undefined> {
