@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { connect } from '@nats-io/transport-node';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
 
@@ -424,6 +425,76 @@ describe('inbound capture', () => {
     expect((await call('GET', `${base(otherWs)}/inbound-events/${stripeEvent}`, { token: otherToken })).status).toBe(
       404,
     );
+  });
+
+  it('a burst of arrivals is stored and dispatched in batches: every one gets its own run, once', async () => {
+    const bodies = Array.from({ length: 40 }, (_, i) => JSON.stringify({ n: 100 + i, action: 'burst' }));
+    const answers = await Promise.all(
+      bodies.map((body) =>
+        send('github', body, {
+          'x-hub-signature-256': `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`,
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 202));
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const ids = answers.map((a) => a.body.inboundEventId as string);
+      const rows = await eventually(
+        async () => {
+          const { rows } = await db.query<{ id: string; dispatch_status: string; run_id: string; job_id: string }>(
+            'SELECT id, dispatch_status, run_id, job_id FROM inbound.inbound_events WHERE id = ANY($1)',
+            [ids],
+          );
+          return rows.length === ids.length && rows.every((r) => r.dispatch_status === 'dispatched') ? rows : undefined;
+        },
+        30_000,
+        50,
+      );
+      expect(new Set(rows.map((r) => r.run_id)).size).toBe(ids.length);
+      const runs = await db.query<{ job_id: string; n: number }>(
+        'SELECT job_id, count(*)::int AS n FROM compute.runs WHERE job_id = ANY($1) GROUP BY job_id',
+        [rows.map((r) => r.job_id)],
+      );
+      expect(runs.rows).toHaveLength(ids.length);
+      expect(runs.rows.every((r) => r.n === 1)).toBe(true);
+      // Each run got its own arrival's body.
+      const one = await finished(rows.find((r) => r.id === ids[7])!.job_id);
+      expect(one['status']).toBe('succeeded');
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('a batch naming one arrival twice queues one run, and answers both with it', async () => {
+    const body = JSON.stringify({ n: 7, action: 'twice' });
+    const sent = await send('github', body, {
+      'x-hub-signature-256': `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`,
+    });
+    const row = await settled(sent.body.inboundEventId);
+    const nc = await connect({ servers: '127.0.0.1:4222' });
+    try {
+      const again = {
+        triggerId: triggers['github'],
+        inboundEventId: row['id'],
+        correlationId: row['correlationId'],
+        jobId: sent.body.executionId,
+        executionParams: { body: { n: 7 } },
+      };
+      const reply = await nc.request(
+        `${stack.natsPrefix}.compute.http-triggers.dispatch-batch`,
+        JSON.stringify({ workspaceSlug: ws, dispatches: [again, again] }),
+        { timeout: 10_000 },
+      );
+      const { replies } = reply.json<{ replies: { status: string; runId: string }[] }>();
+      expect(replies).toEqual([
+        { status: 'dispatched', runId: row['runId'], jobId: sent.body.executionId },
+        { status: 'dispatched', runId: row['runId'], jobId: sent.body.executionId },
+      ]);
+    } finally {
+      await nc.close();
+    }
   });
 
   it('dispatches an arrival left received by a crash, once: the sweep finds it and compute does not run it twice', async () => {

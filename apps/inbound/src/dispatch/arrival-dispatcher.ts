@@ -80,19 +80,7 @@ export class ArrivalDispatcher {
         ...(event.replayedFrom ? { replayedFrom: event.replayedFrom } : {}),
       },
     };
-    const reply = await this.batches.submit(scope, { request, bytes: Buffer.byteLength(JSON.stringify(request)) });
-    if (persist) {
-      await this.events.recordPersist(
-        scope,
-        event.id,
-        reply.persist === undefined
-          ? { status: 'skipped' }
-          : reply.persist.status === 'succeeded'
-            ? { status: 'succeeded', recordId: reply.persist.recordId }
-            : { status: 'failed', error: reply.persist.error },
-      );
-    }
-    return reply;
+    return this.batches.submit(scope, { request, bytes: Buffer.byteLength(JSON.stringify(request)) });
   }
 
   /** Dispatches without waiting: a failure is logged and the arrival stays `received` for the sweep. */
@@ -102,11 +90,30 @@ export class ArrivalDispatcher {
     );
   }
 
-  /** One batch: compute queues the runs, then every arrival's outcome is recorded in one statement. */
+  /**
+   * One batch: compute queues the runs; the auto-persists' outcomes are
+   * recorded, then every arrival's dispatch in one statement (so an arrival
+   * seen dispatched has its persist outcome too).
+   */
   private async send(scope: WorkspaceScope, ds: Dispatch[]): Promise<HttpTriggerDispatchReply[]> {
     const replies = await this.link.dispatch(
       scope,
       ds.map((d) => d.request),
+    );
+    await Promise.all(
+      ds.map(async (d, i) => {
+        if (!d.request.persist) return;
+        const persisted = replies[i]!.persist;
+        await this.events.recordPersist(
+          scope,
+          d.request.inboundEventId,
+          persisted === undefined
+            ? { status: 'skipped' }
+            : persisted.status === 'succeeded'
+              ? { status: 'succeeded', recordId: persisted.recordId }
+              : { status: 'failed', error: persisted.error },
+        );
+      }),
     );
     const at = this.clock.now();
     await this.events.recordDispatches(
