@@ -1,8 +1,9 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+// Types only: the SDK (about 0.8 s to load, with a native library) is imported when this engine starts.
+import type { Client, Connection } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import { issueWorkspaceScope, Transactions, type WorkspaceScope } from '@strata/db';
 import { Clock, PeriodicTask } from '@strata/platform';
 import { OrchestrationConfig } from '../orchestration.config.js';
@@ -45,6 +46,8 @@ export class TemporalEngine extends RunEngine implements OnApplicationBootstrap,
   private workerConnection: NativeConnection | undefined;
   private worker: Worker | undefined;
   private running: Promise<void> | undefined;
+  private isAlreadyStarted: (err: unknown) => boolean = () => false;
+  private isNotFound: (err: unknown) => boolean = () => false;
 
   constructor(
     private readonly runs: RunsRepository,
@@ -65,9 +68,14 @@ export class TemporalEngine extends RunEngine implements OnApplicationBootstrap,
   async onApplicationBootstrap(): Promise<void> {
     const address = this.config.TEMPORAL_ADDRESS!;
     const namespace = this.config.TEMPORAL_NAMESPACE;
+    const { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } =
+      await import('@temporalio/client');
+    this.isAlreadyStarted = (err) => err instanceof WorkflowExecutionAlreadyStartedError;
+    this.isNotFound = (err) => err instanceof WorkflowNotFoundError;
     this.clientConnection = await Connection.connect({ address });
     this.client = new Client({ connection: this.clientConnection, namespace });
     if (!this.config.ORCHESTRATION_ENGINE_ENABLED) return;
+    const { NativeConnection, Worker } = await import('@temporalio/worker');
     this.workerConnection = await NativeConnection.connect({ address });
     this.worker = await Worker.create({
       connection: this.workerConnection,
@@ -106,7 +114,7 @@ export class TemporalEngine extends RunEngine implements OnApplicationBootstrap,
     try {
       await this.client.workflow.getHandle(run.workflow_id).cancel();
     } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) {
+      if (!this.isNotFound(err)) {
         // The run is failed in its rows already: its workflow stops at its next activity.
         this.logger.warn({ msg: 'workflow not cancelled', runId: run.id, err: String(err) });
       }
@@ -144,7 +152,7 @@ export class TemporalEngine extends RunEngine implements OnApplicationBootstrap,
         args: [ref],
       });
     } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      if (!this.isAlreadyStarted(err)) throw err;
     }
   }
 }
