@@ -17,10 +17,12 @@ export interface StepRunEnded {
 }
 
 /**
- * Hears compute's notices that a compute step's function run ended (every
- * replica hears every notice) and passes them on: to the engine, which takes
- * the run up at once, and to whoever waits for that function run. A lost notice
- * costs only latency: engines poll compute as well.
+ * Hears compute's notices that a compute step's function run ended and passes
+ * them on: to the embedded engine, which takes the run up at once, and to a
+ * Temporal activity waiting for that function run. On the embedded engine one
+ * replica of a queue group hears each notice (any replica can take the run up);
+ * on Temporal every replica hears every notice, since the activity waiting is
+ * on one of them. A lost notice costs only latency: engines poll compute too.
  */
 @Injectable()
 export class FunctionRunEnds implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -37,8 +39,13 @@ export class FunctionRunEnds implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // A replica that executes no runs has nobody to pass a notice to (and must not take one from the group).
+    if (!this.config.ORCHESTRATION_ENGINE_ENABLED) return;
     const nc = await this.nats.get();
-    const subscription = nc.subscribe(functionRunEndedSubject(this.config.NATS_PREFIX));
+    const subscription = nc.subscribe(
+      functionRunEndedSubject(this.config.NATS_PREFIX),
+      this.config.TEMPORAL_ADDRESS ? {} : { queue: `${this.config.NATS_PREFIX}_orchestration_run_ends` },
+    );
     this.subscription = subscription;
     void (async () => {
       for await (const msg of subscription) {
