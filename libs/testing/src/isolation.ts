@@ -30,10 +30,20 @@ const PORT_RANGE = ((worker: number) => {
   return { from, to: from + size };
 })(Number(process.env['JEST_WORKER_ID']));
 
+/**
+ * Where the next pick starts: ports are handed out in turn from a random start,
+ * not at random. A stack asks for seven ports before it listens on any, so a
+ * random pick could hand out one of them twice (about 1.4% of stacks with a
+ * slice of 1500 ports: EADDRINUSE in a clean run); in turn, a port comes back
+ * only after the whole slice has gone round.
+ */
+let nextPick = randomBytes(2).readUInt16BE();
+
 /** A TCP port free right now on the loopback interface, outside the kernel's ephemeral range. */
 export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = PORT_RANGE.from + (randomBytes(2).readUInt16BE() % (PORT_RANGE.to - PORT_RANGE.from));
+  const size = PORT_RANGE.to - PORT_RANGE.from;
+  for (let attempt = 0; attempt < size; attempt++) {
+    const port = PORT_RANGE.from + (nextPick++ % size);
     if (await isFree(port)) return port;
   }
   throw new Error(`no free port found between ${PORT_RANGE.from} and ${PORT_RANGE.to}`);
