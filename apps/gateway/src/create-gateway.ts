@@ -146,5 +146,12 @@ function cors(origins: string[]) {
 export function listen(app: express.Express, port: number, host: string, keepAliveTimeoutMs?: number): Promise<Server> {
   const server = createServer(app);
   if (keepAliveTimeoutMs !== undefined) keepConnectionsAlive(server, keepAliveTimeoutMs);
-  return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
+  // A port in use (EADDRINUSE) rejects: the gateway exits with the reason instead of waiting forever.
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
 }
