@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { BadRequestException, HttpException, type ArgumentsHost } from '@nestjs/common';
-import type { ErrorShape } from '@strata/contracts';
+import { ErrorCode, type ErrorShape } from '@strata/contracts';
 import { ErrorFilter } from './error.filter.js';
 import { StrataException } from './strata.exception.js';
 
@@ -30,7 +30,10 @@ function answer(error: unknown, shape: ErrorShape = 'general'): Answer {
   } as unknown as ArgumentsHost;
   const filter = new ErrorFilter(() => shape);
   // The filter logs 5xx answers; keep the test output quiet.
-  (filter as unknown as { logger: { error: () => void } }).logger = { error: () => undefined };
+  (filter as unknown as { logger: { error: () => void; warn: () => void } }).logger = {
+    error: () => undefined,
+    warn: () => undefined,
+  };
   filter.catch(error, host);
   return out;
 }
@@ -41,6 +44,32 @@ function bodyParserError(type: string, status: number, message: string): Error {
 }
 
 describe('ErrorFilter', () => {
+  it('logs a 5xx it was asked to answer as a warning, and an unexpected failure as an error with its stack', () => {
+    const logged: { level: string; entry: Record<string, unknown> }[] = [];
+    const res = { headersSent: false, status: () => res, json: () => res, setHeader: () => res };
+    const host = {
+      switchToHttp: () => ({ getRequest: () => ({ path: '/x', method: 'POST', headers: {} }), getResponse: () => res }),
+    } as unknown as ArgumentsHost;
+    const filter = new ErrorFilter();
+    (filter as unknown as { logger: unknown }).logger = {
+      error: (entry: Record<string, unknown>) => logged.push({ level: 'error', entry }),
+      warn: (entry: Record<string, unknown>) => logged.push({ level: 'warn', entry }),
+    };
+    filter.catch(new StrataException(ErrorCode.UNAVAILABLE, 'No compute worker is free'), host);
+    filter.catch(new Error('relation "x" does not exist'), host);
+    filter.catch(StrataException.notFound('Run not found'), host);
+    expect(logged).toEqual([
+      {
+        level: 'warn',
+        entry: expect.objectContaining({ status: 503, code: 'UNAVAILABLE', err: 'No compute worker is free' }),
+      },
+      {
+        level: 'error',
+        entry: expect.objectContaining({ err: expect.objectContaining({ stack: expect.any(String) }) }),
+      },
+    ]);
+  });
+
   it('keeps an unknown error a 500 with the request id, whatever status or type it carries', () => {
     for (const unknown of [
       new Error('relation "x" does not exist'),

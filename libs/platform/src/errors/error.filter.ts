@@ -29,13 +29,12 @@ export class ErrorFilter implements ExceptionFilter {
     const requestId = requestIdOf(req);
     const error = this.toRenderable(exception, requestId);
     if (error.status >= 500) {
-      this.logger.error({
-        msg: 'request failed',
-        requestId,
-        path: req.path,
-        method: req.method,
-        err: describe(exception),
-      });
+      const entry = { msg: 'request failed', requestId, path: req.path, method: req.method };
+      // A 5xx our code chose to answer (compute unavailable, an endpoint's timeout or its function failing)
+      // is expected in operation: a warning without a stack. Anything else is a bug: an error with its stack.
+      if (exception instanceof StrataException) {
+        this.logger.warn({ ...entry, status: error.status, code: error.code, err: exception.message });
+      } else this.logger.error({ ...entry, err: describe(exception) });
     }
     if (res.headersSent) {
       res.end();
