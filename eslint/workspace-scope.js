@@ -53,7 +53,8 @@ const ISSUERS = {
   'apps/orchestration/src/events/orchestration-event-consumer.ts':
     'the workspace of a record event taken from our own stream',
   'apps/orchestration/src/schedules/orchestration-scheduler.ts': 'the workspace of a due row the scheduler claimed',
-  'apps/orchestration/src/runs/embedded-engine.ts': 'the workspace of a run row the engine claimed',
+  'apps/orchestration/src/runs/embedded-engine.ts':
+    "the workspace of a run row the engine claimed, or of compute's notice that a step's function run ended",
   'apps/orchestration/src/temporal/temporal-engine.ts':
     'the workspace of a run row the engine claimed to start its workflow',
   'apps/orchestration/src/temporal/run-activities.ts':

@@ -27,6 +27,7 @@ import pg from 'pg';
 import { KeyRing, newInboundEventId } from '@strata/crypto';
 import { InboundConfig } from '@strata/inbound';
 import { keyRingOf, loadConfig } from '@strata/platform';
+import { eventually } from '@strata/testing';
 import { call } from '@strata/testkit';
 import { measure } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
@@ -196,16 +197,17 @@ async function main(): Promise<void> {
             WHERE workspace_slug = 'bench' AND dispatch_status = 'received'`,
         )
       ).rows[0]!.n;
+    const allDispatched = () => eventually(async () => ((await left()) === 0 ? true : undefined), 120_000, 5);
     const n = Math.ceil(TOTAL / ROUNDS);
     // A round per side first, not counted: the bare server's pool opens its connections there.
     await bareSide.round(n);
     await oursSide.round(n);
-    while ((await left()) > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await allDispatched();
     for (let r = 0; r < ROUNDS; r++) {
       rates.bare.push(await bareSide.round(n));
       const t0 = performance.now();
       rates.ours.push(await oursSide.round(n));
-      while ((await left()) > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await allDispatched();
       rates.dispatched.push(n / ((performance.now() - t0) / 1000));
     }
     await undispatched.end();

@@ -21,6 +21,7 @@ import {
   type FunctionRunEnded,
   type FunctionRunStartReply,
 } from '@strata/contracts';
+import { eventually } from '@strata/testing';
 import { call } from '@strata/testkit';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
 
@@ -118,13 +119,15 @@ async function main(): Promise<void> {
     };
     const startRun = async (id: string) =>
       (await call('POST', `${base}/orchestrations/${id}/runs`, { token, body: { input: { n: 0 } } })).body.id as string;
-    const finished = async (id: string, runId: string) => {
-      for (;;) {
-        const run = await call('GET', `${base}/orchestrations/${id}/runs/${runId}?include=steps`, { token });
-        if (run.body.status === 'completed' || run.body.status === 'failed') return run.body;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
+    const finished = (id: string, runId: string) =>
+      eventually(
+        async () => {
+          const run = await call('GET', `${base}/orchestrations/${id}/runs/${runId}?include=steps`, { token });
+          return run.body.status === 'completed' || run.body.status === 'failed' ? run.body : undefined;
+        },
+        60_000,
+        5,
+      );
 
     // Warm-up: isolates, code caches, connections.
     for (let i = 0; i < 20; i++) await pipeline.run('bench', functionId);
@@ -164,13 +167,17 @@ async function main(): Promise<void> {
     const chainsPerSecond = CONCURRENT / ((performance.now() - t0) / 1000);
     const t1 = performance.now();
     const runIds = await Promise.all(Array.from({ length: CONCURRENT }, () => startRun(threeSteps)));
-    for (;;) {
-      const listed = await call('GET', `${base}/orchestrations/${threeSteps}/runs?status=completed&pageSize=1`, {
-        token,
-      });
-      if (listed.body.meta.total >= runIds.length) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const ended = async (status: string): Promise<number> =>
+      (await call('GET', `${base}/orchestrations/${threeSteps}/runs?status=${status}&pageSize=1`, { token })).body.meta
+        .total;
+    const failedRuns = await eventually(
+      async () => {
+        const [completed, failedNow] = [await ended('completed'), await ended('failed')];
+        return completed + failedNow >= runIds.length ? failedNow : undefined;
+      },
+      120_000,
+      20,
+    );
     const runsPerSecond = CONCURRENT / ((performance.now() - t1) / 1000);
 
     const [b50, b99, s50, s99] = [
@@ -194,7 +201,7 @@ async function main(): Promise<void> {
     console.log(
       `     baseline: ${CONCURRENT} concurrent chains of 3 function runs: ${chainsPerSecond.toFixed(1)} chains/s`,
     );
-    console.log(`     ratio ${(runsPerSecond / chainsPerSecond).toFixed(2)}x`);
+    console.log(`     ratio ${(runsPerSecond / chainsPerSecond).toFixed(2)}x (${failedRuns} runs failed)`);
   } finally {
     await pipeline.close();
     await services.stop();

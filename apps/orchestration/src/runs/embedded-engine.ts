@@ -108,10 +108,12 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
     if (this.stopped) return;
     try {
       await this.transactions.run(async (tx) => {
-        const run = await this.runs.lockRunning(tx, ended.workspaceSlug, ended.orchestrationRunId);
+        // The workspace compute names for a function run our engine started in it (internal NATS).
+        const scope = issueWorkspaceScope(ended.workspaceSlug);
+        const run = await this.runs.lockRunning(scope, tx, ended.orchestrationRunId);
         if (!run) return;
         // A statement after the lock: it sees what the claim that started the function run committed.
-        const open = await this.runs.openSteps(issueWorkspaceScope(run.workspace_slug), run.id, tx);
+        const open = await this.runs.openSteps(scope, run.id, tx);
         // Another replica took the run past that step already.
         if (!open.some((s) => s.function_run_id === ended.functionRunId)) return;
         await this.advanceClaimed(tx, run, { ended, open });

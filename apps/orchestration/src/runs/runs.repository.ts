@@ -153,11 +153,11 @@ export class RunsRepository {
    * run, locked in `tx` when it is running, waiting for a claim that holds it
    * (such as the one that started the function run and has not committed yet).
    */
-  async lockRunning(tx: Tx, workspace: string, runId: string): Promise<RunRow | undefined> {
+  async lockRunning(scope: WorkspaceScope, tx: Tx, runId: string): Promise<RunRow | undefined> {
     const [row] = await managerOf(this.db, tx).query<RunRow[]>(
       `SELECT ${RUN_COLUMNS} FROM orchestration.runs WHERE workspace_slug = $1 AND id = $2 AND status = 'running'
           FOR UPDATE`,
-      [workspace, runId],
+      [scope.workspace, runId],
     );
     return row;
   }
