@@ -29,6 +29,7 @@ import { InboundConfig } from '@strata/inbound';
 import { keyRingOf, loadConfig } from '@strata/platform';
 import { eventually } from '@strata/testing';
 import { call } from '@strata/testkit';
+import { cpuPerOp, sampleCpu, type CpuSample } from './cpu.js';
 import { measure } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
 
@@ -199,16 +200,33 @@ async function main(): Promise<void> {
       ).rows[0]!.n;
     const allDispatched = () => eventually(async () => ((await left()) === 0 ? true : undefined), 120_000, 5);
     const n = Math.ceil(TOTAL / ROUNDS);
+    const cpu = () =>
+      sampleCpu({
+        inbound: services.pid('inbound'),
+        compute: services.pid('compute'),
+        auth: services.pid('auth'),
+        data: services.pid('data'),
+        bench: process.pid,
+      });
+    // CPU per arrival, summed over the counted rounds of each side (ours until every arrival is dispatched).
+    const spent = { bare: new Map<string, number>(), ours: new Map<string, number>() };
+    const addSpent = (into: Map<string, number>, before: CpuSample, after: CpuSample) => {
+      for (const [group, ms] of after) into.set(group, (into.get(group) ?? 0) + ms - (before.get(group) ?? 0));
+    };
     // A round per side first, not counted: the bare server's pool opens its connections there.
     await bareSide.round(n);
     await oursSide.round(n);
     await allDispatched();
     for (let r = 0; r < ROUNDS; r++) {
+      const b0 = cpu();
       rates.bare.push(await bareSide.round(n));
+      addSpent(spent.bare, b0, cpu());
+      const o0 = cpu();
       const t0 = performance.now();
       rates.ours.push(await oursSide.round(n));
       await allDispatched();
       rates.dispatched.push(n / ((performance.now() - t0) / 1000));
+      addSpent(spent.ours, o0, cpu());
     }
     await undispatched.end();
     bareSide.close();
@@ -224,6 +242,8 @@ async function main(): Promise<void> {
       `  bare node:http + verify + seal + pg INSERT   202 p50 ${ms(bareFigures.latency.p50)}  p99 ${ms(bareFigures.latency.p99)}  ${bareFigures.perSecond.toFixed(0).padStart(6)} arrivals/s`,
       `  strata /http-trigger/{path}                  202 p50 ${ms(ours.latency.p50)}  p99 ${ms(ours.latency.p99)}  ${ours.perSecond.toFixed(0).padStart(6)} arrivals/s (${median(rates.dispatched).toFixed(0)}/s until every one is dispatched)`,
       `  rounds, arrivals/s: bare ${rates.bare.map((x) => x.toFixed(0)).join(', ')}; strata ${rates.ours.map((x) => x.toFixed(0)).join(', ')}`,
+      `  CPU ms per arrival, bare rounds:  ${cpuPerOp(new Map(), spent.bare, n * ROUNDS)}`,
+      `  CPU ms per arrival, strata rounds (until dispatched): ${cpuPerOp(new Map(), spent.ours, n * ROUNDS)}`,
       `  ratio throughput ${median(roundRatios).toFixed(2)}x, median of ${ROUNDS} alternating rounds (${roundRatios.map((x) => x.toFixed(2)).join(', ')}; target: at least 0.5x); latency p50 ${ratio(ours.latency.p50, bareFigures.latency.p50)}`,
       '',
     ];

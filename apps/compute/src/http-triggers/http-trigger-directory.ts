@@ -20,20 +20,19 @@ import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import { serveRequests } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
-import { EventRunsRepository } from '../events/event-runs.repository.js';
 import type { JsonObject } from '../json.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { RunsRepository } from '../runs/runs.repository.js';
 import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { AutoPersistLinks } from './auto-persist-links.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
-import { TriggersRepository } from '../triggers/triggers.repository.js';
+import { TriggersRepository, type FunctionVersionRef } from '../triggers/triggers.repository.js';
 
 /**
  * Compute's side of inbound capture (core NATS request/reply, a queue group of
  * the API replicas): which http-trigger a path names, with its signing secret
  * still sealed, and the run of a stored arrival, queued at most once per
- * arrival (the (arrival, trigger) pair is recorded with the run, as for events).
+ * arrival (its job id, fixed when inbound stored it, is unique among runs).
  */
 @Injectable()
 export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -44,7 +43,6 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     private readonly nats: NatsConnectionHolder,
     private readonly triggers: TriggersRepository,
     private readonly executions: TriggerExecutions,
-    private readonly eventRuns: EventRunsRepository,
     private readonly runs: RunsRepository,
     private readonly autoPersist: AutoPersistLinks,
     private readonly functions: FunctionsRepository,
@@ -156,8 +154,11 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
     triggerId: string,
     ds: readonly Omit<HttpTriggerDispatch, 'workspaceSlug'>[],
   ): Promise<HttpTriggerDispatchReply[]> {
-    const trigger = ID_FORMATS.uuid.test(String(triggerId)) ? await this.triggers.find(scope, triggerId) : undefined;
-    if (!trigger || trigger.executionType !== 'http-trigger') {
+    const found = ID_FORMATS.uuid.test(String(triggerId))
+      ? await this.triggers.findWithFunction(scope, triggerId)
+      : undefined;
+    const trigger = found?.trigger;
+    if (!found || !trigger || trigger.executionType !== 'http-trigger') {
       return ds.map(() => ({ status: 'dropped', reason: 'The trigger no longer exists.', notFound: true }));
     }
     if (trigger.paused) return ds.map(() => ({ status: 'dropped', reason: 'The trigger is paused.', notFound: false }));
@@ -170,25 +171,25 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
           : undefined,
       ),
     );
-    const replies = await this.queue(scope, trigger, ds);
+    const replies = await this.queue(scope, trigger, found.fn, ds);
     return replies.map((reply, k) => (persists[k] ? { ...reply, persist: persists[k] } : reply));
   }
 
   private async queue(
     scope: WorkspaceScope,
     trigger: TriggerEntity,
+    fn: FunctionVersionRef | undefined,
     ds: readonly Omit<HttpTriggerDispatch, 'workspaceSlug'>[],
   ): Promise<HttpTriggerDispatchReply[]> {
+    // The arrival's job id (fixed when it was stored) is what makes its run happen once.
+    const jobIds = ds.map((d) => (ID_FORMATS.uuid.test(String(d.jobId)) ? d.jobId : randomUUID()));
     let queued;
     try {
       queued = await this.executions.runForArrivals(
         scope,
         trigger,
-        ds.map((d) => ({
-          id: d.inboundEventId,
-          jobId: ID_FORMATS.uuid.test(String(d.jobId)) ? d.jobId : randomUUID(),
-          executionParams: d.executionParams as JsonObject,
-        })),
+        fn,
+        ds.map((d, k) => ({ jobId: jobIds[k]!, executionParams: d.executionParams as JsonObject })),
       );
     } catch (err) {
       // runRequest's 404: the trigger's function is gone.
@@ -198,27 +199,28 @@ export class HttpTriggerDirectory implements OnApplicationBootstrap, OnApplicati
       }
       throw err;
     }
-    return Promise.all(
-      queued.map(async (q, k): Promise<HttpTriggerDispatchReply> => {
-        if (!q) {
-          // Asked again (a retry, the sweep): the arrival's run exists already.
-          const runId = await this.eventRuns.runOf(scope, `inbound:${ds[k]!.inboundEventId}`, trigger.id);
-          const run = runId ? await this.runs.find(scope, runId) : undefined;
-          return run
-            ? { status: 'dispatched', runId: run.id, jobId: run.jobId }
-            : { status: 'dropped', reason: 'The arrival was dispatched before.', notFound: false };
-        }
-        if (q.status === 'rate_limited') {
-          return {
-            status: 'dropped',
-            reason: 'The workspace reached its function executions limit; the run is recorded as rate_limited.',
-            notFound: false,
-            runId: q.runId,
-          };
-        }
-        return { status: q.published ? 'dispatched' : 'queued', runId: q.runId, jobId: q.jobId };
-      }),
+    // Asked again (a retry, the sweep): those arrivals' runs exist already, found by their job ids.
+    const existing = await this.runs.runsOfJobs(
+      scope,
+      jobIds.filter((_, k) => !queued[k]),
     );
+    return queued.map((q, k): HttpTriggerDispatchReply => {
+      if (!q) {
+        const runId = existing.get(jobIds[k]!);
+        return runId
+          ? { status: 'dispatched', runId, jobId: jobIds[k]! }
+          : { status: 'dropped', reason: 'The arrival was dispatched before.', notFound: false };
+      }
+      if (q.status === 'rate_limited') {
+        return {
+          status: 'dropped',
+          reason: 'The workspace reached its function executions limit; the run is recorded as rate_limited.',
+          notFound: false,
+          runId: q.runId,
+        };
+      }
+      return { status: q.published ? 'dispatched' : 'queued', runId: q.runId, jobId: q.jobId };
+    });
   }
 }
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { computeJobsStream, computeJobSubject, type ComputeJob } from '@strata/contracts';
-import { ensureStream, publishJson } from '@strata/events';
+import { ensureStream, publishAll, publishJson } from '@strata/events';
 import { NatsConnectionHolder, ServiceConfig } from '@strata/platform';
 
 /**
@@ -45,6 +45,30 @@ export class RunJobs implements OnApplicationBootstrap {
         err: String(err),
       });
       return false;
+    }
+  }
+
+  /** `publish` for many jobs in one write (each still acknowledged on its own); false for all when NATS did not take them. */
+  async publishMany(jobs: readonly ComputeJob[]): Promise<boolean[]> {
+    if (jobs.length === 0) return [];
+    try {
+      await this.ensureStream();
+      await publishAll(
+        await this.nats.get(),
+        jobs.map((job) => ({
+          subject: computeJobSubject(this.config.NATS_PREFIX, job.workspaceSlug),
+          payload: JSON.stringify(job),
+          msgId: job.runId,
+        })),
+      );
+      return jobs.map(() => true);
+    } catch (err) {
+      this.logger.warn({
+        msg: 'compute jobs not published; the sweeper publishes them again',
+        runIds: jobs.map((j) => j.runId),
+        err: String(err),
+      });
+      return jobs.map(() => false);
     }
   }
 

@@ -9,7 +9,7 @@ import { RunJobs } from './run-jobs.js';
 import { defaultRunLimits, type RunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
 import type { ExecutionSource } from './run-status.js';
-import { EventRunsRepository, pairKey } from '../events/event-runs.repository.js';
+import { EventRunsRepository } from '../events/event-runs.repository.js';
 import type { RunEntity } from './run.entity.js';
 import { RunsRepository, type NewRun } from './runs.repository.js';
 
@@ -146,56 +146,48 @@ export class RunQueue {
   }
 
   /**
-   * `enqueueOnce` for many (event, trigger) pairs of one workspace: the pairs
-   * in one statement and their runs in another, in one transaction, then the
-   * jobs published together. Each answer is in the order asked; undefined for a
-   * pair that started its run before (or that appears twice in `items`).
+   * Queues many runs whose job ids were given by the caller (a batch of
+   * captured arrivals), each at most once: the runs are one statement that
+   * skips a job id already taken, so an arrival dispatched again finds its run
+   * instead of starting a second one. The executions limit is counted first,
+   * once per run asked for (a rare repeat is counted too: it errs on the strict
+   * side), then the jobs are published together. Each answer is in the order
+   * asked; undefined for a job id that has a run already (or appears twice).
    */
-  async enqueueManyOnce(
+  async enqueueJobsOnce(
     scope: WorkspaceScope,
-    items: readonly { readonly request: RunRequest & { readonly triggerId: string }; readonly eventId: string }[],
+    requests: readonly (RunRequest & { readonly jobId: string })[],
     overBudget: () => Promise<boolean>,
   ): Promise<(OnceQueued | undefined)[]> {
-    const now = this.clock.now();
-    const keyOf = (item: (typeof items)[number]) => pairKey(item.eventId, item.request.triggerId);
     const firsts = new Map<string, number>();
-    items.forEach((item, i) => {
-      if (!firsts.has(keyOf(item))) firsts.set(keyOf(item), i);
+    requests.forEach((r, i) => {
+      if (!firsts.has(r.jobId)) firsts.set(r.jobId, i);
     });
-    const candidates = items
-      .map((item, i) => ({ item, i, runId: randomUUID() }))
-      .filter(({ item, i }) => firsts.get(keyOf(item)) === i);
-    const inserted = await this.transactions.run(async (tx) => {
-      const claimed = await this.eventRuns.claimMany(
-        scope,
-        tx,
-        candidates.map(({ item, runId }) => ({ eventId: item.eventId, triggerId: item.request.triggerId, runId })),
-        now,
-      );
-      const fresh = candidates.filter(({ item }) => claimed.has(keyOf(item)));
-      const refused = await Promise.all(fresh.map(() => overBudget()));
-      const runs = await this.runs.insertMany(
-        scope,
-        tx,
-        fresh.map(({ item, runId }, k) => this.newRun({ ...item.request, rateLimited: refused[k]! }, runId)),
-      );
-      return fresh.map(({ i }, k) => ({ i, run: runs[k]! }));
-    });
-    const answers: (OnceQueued | undefined)[] = items.map(() => undefined);
-    await Promise.all(
-      inserted.map(async ({ i, run }) => {
-        const published =
-          run.status === 'queued' && (await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace }));
-        answers[i] = {
-          jobId: run.jobId,
-          runId: run.id,
-          status: statusOf(run.status),
-          queuedAt: run.queuedAt.toISOString(),
-          published,
-        };
-      }),
+    const candidates = requests
+      .map((request, i) => ({ request, i }))
+      .filter(({ request, i }) => firsts.get(request.jobId) === i);
+    const refused = await Promise.all(candidates.map(() => overBudget()));
+    const written = await this.runs.insertNewJobs(
+      scope,
+      candidates.map(({ request }, k) => this.newRun({ ...request, rateLimited: refused[k]! })),
     );
-    return answers;
+    const queued = written.filter((run) => run.status === 'queued');
+    const published = await this.jobs.publishMany(
+      queued.map((run) => ({ runId: run.id, workspaceSlug: scope.workspace })),
+    );
+    const publishedRuns = new Set(queued.filter((_, k) => published[k]).map((run) => run.id));
+    const byJob = new Map(written.map((run) => [run.jobId, run]));
+    return requests.map((request, i) => {
+      const run = byJob.get(request.jobId);
+      if (!run || firsts.get(request.jobId) !== i) return undefined;
+      return {
+        jobId: run.jobId,
+        runId: run.id,
+        status: statusOf(run.status),
+        queuedAt: run.queuedAt.toISOString(),
+        published: publishedRuns.has(run.id),
+      };
+    });
   }
 
   private newRun(request: RunRequest, runId: string = randomUUID()): NewRun {

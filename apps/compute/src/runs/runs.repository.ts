@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import { insertRows, managerOf, queryPrepared, type Tx, type WorkspaceScope } from '@strata/db';
+import { insertRows, managerOf, queryPrepared, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { JsonObject } from '../json.js';
 import { RunEntity } from './run.entity.js';
 import type { ExecutionSource, RunStatus } from './run-status.js';
@@ -113,6 +113,33 @@ export class RunsRepository {
     const { sql, values } = insertRows('compute.runs', this.columns(), rows);
     await managerOf(this.db, tx).query(sql, values);
     return rows;
+  }
+
+  /**
+   * Many runs in one statement (a batch of arrivals), each written only when no
+   * run has its job id yet: an arrival dispatched again (the sweep, a retry)
+   * finds its run instead of starting a second one. Answers the runs written.
+   */
+  async insertNewJobs(scope: WorkspaceScope, runs: readonly NewRun[]): Promise<RunEntity[]> {
+    if (runs.length === 0) return [];
+    const rows = runs.map((r) => this.entityOf(scope, r));
+    const { sql, values } = insertRows('compute.runs', this.columns(), rows);
+    const written = rowsOf<{ id: string }>(
+      await this.db.query(`${sql} ON CONFLICT (job_id) DO NOTHING RETURNING id`, values),
+    );
+    const ids = new Set(written.map((r) => r.id));
+    return rows.filter((r) => ids.has(r.id));
+  }
+
+  /** The workspace's runs with these job ids (job id → run id). */
+  async runsOfJobs(scope: WorkspaceScope, jobIds: readonly string[]): Promise<Map<string, string>> {
+    if (jobIds.length === 0) return new Map();
+    const rows = await queryPrepared<{ id: string; job_id: string }>(
+      this.db.manager,
+      'SELECT id, job_id FROM compute.runs WHERE workspace_slug = $1 AND job_id = ANY($2::uuid[])',
+      [scope.workspace, jobIds],
+    );
+    return new Map(rows.map((r) => [r.job_id, r.id]));
   }
 
   private entityOf(scope: WorkspaceScope, r: NewRun): RunEntity {

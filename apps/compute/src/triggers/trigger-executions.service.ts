@@ -87,27 +87,27 @@ export class TriggerExecutions {
   }
 
   /**
-   * The runs of many captured arrivals of one http-trigger, each at most once
-   * (undefined for an arrival queued already), in one transaction: what a batch
-   * from inbound costs is a few statements, not a few per arrival.
+   * The runs of many captured arrivals of one http-trigger (`fn`: its function's
+   * current version, read with it), each at most once per job id (undefined for
+   * an arrival queued already): what a batch from inbound costs is one statement
+   * and one write to NATS, not a few per arrival.
    */
   async runForArrivals(
     scope: WorkspaceScope,
     trigger: TriggerEntity,
-    arrivals: readonly { readonly id: string; readonly jobId: string; readonly executionParams: JsonObject }[],
+    fn: FunctionVersionRef | undefined,
+    arrivals: readonly { readonly jobId: string; readonly executionParams: JsonObject }[],
   ) {
-    const base = await this.runRequest(scope, trigger, {}, 'http-trigger', 'system:inbound', 0);
-    return this.queue.enqueueManyOnce(
+    if (!fn) throw StrataException.notFound(`Function not found for trigger: ${trigger.id}`);
+    const base = await this.runRequest(scope, trigger, {}, 'http-trigger', 'system:inbound', 0, fn);
+    return this.queue.enqueueJobsOnce(
       scope,
       arrivals.map((arrival) => ({
-        request: {
-          ...base,
-          params: { ...base.params, executionParams: arrival.executionParams },
-          triggerId: trigger.id,
-          jobId: arrival.jobId,
-          limits: { wallMs: HTTP_TRIGGER_WALL_MS },
-        },
-        eventId: `inbound:${arrival.id}`,
+        ...base,
+        params: { ...base.params, executionParams: arrival.executionParams },
+        triggerId: trigger.id,
+        jobId: arrival.jobId,
+        limits: { wallMs: HTTP_TRIGGER_WALL_MS },
       })),
       async () => !(await this.budget.take(scope)),
     );

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { pageOf } from '../lists/page-query.repository.js';
-import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
+import { managerOf, queryPrepared, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { SortKey } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
 import { FunctionEntity } from '../functions/function.entity.js';
@@ -111,6 +111,35 @@ export class TriggersRepository {
       });
     if (tx) query.setLock('pessimistic_write');
     return (await query.getOne()) ?? undefined;
+  }
+
+  /**
+   * A live trigger of the workspace and the current version of its live
+   * function, in one named prepared statement (each batch of arrivals reads it).
+   */
+  async findWithFunction(
+    scope: WorkspaceScope,
+    id: string,
+  ): Promise<{ trigger: TriggerEntity; fn: FunctionVersionRef | undefined } | undefined> {
+    const columns = this.db.getMetadata(TriggerEntity).columns;
+    const [raw] = await queryPrepared<Record<string, unknown>>(
+      this.db.manager,
+      `SELECT ${columns.map((c) => `t.${c.databaseName}`).join(', ')},
+              f.id AS f_id, f.version AS f_version, f.code_hash AS f_code_hash
+         FROM compute.triggers t
+         LEFT JOIN compute.functions f
+           ON f.workspace_slug = t.workspace_slug AND f.id = t.function_id AND f.deleted_at IS NULL
+        WHERE t.workspace_slug = $1 AND t.id = $2 AND t.deleted_at IS NULL`,
+      [scope.workspace, id],
+    );
+    if (!raw) return undefined;
+    const trigger = this.db.manager.create(TriggerEntity);
+    for (const column of columns) column.setEntityValue(trigger, raw[column.databaseName]);
+    const fn =
+      typeof raw['f_id'] === 'string' && typeof raw['f_version'] === 'number' && typeof raw['f_code_hash'] === 'string'
+        ? { id: raw['f_id'], version: raw['f_version'], codeHash: raw['f_code_hash'] }
+        : undefined;
+    return { trigger, fn };
   }
 
   async list(scope: WorkspaceScope, q: TriggerListQuery): Promise<{ rows: TriggerEntity[]; total: number }> {

@@ -21,8 +21,13 @@ interface Dispatch {
 /** A batch's caps: under NATS's default 1 MiB message, with room for the envelope. */
 const BATCH_ITEMS = 100;
 const BATCH_BYTES = 768 * 1024;
-/** Batches of one workspace in flight at once. */
-const BATCHES_IN_FLIGHT = 2;
+/**
+ * Batches of one workspace in flight at once. One: under load the next batch
+ * gathers everything that came meanwhile, so the work per arrival falls as the
+ * load rises (with two in flight, batches were half the size and throughput
+ * about a fifth lower: docs/performance.md, inbound).
+ */
+const BATCHES_IN_FLIGHT = 1;
 
 /**
  * Hands stored arrivals to compute, which queues each one's run at most once,

@@ -56,13 +56,13 @@ const LIST_COLUMNS = [
  */
 @Injectable()
 export class InboundEventsRepository {
-  /** Arrivals stored while an insert is in flight go together, in one statement. */
+  /** Arrivals stored while an insert is in flight go together, in one statement (one insert in flight per replica). */
   private readonly inserts: Coalescer<null, InboundEventEntity, void>;
 
   constructor(@InjectDataSource() private readonly db: DataSource) {
     this.inserts = new Coalescer((_, rows) => this.insertAll(rows), {
       id: () => 'all',
-      maxInFlight: 2,
+      maxInFlight: 1,
       maxItems: 100,
       maxBytes: 4 * 1024 * 1024,
       sizeOf: (row) => row.payload.length + row.headers.length,
