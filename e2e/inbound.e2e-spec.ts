@@ -197,6 +197,30 @@ describe('inbound capture', () => {
     expect(big.status).toBe(413);
   });
 
+  it('answers a percent-encoded path (the full route) exactly as the plain one (the direct route)', async () => {
+    const plain = await send('open', JSON.stringify({ n: 7 }));
+    const encoded = await send('op%65n', JSON.stringify({ n: 8 }));
+    for (const answered of [plain, encoded]) {
+      expect(answered.status).toBe(202);
+      expect(Object.keys(answered.body).sort()).toEqual(
+        ['correlationId', 'dispatchStatus', 'executionId', 'inboundEventId'].sort(),
+      );
+      expect(answered.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(answered.headers.get('x-request-id')).toEqual(expect.any(String));
+    }
+    const missing = [await send('nothing-here', '{}'), await send('nothing%2Dhere', '{}')];
+    for (const answered of missing) {
+      expect(answered.status).toBe(404);
+      expect(answered.body).toEqual({ error: 'No http-trigger at /http-trigger/nothing-here.', statusCode: 404 });
+      expect(answered.headers.get('x-request-id')).toEqual(expect.any(String));
+    }
+    const given = await call('POST', `${base()}/http-trigger/open`, {
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'caller-request-0001' },
+    });
+    expect(given.headers.get('x-request-id')).toBe('caller-request-0001');
+  });
+
   it('lists with every filter, never with bodies or headers, and answers 400 for bad filters', async () => {
     const all = await call('GET', `${base()}/inbound-events`, { token });
     expect(all.status).toBe(200);

@@ -2,6 +2,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { migrateService } from '@strata/db';
 import { createServiceApp } from '@strata/platform';
 import { INBOUND_ENTITIES, InboundAppModule, type InboundAppOptions } from './app.module.js';
+import { ArrivalsService } from './arrivals/arrivals.service.js';
+import { captureRoutes } from './arrivals/capture-routes.js';
 import { InboundConfig } from './inbound.config.js';
 import { INBOUND_SCHEMA, MIGRATIONS } from './migrations/index.js';
 
@@ -27,5 +29,6 @@ export function createInboundApp(
     defaultErrorShape: (path) => (/\/(?:http-trigger|webhook)\//.test(path) ? 'functions' : 'general'),
     // Signatures cover the raw bytes: the entry points read their bodies as sent.
     rawBodyPaths: /^\/data\/workspace\/[^/]+\/api\/v1\/(?:http-trigger|webhook)\//,
+    directRoutes: (app) => captureRoutes(app.get(ArrivalsService)),
   });
 }

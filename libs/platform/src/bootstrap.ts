@@ -6,6 +6,7 @@ import type { ErrorShape } from '@strata/contracts';
 import { JsonLogger } from '@strata/telemetry';
 import { ErrorFilter } from './errors/error.filter.js';
 import { bodyParsing } from './http/body-parsing.js';
+import { serveDirectRoutes, type DirectRoute } from './http/direct-routes.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { urlCheckMiddleware } from './http/url-check.middleware.js';
 import { serveOpenApi } from './openapi/openapi.js';
@@ -34,6 +35,8 @@ export interface ServiceAppOptions {
   readonly jsonLimit?: string;
   /** Hook to mount things (such as the OIDC provider) before Nest's routes. */
   readonly beforeInit?: (app: NestExpressApplication) => void | Promise<void>;
+  /** Hot paths served ahead of Express and Nest (`DirectRoute`), built once the application's providers exist. */
+  readonly directRoutes?: (app: NestExpressApplication) => readonly DirectRoute[];
 }
 
 /** Creates a service's Nest application with the platform's filter, pipe, request ids, logs and OpenAPI. */
@@ -60,6 +63,7 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   // Before init: routes added after it sit behind Nest's 404 handler.
   serveOpenApi(app, `Strata ${options.name}`, options.description);
   await app.init();
+  if (options.directRoutes) serveDirectRoutes(app.getHttpServer(), options.directRoutes(app));
   return app;
 }
 

@@ -20,6 +20,7 @@ export * from './db/transactions.provider.js';
 export * from './http/deprecated.decorator.js';
 export * from './http/idempotency-key.js';
 export * from './http/request-id.middleware.js';
+export * from './http/direct-routes.js';
 export * from './jobs/periodic-task.js';
 export * from './jobs/reencryption.js';
 export * from './nats/nats.provider.js';

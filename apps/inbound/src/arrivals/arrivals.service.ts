@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { ErrorCode, isWorkspaceSlug, signingSecretAad, TRIGGER_PATH } from '@strata/contracts';
 import { checkArrivalSignature, newInboundEventId, type KeyRing } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
@@ -50,7 +50,7 @@ export class ArrivalsService {
     this.ring = keyRingOf(config);
   }
 
-  async receive(req: Request, workspace: string, path: string): Promise<Accepted> {
+  async receive(req: IncomingMessage, workspace: string, path: string): Promise<Accepted> {
     const notFound = () => StrataException.notFound(`No http-trigger at /http-trigger/${path}.`);
     if (!isWorkspaceSlug(workspace)) throw notFound();
     if (!TRIGGER_PATH.test(path)) throw notFound();

@@ -3,13 +3,13 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public, RateLimitedInHandler, setDeprecationHeaders, UseErrorShape } from '@strata/platform';
 import { ArrivalsService, type Accepted } from './arrivals.service.js';
-
-/** The legacy entry point's sunset (the routing table's deprecated variants use the same date). */
-const LEGACY_SUNSET = '2026-10-29';
+import { LEGACY_SUNSET, legacySuccessor } from './legacy-entry.js';
 
 /**
  * `{data_base}/http-trigger/{path}` and the legacy `{data_base}/webhook/{path}`:
  * no bearer token; the trigger's signature validation decides (ArrivalsService).
+ * Requests in the plain form are served by the same service as direct routes
+ * (`captureRoutes`), ahead of this controller; it takes every other form.
  */
 @ApiTags('http-trigger')
 @Public()
@@ -37,10 +37,7 @@ export class HttpTriggerController {
     @Param('workspace') workspace: string,
     @Param('path') path: string,
   ): Promise<Accepted> {
-    setDeprecationHeaders(res, {
-      sunset: LEGACY_SUNSET,
-      successor: `/data/workspace/${workspace}/api/v1/http-trigger/${encodeURIComponent(path)}`,
-    });
+    setDeprecationHeaders(res, { sunset: LEGACY_SUNSET, successor: legacySuccessor(workspace, path) });
     return this.arrivals.receive(req, workspace, path);
   }
 }

@@ -27,15 +27,8 @@ export class ErrorFilter implements ExceptionFilter {
     const req = http.getRequest<ShapedRequest>();
     const res = http.getResponse<Response>();
     const requestId = requestIdOf(req);
-    const error = this.toRenderable(exception, requestId);
-    if (error.status >= 500) {
-      const entry = { msg: 'request failed', requestId, path: req.path, method: req.method };
-      // A 5xx our code chose to answer (compute unavailable, an endpoint's timeout or its function failing)
-      // is expected in operation: a warning without a stack. Anything else is a bug: an error with its stack.
-      if (exception instanceof StrataException) {
-        this.logger.warn({ ...entry, status: error.status, code: error.code, err: exception.message });
-      } else this.logger.error({ ...entry, err: describe(exception) });
-    }
+    const error = toRenderable(exception, requestId);
+    logFailure(this.logger, exception, error, { requestId, path: req.path, method: req.method });
     if (res.headersSent) {
       res.end();
       return;
@@ -46,30 +39,50 @@ export class ErrorFilter implements ExceptionFilter {
     const shape = req[SHAPE_ON_REQUEST] ?? this.defaultShape(req.path);
     res.status(error.status).json(renderError(shape, error));
   }
+}
 
-  private toRenderable(exception: unknown, requestId: string | undefined): RenderableError {
-    if (exception instanceof StrataException) {
-      return {
-        status: exception.status,
-        code: exception.code,
-        message: exception.message,
-        details: exception.details,
-        requestId,
-      };
-    }
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      return { status, code: codeOfStatus(status), message: messageOf(exception), requestId };
-    }
-    const bodyParser = bodyParserError(exception);
-    if (bodyParser) return { ...bodyParser, requestId };
+/**
+ * Logs a failed request that answers 5xx. A 5xx our code chose to answer
+ * (compute unavailable, an endpoint's timeout or its function failing) is
+ * expected in operation: a warning without a stack. Anything else is a bug: an
+ * error with its stack.
+ */
+export function logFailure(
+  logger: Pick<Logger, 'warn' | 'error'>,
+  exception: unknown,
+  error: RenderableError,
+  request: { readonly requestId: string | undefined; readonly path: string; readonly method: string | undefined },
+): void {
+  if (error.status < 500) return;
+  const entry = { msg: 'request failed', ...request };
+  if (exception instanceof StrataException) {
+    logger.warn({ ...entry, status: error.status, code: error.code, err: exception.message });
+  } else logger.error({ ...entry, err: describe(exception) });
+}
+
+/** What a thrown value answers: domain errors keep their code, framework HTTP errors map by status, the rest is a 500. */
+export function toRenderable(exception: unknown, requestId: string | undefined): RenderableError {
+  if (exception instanceof StrataException) {
     return {
-      status: 500,
-      code: ErrorCode.INTERNAL,
-      message: `Internal server error${requestId ? ` (request id ${requestId})` : ''}`,
+      status: exception.status,
+      code: exception.code,
+      message: exception.message,
+      details: exception.details,
       requestId,
     };
   }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    return { status, code: codeOfStatus(status), message: messageOf(exception), requestId };
+  }
+  const bodyParser = bodyParserError(exception);
+  if (bodyParser) return { ...bodyParser, requestId };
+  return {
+    status: 500,
+    code: ErrorCode.INTERNAL,
+    message: `Internal server error${requestId ? ` (request id ${requestId})` : ''}`,
+    requestId,
+  };
 }
 
 /**

@@ -21,7 +21,11 @@ export interface DeprecationInfo {
 const DEPRECATION = 'strata:deprecation';
 
 /** Sets `Deprecation: true`, `Sunset` and `Link: <successor>; rel=successor-version` on a response. */
-export function setDeprecationHeaders(res: Response, info: DeprecationInfo, params: Record<string, string> = {}): void {
+export function setDeprecationHeaders(
+  res: Pick<Response, 'setHeader'> | { setHeader(name: string, value: string): unknown },
+  info: DeprecationInfo,
+  params: Record<string, string> = {},
+): void {
   const successor = info.successor.replace(/:([A-Za-z0-9_]+)/g, (whole, name: string) =>
     params[name] !== undefined ? encodeURIComponent(params[name]) : whole,
   );
