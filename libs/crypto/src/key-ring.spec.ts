@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { KeyRing } from './key-ring.js';
+import { DATA_KEY_USES, KeyRing } from './key-ring.js';
 import { constantTimeEqual } from './compare.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { newClientId, newClientSecret, newPublishableKey, newSortableId } from './ids.js';
@@ -34,6 +34,49 @@ describe('KeyRing', () => {
     expect(() => ring.decrypt(parts.join('.'), 'a')).toThrow();
     expect(() => KeyRing.parse(`2:${key()}`).decrypt(sealed, 'a')).toThrow(/version 1/);
     expect(() => KeyRing.parse('1:c2hvcnQ=')).toThrow(/32 bytes/);
+  });
+});
+
+describe('KeyRing data keys', () => {
+  const wrappedOf = (envelope: string) => envelope.split('.').slice(2, 5).join('.');
+  const ivOf = (envelope: string) => envelope.split('.')[5];
+
+  it('seals DATA_KEY_USES values with one data key, each with its own IV, then makes a new one', () => {
+    const k1 = key();
+    const ring = KeyRing.parse(`1:${k1}`);
+    const sealed = Array.from({ length: DATA_KEY_USES + 1 }, (_, i) => ring.encrypt(`value ${i}`, `aad ${i}`));
+    expect(new Set(sealed.slice(0, DATA_KEY_USES).map(wrappedOf)).size).toBe(1);
+    expect(wrappedOf(sealed[DATA_KEY_USES]!)).not.toBe(wrappedOf(sealed[0]!));
+    expect(new Set(sealed.map(ivOf)).size).toBe(sealed.length);
+    // Another replica (a ring of its own) opens every one of them.
+    const other = KeyRing.parse(`1:${k1}`);
+    for (const i of [0, 1, DATA_KEY_USES - 1, DATA_KEY_USES]) {
+      expect(other.decryptString(sealed[i]!, `aad ${i}`)).toBe(`value ${i}`);
+    }
+  });
+
+  it('opens nothing with a data key moved from another envelope, or with a tampered wrapped key', () => {
+    const ring = KeyRing.parse(`1:${key()}`);
+    const a = ring.encrypt('a', 'field a');
+    const b = ring.encrypt('b', 'field b');
+    expect(ring.decryptString(a, 'field a')).toBe('a');
+    // Same data key, other associated data: the body does not authenticate.
+    expect(() => ring.decrypt(b, 'field a')).toThrow(/associated data/);
+    const parts = a.split('.');
+    parts[4] = Buffer.from('another wrapped key, 32 bytes lo').toString('base64url');
+    expect(() => ring.decrypt(parts.join('.'), 'field a')).toThrow(/does not unwrap/);
+    // The genuine data key, opened before, is not a way around the check.
+    expect(ring.decryptString(a, 'field a')).toBe('a');
+  });
+
+  it('makes a data key under the active version: a ring with a newer active key seals with it', () => {
+    const k1 = key();
+    const older = KeyRing.parse(`1:${k1}`);
+    const newer = KeyRing.parse(`1:${k1},2:${key()}`);
+    expect(KeyRing.versionOf(older.encrypt('x'))).toBe(1);
+    const sealed = newer.encrypt('x');
+    expect(KeyRing.versionOf(sealed)).toBe(2);
+    expect(() => older.decrypt(sealed)).toThrow(/version 2/);
   });
 });
 

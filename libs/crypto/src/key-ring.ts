@@ -26,14 +26,34 @@ export interface Opened {
   readonly keyVersion: number;
 }
 
+/** Values sealed with one data key before the ring makes a new one. */
+export const DATA_KEY_USES = 4096;
+
+/** Unwrapped data keys kept for opening (the most recently used). */
+const OPENED_DATA_KEYS = 1024;
+
+interface DataKey {
+  readonly version: number;
+  readonly key: KeyObject;
+  /** The data key wrapped with the key-encryption key: three envelope parts. */
+  readonly wrapped: string;
+  uses: number;
+}
+
 /**
  * AES-256-GCM envelope encryption with a versioned key ring.
  *
- * Each value gets a fresh 256-bit data key; the data key is wrapped with the
- * ring's active key-encryption key, whose version travels in the envelope so
- * that older values stay readable after the active key changes. The caller's
- * associated data binds the value to where it is stored (a record's field, a
- * subscription): the same envelope opened with other associated data fails.
+ * Values are sealed with a random 256-bit data key, each with its own random
+ * 96-bit IV; the data key is wrapped with the ring's active key-encryption key,
+ * whose version travels in the envelope so that older values stay readable
+ * after the active key changes. A data key seals at most {@link DATA_KEY_USES}
+ * values (then the ring makes a new one), far inside GCM's bound for random
+ * IVs under one key (2^32), and lives only in this process's memory, as the
+ * key-encryption keys do. Reusing it saves wrapping a new key for every value:
+ * a seal is one AES-GCM operation instead of two, and opening a value whose
+ * data key was opened recently is one as well. The caller's associated data
+ * binds the value to where it is stored (a record's field, a subscription):
+ * the same envelope opened with other associated data fails.
  *
  * Envelope: `sv1.<keyVersion>.<wrapped data key>.<iv>.<tag>.<ciphertext>`, each part base64url.
  *
@@ -45,6 +65,9 @@ export interface Opened {
 export class KeyRing {
   private readonly keys: ReadonlyMap<number, Buffer>;
   private readonly cipherKeys = new Map<number, KeyObject>();
+  private dataKey: DataKey | undefined;
+  /** Opened data keys by their version and wrapped form (authenticated when first opened). */
+  private readonly openedDataKeys = new Map<string, KeyObject>();
   readonly activeVersion: number;
 
   constructor(keys: ReadonlyMap<number, Buffer>, activeVersion?: number) {
@@ -90,14 +113,26 @@ export class KeyRing {
   }
 
   encrypt(plaintext: string | Buffer, associatedData = ''): string {
-    const dataKey = freshRandomBytes(32);
-    const wrapped = seal(this.cipherKey(this.activeVersion), dataKey, `wrap:${this.activeVersion}`);
+    const dataKey = this.sealingKey();
     const body = seal(
-      createSecretKey(dataKey),
+      dataKey.key,
       Buffer.isBuffer(plaintext) ? plaintext : Buffer.from(plaintext, 'utf8'),
       associatedData,
     );
-    return ['sv1', String(this.activeVersion), pack(wrapped), body.iv, body.tag, body.ciphertext].join('.');
+    return ['sv1', String(dataKey.version), dataKey.wrapped, body.iv, body.tag, body.ciphertext].join('.');
+  }
+
+  /** The data key to seal the next value with: the current one until it has sealed DATA_KEY_USES values. */
+  private sealingKey(): DataKey {
+    const current = this.dataKey;
+    if (current && current.uses < DATA_KEY_USES) {
+      current.uses++;
+      return current;
+    }
+    const raw = freshRandomBytes(32);
+    const wrapped = pack(seal(this.cipherKey(this.activeVersion), raw, `wrap:${this.activeVersion}`));
+    this.dataKey = { version: this.activeVersion, key: createSecretKey(raw), wrapped, uses: 1 };
+    return this.dataKey;
   }
 
   decrypt(envelope: string, associatedData = ''): Buffer {
@@ -117,16 +152,8 @@ export class KeyRing {
     const parts = envelope.split('.');
     if (parts.length !== 8 || parts[0] !== 'sv1') throw new EnvelopeError('not a Strata envelope');
     const keyVersion = Number(parts[1]);
-    const [wiv, wtag, wct] = [parts[2]!, parts[3]!, parts[4]!];
-    let dataKey: Buffer;
-    try {
-      dataKey = open(this.cipherKey(keyVersion), { iv: wiv, tag: wtag, ciphertext: wct }, `wrap:${keyVersion}`);
-    } catch (err) {
-      if (err instanceof EnvelopeError) throw err;
-      throw new EnvelopeError(`the data key does not unwrap with key version ${keyVersion} (tampered)`);
-    }
+    const bodyKey = this.openDataKey(keyVersion, parts[2]!, parts[3]!, parts[4]!);
     const body = { iv: parts[5]!, tag: parts[6]!, ciphertext: parts[7]! };
-    const bodyKey = createSecretKey(dataKey);
     for (const [binding, aad] of candidates.entries()) {
       try {
         return { plaintext: open(bodyKey, body, aad), binding, keyVersion };
@@ -137,6 +164,34 @@ export class KeyRing {
     throw new EnvelopeError(
       'the envelope does not authenticate with its associated data (tampered, or moved from elsewhere)',
     );
+  }
+
+  /**
+   * The data key of an envelope, unwrapped with its key version (kept once it
+   * authenticated, so the values it sealed open with one AES-GCM operation each).
+   */
+  private openDataKey(keyVersion: number, iv: string, tag: string, ciphertext: string): KeyObject {
+    const id = `${keyVersion}.${iv}.${tag}.${ciphertext}`;
+    const kept = this.openedDataKeys.get(id);
+    if (kept) {
+      // Most recently used last: the first entry is the one to drop.
+      this.openedDataKeys.delete(id);
+      this.openedDataKeys.set(id, kept);
+      return kept;
+    }
+    let raw: Buffer;
+    try {
+      raw = open(this.cipherKey(keyVersion), { iv, tag, ciphertext }, `wrap:${keyVersion}`);
+    } catch (err) {
+      if (err instanceof EnvelopeError) throw err;
+      throw new EnvelopeError(`the data key does not unwrap with key version ${keyVersion} (tampered)`);
+    }
+    const key = createSecretKey(raw);
+    if (this.openedDataKeys.size >= OPENED_DATA_KEYS) {
+      this.openedDataKeys.delete(this.openedDataKeys.keys().next().value!);
+    }
+    this.openedDataKeys.set(id, key);
+    return key;
   }
 
   /**
