@@ -106,15 +106,6 @@ export class RunsRepository {
     return row;
   }
 
-  /** Many runs in one statement (a batch of arrivals), in `tx`. */
-  async insertMany(scope: WorkspaceScope, tx: Tx, runs: readonly NewRun[]): Promise<RunEntity[]> {
-    if (runs.length === 0) return [];
-    const rows = runs.map((r) => this.entityOf(scope, r));
-    const { sql, values } = insertRows('compute.runs', this.columns(), rows);
-    await managerOf(this.db, tx).query(sql, values);
-    return rows;
-  }
-
   /**
    * Many runs in one statement (a batch of arrivals), each written only when no
    * run has its job id yet: an arrival dispatched again (the sweep, a retry)
