@@ -483,6 +483,11 @@ describe('inbound capture', () => {
       );
       expect(runs.rows).toHaveLength(ids.length);
       expect(runs.rows.every((r) => r.n === 1)).toBe(true);
+      // Dispatched arrivals are off the sweep's list (the dispatch's record removed them, in its statement).
+      const listed = await db.query('SELECT count(*)::int AS n FROM inbound.undispatched_events WHERE id = ANY($1)', [
+        ids,
+      ]);
+      expect(listed.rows[0].n).toBe(0);
       // Each run got its own arrival's body.
       const one = await finished(rows.find((r) => r.id === ids[7])!.job_id);
       expect(one['status']).toBe('succeeded');
@@ -525,10 +530,14 @@ describe('inbound capture', () => {
     const db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
     try {
+      // What a crash right after the store leaves: the arrival `received`, on the sweep's list, never dispatched.
       const { rows } = await db.query(
-        `UPDATE inbound.inbound_events SET dispatch_status = 'received', run_id = NULL, dispatched_at = NULL,
-                received_at = now() - interval '1 hour'
-          WHERE id = $1 RETURNING job_id`,
+        `WITH reset AS (
+           UPDATE inbound.inbound_events SET dispatch_status = 'received', run_id = NULL, dispatched_at = NULL,
+                  received_at = now() - interval '1 hour'
+            WHERE id = $1 RETURNING id, workspace_slug, received_at, job_id),
+         listed AS (INSERT INTO inbound.undispatched_events SELECT id, workspace_slug, received_at FROM reset)
+         SELECT job_id FROM reset`,
         [stripeEvent],
       );
       await stack.restartInbound({ INBOUND_REDISPATCH_AFTER_MS: '100', INBOUND_SWEEP_INTERVAL_MS: '100' });
@@ -536,6 +545,10 @@ describe('inbound capture', () => {
       expect(row.dispatchStatus).toBe('dispatched');
       const runs = await db.query('SELECT count(*)::int AS n FROM compute.runs WHERE job_id = $1', [rows[0].job_id]);
       expect(runs.rows[0].n).toBe(1);
+      const listed = await db.query('SELECT count(*)::int AS n FROM inbound.undispatched_events WHERE id = $1', [
+        stripeEvent,
+      ]);
+      expect(listed.rows[0].n).toBe(0);
     } finally {
       await db.end();
     }

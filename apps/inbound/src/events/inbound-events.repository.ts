@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { insertRows, queryPrepared, type WorkspaceScope } from '@strata/db';
+import { insertRows, queryPrepared, rowsOf, type WorkspaceScope } from '@strata/db';
 import { Coalescer } from '../batching/coalescer.js';
 import { InboundEventEntity, type DispatchStatus, type SignatureResult } from './inbound-event.entity.js';
 
@@ -49,6 +49,9 @@ const LIST_COLUMNS = [
   'e.dispatchedAt',
 ];
 
+/** The dispatch statuses of an arrival still to be dispatched (the sweep's list: inbound.undispatched_events). */
+const UNDISPATCHED = "('received', 'queued')";
+
 /**
  * inbound.inbound_events. Tenant methods take the scope and carry
  * `workspace_slug` in every statement; the sweeps' methods are system-wide and
@@ -76,11 +79,15 @@ export class InboundEventsRepository {
     return row;
   }
 
+  /** The arrivals, and those still to dispatch in the list the sweep reads, in one statement. */
   private async insertAll(rows: InboundEventEntity[]): Promise<void[]> {
-    const { sql, values } = insertRows('inbound.inbound_events', this.db.getMetadata(InboundEventEntity).columns, rows);
+    const inserted = insertRows('inbound.inbound_events', this.db.getMetadata(InboundEventEntity).columns, rows);
+    const sql = `WITH stored AS (${inserted.sql} RETURNING id, workspace_slug, received_at, dispatch_status)
+      INSERT INTO inbound.undispatched_events (id, workspace_slug, received_at)
+      SELECT id, workspace_slug, received_at FROM stored WHERE dispatch_status IN ${UNDISPATCHED}`;
     // One row (the usual case when not busy) as a named prepared statement.
-    if (rows.length === 1) await queryPrepared(this.db.manager, sql, values);
-    else await this.db.query(sql, values);
+    if (rows.length === 1) await queryPrepared(this.db.manager, sql, inserted.values);
+    else await this.db.query(sql, inserted.values);
     return rows.map(() => undefined);
   }
 
@@ -111,10 +118,11 @@ export class InboundEventsRepository {
     return { rows, total };
   }
 
-  /** Records how a dispatch ended; a status never moves back (a late `queued` after `dispatched` is ignored). */
   /**
    * What became of many arrivals' dispatches, in one statement. A status moves
    * only forward: `received` to anything, `queued` to `dispatched` or dropped.
+   * An arrival whose dispatch ended leaves the sweep's list in the same statement.
+   * No column written here is indexed: the update is HOT (migration 1765000000002).
    */
   async recordDispatches(
     scope: WorkspaceScope,
@@ -122,16 +130,20 @@ export class InboundEventsRepository {
   ): Promise<void> {
     if (changes.length === 0) return;
     await this.db.query(
-      `UPDATE inbound.inbound_events e
-          SET dispatch_status = u.status,
-              run_id = COALESCE(u.run_id, e.run_id),
-              job_id = COALESCE(u.job_id, e.job_id),
-              dispatch_error = COALESCE(u.error, e.dispatch_error),
-              dispatched_at = u.at
-         FROM unnest($2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::timestamptz[])
-              AS u(id, status, run_id, job_id, error, at)
-        WHERE e.workspace_slug = $1 AND e.id = u.id
-          AND (e.dispatch_status = 'received' OR (e.dispatch_status = 'queued' AND u.status <> 'queued'))`,
+      `WITH changed AS (
+         UPDATE inbound.inbound_events e
+            SET dispatch_status = u.status,
+                run_id = COALESCE(u.run_id, e.run_id),
+                job_id = COALESCE(u.job_id, e.job_id),
+                dispatch_error = COALESCE(u.error, e.dispatch_error),
+                dispatched_at = u.at
+           FROM unnest($2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::timestamptz[])
+                AS u(id, status, run_id, job_id, error, at)
+          WHERE e.workspace_slug = $1 AND e.id = u.id
+            AND (e.dispatch_status = 'received' OR (e.dispatch_status = 'queued' AND u.status <> 'queued'))
+         RETURNING e.id, e.dispatch_status)
+       DELETE FROM inbound.undispatched_events x USING changed c
+        WHERE x.workspace_slug = $1 AND x.id = c.id AND c.dispatch_status NOT IN ${UNDISPATCHED}`,
       [
         scope.workspace,
         changes.map((c) => c.id),
@@ -185,18 +197,23 @@ export class InboundEventsRepository {
   }
 
   async remove(scope: WorkspaceScope, id: string): Promise<void> {
-    await this.db.query('DELETE FROM inbound.inbound_events WHERE workspace_slug = $1 AND id = $2', [
-      scope.workspace,
-      id,
-    ]);
+    await this.db.query(
+      `WITH gone AS (DELETE FROM inbound.inbound_events WHERE workspace_slug = $1 AND id = $2 RETURNING id)
+       DELETE FROM inbound.undispatched_events x USING gone g WHERE x.workspace_slug = $1 AND x.id = g.id`,
+      [scope.workspace, id],
+    );
   }
 
-  /** System-wide, for the sweep: arrivals still `received` (or `queued`) since before `before`, oldest first. */
+  /**
+   * System-wide, for the sweep: arrivals still `received` (or `queued`) since
+   * before `before`, oldest first, from the list of arrivals still to dispatch.
+   */
   undispatched(before: Date, limit: number): Promise<InboundEventEntity[]> {
     return this.db
       .createQueryBuilder(InboundEventEntity, 'e')
       .where(
-        `e.dispatch_status IN ('received', 'queued') AND e.signature_result <> 'rejected' AND e.received_at < :before`,
+        `e.id IN (SELECT x.id FROM inbound.undispatched_events x WHERE x.received_at < :before)
+         AND e.dispatch_status IN ${UNDISPATCHED} AND e.signature_result <> 'rejected'`,
         { before },
       )
       .orderBy('e.received_at', 'ASC')
@@ -206,11 +223,16 @@ export class InboundEventsRepository {
 
   /** System-wide, for retention: deletes up to `limit` arrivals received before `before`; how many. */
   async deleteBefore(before: Date, limit: number): Promise<number> {
-    const rows = await this.db.query<{ id: string }[]>(
-      `DELETE FROM inbound.inbound_events WHERE id IN (
-         SELECT id FROM inbound.inbound_events WHERE received_at < $1 ORDER BY received_at LIMIT $2
-       ) RETURNING id`,
-      [before, limit],
+    const rows = rowsOf<{ id: string }>(
+      await this.db.query(
+        `WITH gone AS (
+           DELETE FROM inbound.inbound_events WHERE id IN (
+             SELECT id FROM inbound.inbound_events WHERE received_at < $1 ORDER BY received_at LIMIT $2
+           ) RETURNING id),
+         listed AS (DELETE FROM inbound.undispatched_events x USING gone g WHERE x.id = g.id)
+         SELECT id FROM gone`,
+        [before, limit],
+      ),
     );
     return rows.length;
   }

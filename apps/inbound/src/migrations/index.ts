@@ -1,5 +1,10 @@
 import { InboundEvents1765000000000 } from './1765000000000-inbound-events.js';
 import { InboundAutoPersist1765000000001 } from './1765000000001-inbound-auto-persist.js';
+import { InboundUndispatched1765000000002 } from './1765000000002-inbound-undispatched.js';
 
 export const INBOUND_SCHEMA = 'inbound';
-export const MIGRATIONS = [InboundEvents1765000000000, InboundAutoPersist1765000000001];
+export const MIGRATIONS = [
+  InboundEvents1765000000000,
+  InboundAutoPersist1765000000001,
+  InboundUndispatched1765000000002,
+];
