@@ -57,6 +57,9 @@ export interface RunOutcome {
   readonly finishedAt: Date;
 }
 
+/** Batches of runs up to this many rows are written as prepared statements (one per size). */
+const PREPARED_BATCH = 16;
+
 /** The columns of a list row: what user code produced is left for the detail. */
 const LIST_COLUMNS = [
   'r.id',
@@ -115,9 +118,12 @@ export class RunsRepository {
     if (runs.length === 0) return [];
     const rows = runs.map((r) => this.entityOf(scope, r));
     const { sql, values } = insertRows('compute.runs', this.columns(), rows);
-    const written = rowsOf<{ id: string }>(
-      await this.db.query(`${sql} ON CONFLICT (job_id) DO NOTHING RETURNING id`, values),
-    );
+    const statement = `${sql} ON CONFLICT (job_id) DO NOTHING RETURNING id`;
+    // The usual batch sizes as named prepared statements, one text per size (at most PREPARED_BATCH of them).
+    const written =
+      rows.length <= PREPARED_BATCH
+        ? await queryPrepared<{ id: string }>(this.db.manager, statement, values)
+        : rowsOf<{ id: string }>(await this.db.query(statement, values));
     const ids = new Set(written.map((r) => r.id));
     return rows.filter((r) => ids.has(r.id));
   }

@@ -49,6 +49,13 @@ const LIST_COLUMNS = [
   'e.dispatchedAt',
 ];
 
+/**
+ * Multi-row inserts up to this many rows run as prepared statements (one text
+ * per size, so at most this many statements per process): PostgreSQL then does
+ * not parse and plan a batch's statement again each time.
+ */
+const PREPARED_BATCH = 16;
+
 /** The dispatch statuses of an arrival still to be dispatched (the sweep's list: inbound.undispatched_events). */
 const UNDISPATCHED = "('received', 'queued')";
 
@@ -85,8 +92,8 @@ export class InboundEventsRepository {
     const sql = `WITH stored AS (${inserted.sql} RETURNING id, workspace_slug, received_at, dispatch_status)
       INSERT INTO inbound.undispatched_events (id, workspace_slug, received_at)
       SELECT id, workspace_slug, received_at FROM stored WHERE dispatch_status IN ${UNDISPATCHED}`;
-    // One row (the usual case when not busy) as a named prepared statement.
-    if (rows.length === 1) await queryPrepared(this.db.manager, sql, inserted.values);
+    // Batches of up to PREPARED_BATCH rows (the usual sizes) as named prepared statements, one per size.
+    if (rows.length <= PREPARED_BATCH) await queryPrepared(this.db.manager, sql, inserted.values);
     else await this.db.query(sql, inserted.values);
     return rows.map(() => undefined);
   }
