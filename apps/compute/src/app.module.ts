@@ -32,6 +32,8 @@ import { RerunsService } from './runs/reruns.service.js';
 import { RunsService } from './runs/runs.service.js';
 import { EndpointAuthenticator } from './endpoints/endpoint-authenticator.js';
 import { EndpointCalls } from './endpoints/endpoint-calls.service.js';
+import { EndpointLookups } from './endpoints/endpoint-lookups.js';
+import { TriggerChanges } from './triggers/trigger-changes.js';
 import { EndpointCredentialsRepository } from './endpoints/endpoint-credentials.repository.js';
 import { EndpointCredentials } from './endpoints/endpoint-credentials.service.js';
 import { EndpointDispatcher } from './endpoints/endpoint-dispatcher.js';
@@ -87,6 +89,8 @@ export class ComputeAppModule {
         EndpointAuthenticator,
         EndpointDispatcher,
         EndpointCalls,
+        EndpointLookups,
+        TriggerChanges,
         HttpTriggerDirectory,
         FunctionDirectory,
         FunctionRunsDirectory,

@@ -46,6 +46,17 @@ export class ComputeConfig extends ServiceConfig {
   @Max(60_000)
   COMPUTE_ENDPOINT_GRACE_MS = 5000;
 
+  /**
+   * How long a replica keeps an endpoint's trigger and function version once
+   * read (0: read on every call). A change to the workspace's triggers or
+   * functions drops them at once on every replica (a NATS notice); this bounds
+   * how stale one can be when a notice is lost.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  COMPUTE_ENDPOINT_CACHE_MS = 2000;
+
   /** Runs an isolate serves (each in a fresh context) before it is replaced. */
   @IsInt()
   @Min(1)

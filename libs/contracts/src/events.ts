@@ -141,6 +141,21 @@ export function computeEndpointSubject(prefix: string): string {
   return `${prefix}.compute.endpoints`;
 }
 
+/**
+ * A workspace's triggers or functions changed (updated, paused, resumed,
+ * deleted): every compute API replica forgets what it keeps of them (the
+ * endpoint lookups). Core NATS, no queue group; a lost notice is bounded by the
+ * keeping's own time limit.
+ */
+export function computeTriggersChangedSubject(prefix: string): string {
+  return `${prefix}.compute.triggers.changed`;
+}
+
+/** What a replica says when a workspace's triggers or functions changed. */
+export interface TriggersChanged {
+  readonly workspaceSlug: string;
+}
+
 /** The queue group of the workers serving endpoint runs. */
 export function computeEndpointQueue(prefix: string): string {
   return `${prefix}_compute_endpoint_workers`;

@@ -5,6 +5,7 @@ import { Clock, StrataException } from '@strata/platform';
 import { RunsRepository } from '../runs/runs.repository.js';
 import { SchedulesRepository } from '../schedules/schedules.repository.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
+import { TriggerChanges } from '../triggers/trigger-changes.js';
 import type { CreateFunctionRequest, UpdateFunctionRequest } from './dto/function.requests.js';
 import type { FunctionListQueryRequest } from './dto/function-list.query.js';
 import { assertRunnableCode, codeHash } from './function-code.js';
@@ -32,6 +33,7 @@ export class FunctionsService {
     private readonly triggers: TriggersRepository,
     private readonly schedules: SchedulesRepository,
     private readonly transactions: Transactions,
+    private readonly changes: TriggerChanges,
     private readonly clock: Clock,
   ) {}
 
@@ -101,6 +103,8 @@ export class FunctionsService {
           this.clock.now(),
         );
       });
+      // Its triggers run the new version from now on.
+      this.changes.changed(scope);
       return functionView(updated);
     } catch (err) {
       if (isUniqueViolation(err, 'functions_name_key')) throw StrataException.conflict(FUNCTION_NAME_TAKEN);
@@ -120,6 +124,7 @@ export class FunctionsService {
       await this.schedules.removeOfFunction(scope, tx, id);
       await this.triggers.deleteOfFunction(scope, tx, id, by, now);
     });
+    this.changes.changed(scope);
     return { success: true, message: 'Function deleted.' };
   }
 

@@ -23,6 +23,7 @@ import { sealSigningSecret, sealTriggerParams } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
 import type { TriggerEntity } from './trigger.entity.js';
 import { TRIGGER_SORT_FIELDS, TriggersRepository } from './triggers.repository.js';
+import { TriggerChanges } from './trigger-changes.js';
 
 export const TRIGGER_NOT_FOUND = 'Trigger not found.';
 export const TRIGGER_NAME_TAKEN = 'Trigger with that name already exists.';
@@ -41,6 +42,7 @@ export class TriggersService {
     private readonly credentials: EndpointCredentials,
     private readonly functions: FunctionsRepository,
     private readonly autoPersist: AutoPersistLinks,
+    private readonly changes: TriggerChanges,
     private readonly clock: Clock,
     config: ComputeConfig,
   ) {
@@ -225,6 +227,7 @@ export class TriggersService {
         const issued = metadata === undefined ? undefined : await this.credentials.align(scope, tx, updated);
         return issued ? { trigger: updated, issued } : { trigger: updated };
       });
+      this.changes.changed(scope);
       return await this.view(scope, updated);
     } catch (err) {
       throw conflictOf(err);
@@ -240,6 +243,7 @@ export class TriggersService {
       }
       await this.schedules.set(scope, tx, id, null);
     });
+    this.changes.changed(scope);
     return { success: true, message: 'Trigger deleted.' };
   }
 
@@ -251,6 +255,7 @@ export class TriggersService {
       // Paused: off the scheduler's list. Resumed: due again from now (missed occurrences are not made up).
       await this.reschedule(scope, tx, { ...current, paused });
     });
+    this.changes.changed(scope);
     return { success: true, message: paused ? 'Trigger paused.' : 'Trigger resumed.' };
   }
 
