@@ -56,6 +56,13 @@ async function createEndpoint(name: string, fn: string, metadata: Record<string,
   return created.body;
 }
 
+/** An endpoint run once its outcome is written (just after the call was answered). */
+const finalRun = (runId: string | null) =>
+  eventually(async () => {
+    const r = await call('GET', `${base()}/function-runs/${runId}`, { token });
+    return r.body.status === 'running' ? undefined : r.body;
+  }, 20_000);
+
 const runsOf = async (triggerId: string) =>
   (await call('GET', `${base()}/function-runs?triggerId=${triggerId}`, { token })).body.runs as any[];
 
@@ -126,9 +133,9 @@ describe('endpoint triggers', () => {
     const runId = answered.headers.get('x-strata-run-id');
     expect(runId).toEqual(expect.any(String));
 
-    const run = await call('GET', `${base()}/function-runs/${runId}`, { token });
-    expect(run.body).toMatchObject({ status: 'succeeded', triggerId: trigger.id });
-    expect(JSON.stringify(run.body.result)).toContain('book');
+    const run = await finalRun(runId);
+    expect(run).toMatchObject({ status: 'succeeded', triggerId: trigger.id });
+    expect(JSON.stringify(run.result)).toContain('book');
 
     const bare = await call('POST', endpoint('orders'), { body: {} });
     expect(bare.status).toBe(401);
@@ -174,6 +181,26 @@ describe('endpoint triggers', () => {
     expect(paused.body).toEqual({ error: 'No endpoint at /endpoints/pausable.', statusCode: 404 });
     expect((await call('PATCH', `${base()}/function-triggers/${trigger.id}/resume`, { token })).status).toBe(200);
     expect((await call('POST', endpoint('pausable'), { body: {} })).status).toBe(200);
+  });
+
+  it('runs a function’s new code from the first call after its update, and stops at once when it is deleted', async () => {
+    const versioned = (n: number) => `export default async () => ({ version: ${n} });`;
+    const fn = await call('POST', `${base()}/compute-functions`, {
+      token,
+      body: { name: 'versioned', code: versioned(1) },
+    });
+    expect(fn.status).toBe(201);
+    functions['versioned'] = fn.body.id;
+    await createEndpoint('versioned', 'versioned', { auth: { mode: 'public' } });
+    expect((await call('POST', endpoint('versioned'), { body: {} })).body).toEqual({ version: 1 });
+    const updated = await call('PUT', `${base()}/compute-functions/${fn.body.id}`, {
+      token,
+      body: { code: versioned(2) },
+    });
+    expect(updated.status).toBe(200);
+    expect((await call('POST', endpoint('versioned'), { body: {} })).body).toEqual({ version: 2 });
+    expect((await call('DELETE', `${base()}/compute-functions/${fn.body.id}`, { token })).status).toBe(200);
+    expect((await call('POST', endpoint('versioned'), { body: {} })).status).toBe(404);
   });
 
   it('sends what context.res.json set, leaving out headers a function cannot set', async () => {
@@ -288,20 +315,16 @@ describe('endpoint triggers', () => {
     const answered = await call('POST', endpoint('broken'), { body: {} });
     expect(answered.status).toBe(500);
     expect(JSON.stringify(answered.body)).not.toContain('the secret reason');
-    const run = await call('GET', `${base()}/function-runs/${answered.headers.get('x-strata-run-id')}`, { token });
-    expect(run.body.status).toBe('failed');
-    expect(JSON.stringify(run.body.error)).toContain('the secret reason');
+    const run = await finalRun(answered.headers.get('x-strata-run-id'));
+    expect(run.status).toBe('failed');
+    expect(JSON.stringify(run.error)).toContain('the secret reason');
   });
 
   it('504 past timeoutMs, and the run is recorded as timed out', async () => {
     await createEndpoint('sluggish', 'slow', { auth: { mode: 'public' }, timeoutMs: 1000 });
     const answered = await call('POST', endpoint('sluggish'), { body: {} });
     expect(answered.status).toBe(504);
-    const runId = answered.headers.get('x-strata-run-id');
-    const run = await eventually(async () => {
-      const r = await call('GET', `${base()}/function-runs/${runId}`, { token });
-      return r.body.status === 'running' ? undefined : r.body;
-    }, 20_000);
+    const run = await finalRun(answered.headers.get('x-strata-run-id'));
     expect(run.status).toBe('timed_out');
   });
 

@@ -46,7 +46,9 @@ function isDispatchedRun(value: unknown): value is DispatchedRun {
  * endpoint isolate free, out of it (the subscription drained) while they are
  * all busy, so NATS hands calls to workers that can start them now. A call
  * that reaches it full anyway takes a free background isolate or is answered
- * `busy`. The answer is sent once the run's outcome is written.
+ * `busy`. The answer is sent as soon as the function is done, and its outcome
+ * written right after: a worker that dies between the two leaves the run to its
+ * lease (the sweep fails it as WorkerLost), though its caller was answered.
  */
 @Injectable()
 export class EndpointServer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -155,14 +157,17 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
         reply(msg, { kind: 'lost' });
         return;
       }
-      const { outcome, response } = await this.executor.execute(
+      // The caller is answered as soon as the function is done; its outcome is written right after.
+      await this.executor.execute(
         scope,
         run,
         engine,
         carried ? dispatch.holder : undefined,
+        ({ outcome, response }) => {
+          release();
+          reply(msg, { kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
+        },
       );
-      release();
-      reply(msg, { kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
     });
   }
 }

@@ -118,6 +118,11 @@ export class RunExecutor {
     engine: SandboxEngine = this.engine,
     /** A dispatched endpoint run executed without a takeover: its outcome is written under the dispatch's hold. */
     holder?: string,
+    /**
+     * Told how the run ended as soon as the sandbox is done, before the outcome
+     * is written (an endpoint's caller is answered without waiting for the write).
+     */
+    onEnd?: (executed: ExecutedRun) => void,
   ): Promise<ExecutedRun> {
     // A dispatched run's lease already covers its timeout and the grace; a held one is renewed.
     const heartbeat =
@@ -156,6 +161,7 @@ export class RunExecutor {
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
         executed = { outcome: platformFailure(bridge, this.clock.now()) };
       }
+      onEnd?.(executed);
       if (await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID)) {
         this.announceEnd(scope, run, executed.outcome);
       }
