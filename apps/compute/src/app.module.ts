@@ -32,7 +32,7 @@ import { RerunsService } from './runs/reruns.service.js';
 import { RunsService } from './runs/runs.service.js';
 import { EndpointAuthenticator } from './endpoints/endpoint-authenticator.js';
 import { EndpointCalls } from './endpoints/endpoint-calls.service.js';
-import { EndpointLookups } from './endpoints/endpoint-lookups.js';
+import { TriggerLookups } from './triggers/trigger-lookups.js';
 import { TriggerChanges } from './triggers/trigger-changes.js';
 import { EndpointCredentialsRepository } from './endpoints/endpoint-credentials.repository.js';
 import { EndpointCredentials } from './endpoints/endpoint-credentials.service.js';
@@ -89,7 +89,7 @@ export class ComputeAppModule {
         EndpointAuthenticator,
         EndpointDispatcher,
         EndpointCalls,
-        EndpointLookups,
+        TriggerLookups,
         TriggerChanges,
         HttpTriggerDirectory,
         FunctionDirectory,

@@ -47,15 +47,16 @@ export class ComputeConfig extends ServiceConfig {
   COMPUTE_ENDPOINT_GRACE_MS = 5000;
 
   /**
-   * How long a replica keeps an endpoint's trigger and function version once
-   * read (0: read on every call). A change to the workspace's triggers or
+   * How long a replica keeps the triggers it looked up to start runs (an
+   * endpoint's, the event-driven ones watching an event) with their functions'
+   * versions (0: read every time). A change to the workspace's triggers or
    * functions drops them at once on every replica (a NATS notice); this bounds
    * how stale one can be when a notice is lost.
    */
   @IsInt()
   @Min(0)
   @Max(60_000)
-  COMPUTE_ENDPOINT_CACHE_MS = 2000;
+  COMPUTE_TRIGGER_CACHE_MS = 2000;
 
   /** Runs an isolate serves (each in a fresh context) before it is replaced. */
   @IsInt()

@@ -7,6 +7,7 @@ import { functionView, type FunctionView } from '../functions/function-view.js';
 import { FunctionsService } from '../functions/functions.service.js';
 import { CreateTriggerRequest } from '../triggers/dto/trigger.requests.js';
 import { TriggersService } from '../triggers/triggers.service.js';
+import { TriggerChanges } from '../triggers/trigger-changes.js';
 import type { JsonObject } from '../json.js';
 import type { DraftEntity } from './draft.entity.js';
 import { DraftsRepository } from './drafts.repository.js';
@@ -46,6 +47,7 @@ export class DraftsService {
     private readonly functions: FunctionsService,
     private readonly triggers: TriggersService,
     private readonly transactions: Transactions,
+    private readonly changes: TriggerChanges,
     private readonly clock: Clock,
   ) {}
 
@@ -118,6 +120,7 @@ export class DraftsService {
       await this.drafts.delete(scope, id, tx);
       return trigger;
     });
+    this.changes.changed(scope);
     return this.triggers.view(scope, created);
   }
 

@@ -13,7 +13,7 @@ import { DEFAULT_TIMEOUT_MS, TRIGGER_PATH, type HttpMethod } from '../triggers/m
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { EndpointAuthenticator } from './endpoint-authenticator.js';
-import { EndpointLookups } from './endpoint-lookups.js';
+import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { EndpointDispatcher } from './endpoint-dispatcher.js';
 import { endpointRequestOf, payloadOf } from './endpoint-request.js';
 import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
@@ -29,7 +29,7 @@ import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
 @Injectable()
 export class EndpointCalls {
   constructor(
-    private readonly lookups: EndpointLookups,
+    private readonly lookups: TriggerLookups,
     private readonly authenticator: EndpointAuthenticator,
     private readonly executions: TriggerExecutions,
     private readonly budget: ExecutionBudget,
@@ -45,7 +45,7 @@ export class EndpointCalls {
     if (!isWorkspaceSlug(workspace) || !TRIGGER_PATH.test(path)) throw notFound();
     // The URL's workspace, before any credential: the endpoint found in it names its own auth modes.
     const scope = issueWorkspaceScope(workspace);
-    const found = await this.lookups.find(scope, path);
+    const found = await this.lookups.endpointAt(scope, path);
     if (!found || found.trigger.paused) throw notFound();
     const { trigger, fn } = found;
     // A trigger whose function is gone runs nothing: there is no endpoint any more.

@@ -6,7 +6,7 @@ import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
-import { TriggersRepository } from '../triggers/triggers.repository.js';
+import { TriggerLookups } from '../triggers/trigger-lookups.js';
 
 /** A record event as far as matching needs it; the whole payload goes to the function untouched. */
 export interface WatchedEvent {
@@ -53,7 +53,7 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
 
   constructor(
     private readonly nats: NatsConnectionHolder,
-    private readonly triggers: TriggersRepository,
+    private readonly lookups: TriggerLookups,
     private readonly executions: TriggerExecutions,
     private readonly config: ComputeConfig,
   ) {}
@@ -81,14 +81,10 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
     // for a change in that workspace): its triggers are looked up and run within it.
     const scope = issueWorkspaceScope(event.workspaceSlug);
     const eventId = msg.headers?.get('Nats-Msg-Id') || `seq:${msg.info.streamSequence}`;
-    for (const trigger of await this.triggers.watching(scope, event.event, event.recordSlug)) {
-      try {
-        await this.executions.runForEvent(scope, trigger, event.payload, eventId);
-      } catch (err) {
-        // A trigger whose function vanished between the lookup and the run: nothing to run.
-        if ((err as { status?: number }).status === 404) continue;
-        throw err;
-      }
+    for (const { trigger, fn } of await this.lookups.watching(scope, event.event, event.recordSlug)) {
+      // A trigger whose function is gone: nothing to run.
+      if (!fn) continue;
+      await this.executions.runForEvent(scope, trigger, fn, event.payload, eventId);
     }
   }
 }

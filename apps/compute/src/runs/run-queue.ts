@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
-import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
+import type { Tx, WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
@@ -9,7 +9,6 @@ import { RunJobs } from './run-jobs.js';
 import { defaultRunLimits, type RunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
 import type { ExecutionSource } from './run-status.js';
-import { EventRunsRepository } from '../events/event-runs.repository.js';
 import type { RunEntity } from './run.entity.js';
 import { RunsRepository, type NewRun } from './runs.repository.js';
 
@@ -56,8 +55,6 @@ export class RunQueue {
 
   constructor(
     private readonly runs: RunsRepository,
-    private readonly eventRuns: EventRunsRepository,
-    private readonly transactions: Transactions,
     private readonly jobs: RunJobs,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
@@ -113,10 +110,12 @@ export class RunQueue {
   }
 
   /**
-   * Queues the run of one (event, trigger) pair at most once: the pair is recorded in
-   * the run's own transaction, so a redelivered event starts nothing again. Only a
-   * pair claimed now asks `overBudget` (the executions limit), so a redelivery spends
-   * nothing. Undefined when the pair already started its run.
+   * Queues the run of one (event, trigger) pair at most once: the pair and the
+   * run are one statement that writes neither when the pair started its run
+   * before, so a redelivered event starts nothing again. The executions limit
+   * is counted first, for every delivery of the event (a redelivery, rare,
+   * counts again: it errs on the strict side). Undefined when the pair already
+   * started its run.
    */
   async enqueueOnce(
     scope: WorkspaceScope,
@@ -124,13 +123,11 @@ export class RunQueue {
     eventId: string,
     overBudget: () => Promise<boolean>,
   ) {
-    const runId = randomUUID();
-    const run = await this.transactions.run(async (tx) => {
-      if (!(await this.eventRuns.claim(scope, tx, eventId, request.triggerId, runId, this.clock.now()))) {
-        return undefined;
-      }
-      const prepared = this.newRun({ ...request, rateLimited: await overBudget() }, runId);
-      return this.runs.insert(scope, tx, prepared);
+    const prepared = this.newRun({ ...request, rateLimited: await overBudget() });
+    const run = await this.runs.insertForEvent(scope, prepared, {
+      eventId,
+      triggerId: request.triggerId,
+      at: this.clock.now(),
     });
     if (!run) return undefined;
     const published =

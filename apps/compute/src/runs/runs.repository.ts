@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import { insertRows, managerOf, queryPrepared, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
+import { columnValue, insertRows, managerOf, queryPrepared, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { JsonObject } from '../json.js';
 import { RunEntity } from './run.entity.js';
 import type { ExecutionSource, RunStatus } from './run-status.js';
@@ -137,6 +137,35 @@ export class RunsRepository {
       [scope.workspace, jobIds],
     );
     return new Map(rows.map((r) => [r.job_id, r.id]));
+  }
+
+  /**
+   * The run of one (event, trigger) pair, written only if the pair is new: the
+   * pair (`compute.trigger_event_runs`) and the run in one prepared statement,
+   * so a redelivered event writes neither. Undefined when the pair started its
+   * run before.
+   */
+  async insertForEvent(
+    scope: WorkspaceScope,
+    r: NewRun,
+    pair: { readonly eventId: string; readonly triggerId: string; readonly at: Date },
+  ): Promise<RunEntity | undefined> {
+    const row = this.entityOf(scope, r);
+    const columns = this.columns();
+    const values = columns.map((c) => columnValue(c, c.getEntityValue(row)));
+    const at = values.length;
+    const written = await queryPrepared<{ id: string }>(
+      this.db.manager,
+      `WITH pair AS (
+         INSERT INTO compute.trigger_event_runs (event_id, trigger_id, workspace_slug, run_id, created_at)
+         VALUES ($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5})
+         ON CONFLICT (event_id, trigger_id) DO NOTHING RETURNING run_id)
+       INSERT INTO compute.runs (${columns.map((c) => c.databaseName).join(', ')})
+       SELECT ${columns.map((_, i) => `$${i + 1}`).join(', ')} WHERE EXISTS (SELECT 1 FROM pair)
+       RETURNING id`,
+      [...values, pair.eventId, pair.triggerId, scope.workspace, row.id, pair.at],
+    );
+    return written.length > 0 ? row : undefined;
   }
 
   private entityOf(scope: WorkspaceScope, r: NewRun): RunEntity {

@@ -10,7 +10,7 @@ type Listener = (workspace: string) => void;
 /**
  * Says that a workspace's triggers or functions changed, to this replica's
  * listeners at once and to every other replica over NATS, so what they keep of
- * them (EndpointLookups) is dropped. Called after the change committed.
+ * them (TriggerLookups) is dropped. Called after the change committed.
  */
 @Injectable()
 export class TriggerChanges implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -58,7 +58,7 @@ export class TriggerChanges implements OnApplicationBootstrap, OnApplicationShut
       .then((nc) => nc.publish(computeTriggersChangedSubject(this.config.NATS_PREFIX), JSON.stringify(notice)))
       .catch((err: unknown) =>
         this.logger.warn({
-          msg: 'trigger change not announced; other replicas catch up within COMPUTE_ENDPOINT_CACHE_MS',
+          msg: 'trigger change not announced; other replicas catch up within COMPUTE_TRIGGER_CACHE_MS',
           err: String(err),
         }),
       );

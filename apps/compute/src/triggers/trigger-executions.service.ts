@@ -76,8 +76,14 @@ export class TriggerExecutions {
   }
 
   /** The run of one record event for one trigger, at most once (undefined: it was queued already). */
-  async runForEvent(scope: WorkspaceScope, trigger: TriggerEntity, event: JsonObject, eventId: string) {
-    const request = await this.runRequest(scope, trigger, event, 'trigger', 'system:events', 0);
+  async runForEvent(
+    scope: WorkspaceScope,
+    trigger: TriggerEntity,
+    fn: FunctionVersionRef,
+    event: JsonObject,
+    eventId: string,
+  ) {
+    const request = await this.runRequest(scope, trigger, event, 'trigger', 'system:events', 0, fn);
     return this.queue.enqueueOnce(
       scope,
       { ...request, triggerId: trigger.id },

@@ -121,25 +121,57 @@ export class TriggersRepository {
     scope: WorkspaceScope,
     id: string,
   ): Promise<{ trigger: TriggerEntity; fn: FunctionVersionRef | undefined } | undefined> {
+    const [found] = await this.withFunctions(scope, 't.id = $2', [id]);
+    return found;
+  }
+
+  /**
+   * The live, running (not paused) event-driven triggers of the workspace
+   * watching `event` on `recordSlug`, each with its live function's current
+   * version, in one prepared statement.
+   */
+  watchingWithFunctions(
+    scope: WorkspaceScope,
+    event: string,
+    recordSlug: string,
+  ): Promise<{ trigger: TriggerEntity; fn: FunctionVersionRef | undefined }[]> {
+    return this.withFunctions(
+      scope,
+      `t.execution_type = 'event-driven' AND NOT t.paused AND t.metadata->>'event' = $2
+       AND t.metadata->>'recordSlug' = $3`,
+      [event, recordSlug],
+    );
+  }
+
+  /** Live triggers of the workspace matching `where` ($1 is the workspace), with their functions' versions. */
+  private async withFunctions(
+    scope: WorkspaceScope,
+    where: string,
+    params: unknown[],
+  ): Promise<{ trigger: TriggerEntity; fn: FunctionVersionRef | undefined }[]> {
     const columns = this.db.getMetadata(TriggerEntity).columns;
-    const [raw] = await queryPrepared<Record<string, unknown>>(
+    const rows = await queryPrepared<Record<string, unknown>>(
       this.db.manager,
       `SELECT ${columns.map((c) => `t.${c.databaseName}`).join(', ')},
               f.id AS f_id, f.version AS f_version, f.code_hash AS f_code_hash
          FROM compute.triggers t
          LEFT JOIN compute.functions f
            ON f.workspace_slug = t.workspace_slug AND f.id = t.function_id AND f.deleted_at IS NULL
-        WHERE t.workspace_slug = $1 AND t.id = $2 AND t.deleted_at IS NULL`,
-      [scope.workspace, id],
+        WHERE t.workspace_slug = $1 AND t.deleted_at IS NULL AND ${where}
+        ORDER BY t.id`,
+      [scope.workspace, ...params],
     );
-    if (!raw) return undefined;
-    const trigger = this.db.manager.create(TriggerEntity);
-    for (const column of columns) column.setEntityValue(trigger, raw[column.databaseName]);
-    const fn =
-      typeof raw['f_id'] === 'string' && typeof raw['f_version'] === 'number' && typeof raw['f_code_hash'] === 'string'
-        ? { id: raw['f_id'], version: raw['f_version'], codeHash: raw['f_code_hash'] }
-        : undefined;
-    return { trigger, fn };
+    return rows.map((raw) => {
+      const trigger = this.db.manager.create(TriggerEntity);
+      for (const column of columns) column.setEntityValue(trigger, raw[column.databaseName]);
+      const fn =
+        typeof raw['f_id'] === 'string' &&
+        typeof raw['f_version'] === 'number' &&
+        typeof raw['f_code_hash'] === 'string'
+          ? { id: raw['f_id'], version: raw['f_version'], codeHash: raw['f_code_hash'] }
+          : undefined;
+      return { trigger, fn };
+    });
   }
 
   async list(scope: WorkspaceScope, q: TriggerListQuery): Promise<{ rows: TriggerEntity[]; total: number }> {
@@ -147,19 +179,6 @@ export class TriggersRepository {
       .createQueryBuilder(TriggerEntity, 't')
       .where('t.workspace_slug = :workspace AND t.deleted_at IS NULL', { workspace: scope.workspace });
     return pageOf(query, q, { search: SEARCH_COLUMNS, sort: SORT_COLUMNS, id: 't.id' });
-  }
-
-  /** The live, running (not paused) event-driven triggers of the workspace watching `event` on `recordSlug`. */
-  async watching(scope: WorkspaceScope, event: string, recordSlug: string): Promise<TriggerEntity[]> {
-    return this.db
-      .createQueryBuilder(TriggerEntity, 't')
-      .where(
-        `t.workspace_slug = :workspace AND t.execution_type = 'event-driven' AND t.deleted_at IS NULL
-         AND NOT t.paused AND t.metadata->>'event' = :event AND t.metadata->>'recordSlug' = :recordSlug`,
-        { workspace: scope.workspace, event, recordSlug },
-      )
-      .orderBy('t.id', 'ASC')
-      .getMany();
   }
 
   /** The live http-trigger of the workspace at `path` (paused ones too). */

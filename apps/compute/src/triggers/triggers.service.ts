@@ -50,7 +50,9 @@ export class TriggersService {
   }
 
   async create(scope: WorkspaceScope, by: string, body: CreateTriggerRequest) {
-    return this.view(scope, await this.transactions.run((tx) => this.createIn(scope, tx, by, body)));
+    const created = await this.transactions.run((tx) => this.createIn(scope, tx, by, body));
+    this.changes.changed(scope);
+    return this.view(scope, created);
   }
 
   /**

@@ -3,7 +3,7 @@ import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import { loadConfig, NatsConnectionHolder } from '@strata/platform';
 import { eventually, ManualClock, testNatsPrefix } from '@strata/testing';
 import { ComputeConfig } from '../src/compute.config.js';
-import { EndpointLookups } from '../src/endpoints/endpoint-lookups.js';
+import { TriggerLookups } from '../src/triggers/trigger-lookups.js';
 import { TriggerChanges } from '../src/triggers/trigger-changes.js';
 import type { TriggerEntity } from '../src/triggers/trigger.entity.js';
 import type { TriggersRepository } from '../src/triggers/triggers.repository.js';
@@ -15,6 +15,16 @@ class Endpoints {
 
   repository(): TriggersRepository {
     return {
+      watchingWithFunctions: async (scope: WorkspaceScope, event: string, recordSlug: string) => {
+        this.reads++;
+        const version = this.at.get(`${scope.workspace}/${event}/${recordSlug}`);
+        if (version === undefined) return [];
+        const trigger = {
+          id: `${scope.workspace}-${event}`,
+          metadata: { event, recordSlug },
+        } as unknown as TriggerEntity;
+        return [{ trigger, fn: { id: 'fn', version: Number(version), codeHash: version } }];
+      },
       endpointAt: async (scope: WorkspaceScope, path: string) => {
         this.reads++;
         const version = this.at.get(`${scope.workspace}/${path}`);
@@ -26,24 +36,24 @@ class Endpoints {
   }
 }
 
-describe('EndpointLookups on two replicas, over a real NATS server', () => {
+describe('TriggerLookups on two replicas, over a real NATS server', () => {
   const config = loadConfig(ComputeConfig, {
     ...process.env,
     STRATA_ENV: 'development',
     NATS_PREFIX: testNatsPrefix(),
-    COMPUTE_ENDPOINT_CACHE_MS: '2000',
+    COMPUTE_TRIGGER_CACHE_MS: '2000',
   });
   const clock = new ManualClock();
   const store = new Endpoints();
   const replicas = [0, 1].map(() => {
     const nats = new NatsConnectionHolder(config);
     const changes = new TriggerChanges(nats, config);
-    return { nats, changes, lookups: new EndpointLookups(store.repository(), clock, config, changes) };
+    return { nats, changes, lookups: new TriggerLookups(store.repository(), clock, config, changes) };
   });
   const a = issueWorkspaceScope('lookups-a');
   const b = issueWorkspaceScope('lookups-b');
   const version = async (replica: number, scope: WorkspaceScope, path: string) =>
-    (await replicas[replica]!.lookups.find(scope, path))?.fn?.version;
+    (await replicas[replica]!.lookups.endpointAt(scope, path))?.fn?.version;
 
   beforeAll(async () => {
     await Promise.all(replicas.map((r) => r.changes.onApplicationBootstrap()));
@@ -54,7 +64,7 @@ describe('EndpointLookups on two replicas, over a real NATS server', () => {
     await Promise.all(replicas.map((r) => r.nats.onApplicationShutdown()));
   });
 
-  it('reads an endpoint once per replica and keeps it until COMPUTE_ENDPOINT_CACHE_MS passes', async () => {
+  it('reads an endpoint once per replica and keeps it until COMPUTE_TRIGGER_CACHE_MS passes', async () => {
     store.at.set('lookups-a/hook', '1');
     const before = store.reads;
     expect(await version(0, a, 'hook')).toBe(1);
@@ -70,6 +80,22 @@ describe('EndpointLookups on two replicas, over a real NATS server', () => {
     expect(await version(0, a, 'later')).toBeUndefined();
     store.at.set('lookups-a/later', '1');
     expect(await version(0, a, 'later')).toBe(1);
+  });
+
+  it('keeps the triggers watching an event, none included, until the workspace’s triggers change', async () => {
+    const watching = async (replica: number) =>
+      (await replicas[replica]!.lookups.watching(a, 'record_created', 'orders')).map((w) => w.fn?.version);
+    const before = store.reads;
+    expect(await watching(0)).toEqual([]);
+    expect(await watching(0)).toEqual([]);
+    expect(store.reads - before).toBe(1);
+    expect(await watching(1)).toEqual([]);
+    // A trigger is created: the replica that created it says so, and both see it at once.
+    store.at.set('lookups-a/record_created/orders', '1');
+    expect(await watching(1)).toEqual([]);
+    replicas[0]!.changes.changed(a);
+    expect(await watching(0)).toEqual([1]);
+    await eventually(async () => ((await watching(1)).length === 1 ? true : undefined), 10_000, 10);
   });
 
   it('a change on one replica drops the workspace’s endpoints on both, and only that workspace’s', async () => {
