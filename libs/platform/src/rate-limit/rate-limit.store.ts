@@ -6,7 +6,7 @@ import { ServiceConfig } from '../config/service-config.js';
 import { NatsConnectionHolder } from '../nats/nats.provider.js';
 
 export interface WindowCount {
-  /** Requests counted in the current window, this one included. */
+  /** Requests counted in the current window, this hit's included (all `n` of them). */
   readonly count: number;
   /** When the current window ends (epoch milliseconds). */
   readonly resetAt: number;
@@ -14,12 +14,14 @@ export interface WindowCount {
 
 /** A counter shared by every replica. */
 export abstract class RateLimitStore {
-  abstract hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** Counts `n` (default 1) in the key's current window. */
+  abstract hit(key: string, windowMs: number, n?: number): Promise<WindowCount>;
 }
 
 const MAX_CAS_ATTEMPTS = 20;
 
 interface PendingHit {
+  readonly n: number;
   readonly resolve: (count: number) => void;
   readonly reject: (err: unknown) => void;
 }
@@ -51,13 +53,14 @@ export class NatsKvRateLimitStore extends RateLimitStore {
     super();
   }
 
-  async hit(key: string, windowMs: number): Promise<WindowCount> {
+  async hit(key: string, windowMs: number, n = 1): Promise<WindowCount> {
+    if (!Number.isInteger(n) || n < 1) throw new Error(`a hit counts a positive whole number, not ${n}`);
     const window = Math.floor(this.clock.now().getTime() / windowMs);
     const resetAt = (window + 1) * windowMs;
     const k = `${key}.${window}`;
     const count = await new Promise<number>((resolve, reject) => {
       const queue = this.queued.get(k) ?? [];
-      queue.push({ resolve, reject });
+      queue.push({ n, resolve, reject });
       this.queued.set(k, queue);
       if (!this.flushing.has(k)) void this.flush(k, windowMs);
     });
@@ -70,8 +73,12 @@ export class NatsKvRateLimitStore extends RateLimitStore {
     try {
       for (let batch = this.take(k); batch.length > 0; batch = this.take(k)) {
         try {
-          const before = await this.add(k, batch.length, windowMs);
-          batch.forEach((hit, i) => hit.resolve(before + i + 1));
+          let count = await this.add(
+            k,
+            batch.reduce((sum, hit) => sum + hit.n, 0),
+            windowMs,
+          );
+          for (const hit of batch) hit.resolve((count += hit.n));
         } catch (err) {
           batch.forEach((hit) => hit.reject(err));
         }
