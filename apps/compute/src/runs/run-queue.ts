@@ -103,6 +103,15 @@ export class RunQueue {
     return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
   }
 
+  /** `publish` for the runs of many workspaces inserted with `insertIn`, in one write. */
+  async publishMany(queued: readonly { readonly workspace: string; readonly job: QueuedJob }[]): Promise<void> {
+    await this.jobs.publishMany(
+      queued
+        .filter(({ job }) => job.status === 'queued')
+        .map(({ workspace, job }) => ({ runId: job.runId, workspaceSlug: workspace })),
+    );
+  }
+
   /** Publishes the job of a run inserted with `insertIn` (a failure is left to the sweep). */
   async publish(scope: WorkspaceScope, job: QueuedJob): Promise<void> {
     if (job.status !== 'queued') return;

@@ -54,16 +54,19 @@ export class TriggerScheduler implements OnApplicationBootstrap, OnApplicationSh
         for (const row of due) {
           // A row this pass claimed from our own table: the trigger is read and run within its workspace.
           const scope = issueWorkspaceScope(row.workspace_slug);
-          const trigger = await this.triggers.find(scope, row.trigger_id);
-          if (!trigger || trigger.paused || trigger.executionType !== 'scheduled') {
+          const found = await this.triggers.findWithFunction(scope, row.trigger_id);
+          const trigger = found?.trigger;
+          if (!found || !trigger || trigger.paused || trigger.executionType !== 'scheduled') {
             await this.schedules.set(scope, tx, row.trigger_id, null);
             continue;
           }
           const schedule = trigger.metadata as unknown as Schedule;
           try {
-            // In a savepoint: a run that cannot be queued (its function deleted meanwhile) is skipped, not the batch.
+            if (!found.fn) throw new Error(`Function not found for trigger: ${trigger.id}`);
+            const fn = found.fn;
+            // In a savepoint: a run that cannot be queued is skipped, not the batch.
             const job = await this.transactions.savepoint(tx, () =>
-              this.executions.runScheduledIn(scope, tx, trigger, row.due_at, now),
+              this.executions.runScheduledIn(scope, tx, trigger, fn, row.due_at, now),
             );
             queued.push({ workspace: row.workspace_slug, job });
           } catch (err) {
@@ -73,7 +76,8 @@ export class TriggerScheduler implements OnApplicationBootstrap, OnApplicationSh
         }
         return due.length;
       });
-      for (const { workspace, job } of queued) await this.executions.publish(issueWorkspaceScope(workspace), job);
+      // The pass's jobs in one write (a failure is left to the sweep, which publishes queued runs again).
+      await this.executions.publishAll(queued);
       fired += queued.length;
       if (claimed < BATCH) return fired;
     }

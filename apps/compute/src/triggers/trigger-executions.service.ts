@@ -120,7 +120,14 @@ export class TriggerExecutions {
   }
 
   /** The run of a scheduled occurrence, inserted in `tx` (the scheduler's claim); publish it after commit. */
-  async runScheduledIn(scope: WorkspaceScope, tx: Tx, trigger: TriggerEntity, due: Date, now: Date) {
+  async runScheduledIn(
+    scope: WorkspaceScope,
+    tx: Tx,
+    trigger: TriggerEntity,
+    fn: FunctionVersionRef,
+    due: Date,
+    now: Date,
+  ) {
     const request = await this.runRequest(
       scope,
       trigger,
@@ -128,13 +135,14 @@ export class TriggerExecutions {
       'scheduled',
       'system:scheduler',
       0,
+      fn,
     );
     return this.queue.insertIn(scope, tx, { ...request, rateLimited: !(await this.budget.take(scope)) });
   }
 
-  /** Publishes the job of a run inserted in a transaction that has committed. */
-  publish(scope: WorkspaceScope, job: QueuedJob): Promise<void> {
-    return this.queue.publish(scope, job);
+  /** `publish` for the runs of many workspaces, in one write. */
+  async publishAll(queued: readonly { readonly workspace: string; readonly job: QueuedJob }[]): Promise<void> {
+    await this.queue.publishMany(queued);
   }
 
   /** What a run of the trigger's function is made of: its current code, its parameters (opened), the input. */
