@@ -5,7 +5,6 @@ import { pageOf } from '../lists/page-query.repository.js';
 import { managerOf, queryPrepared, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { SortKey } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
-import { FunctionEntity } from '../functions/function.entity.js';
 import { TriggerEntity } from './trigger.entity.js';
 
 export interface NewTrigger {
@@ -197,34 +196,16 @@ export class TriggersRepository {
   /**
    * The live endpoint trigger of the workspace at `path` (paused ones too: the
    * caller answers them 404) and the current version of its live function, in one
-   * statement (the endpoint call's hot path).
+   * prepared statement (the endpoint call's hot path, kept by TriggerLookups).
    */
   async endpointAt(
     scope: WorkspaceScope,
     path: string,
   ): Promise<{ trigger: TriggerEntity; fn: FunctionVersionRef | undefined } | undefined> {
-    const { entities, raw } = await this.db
-      .createQueryBuilder(TriggerEntity, 't')
-      .leftJoin(
-        FunctionEntity,
-        'f',
-        'f.workspace_slug = t.workspace_slug AND f.id = t.function_id AND f.deleted_at IS NULL',
-      )
-      .addSelect(['f.id', 'f.version', 'f.codeHash'])
-      .where(
-        `t.workspace_slug = :workspace AND t.execution_type = 'endpoint' AND t.deleted_at IS NULL
-         AND t.metadata->>'path' = :path`,
-        { workspace: scope.workspace, path },
-      )
-      .getRawAndEntities<{ f_id: string | null; f_version: number | null; f_code_hash: string | null }>();
-    const [trigger] = entities;
-    const [row] = raw;
-    if (!trigger || !row) return undefined;
-    const fn =
-      row.f_id !== null && row.f_version !== null && row.f_code_hash !== null
-        ? { id: row.f_id, version: row.f_version, codeHash: row.f_code_hash }
-        : undefined;
-    return { trigger, fn };
+    const [found] = await this.withFunctions(scope, `t.execution_type = 'endpoint' AND t.metadata->>'path' = $2`, [
+      path,
+    ]);
+    return found;
   }
 
   /** Applies `changes` to a trigger locked in `tx` and records the new version. */
