@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
+import { computeEndpointQueue, computeEndpointSubject } from '@strata/contracts';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
 
@@ -33,7 +35,8 @@ const CODE = {
 };
 
 beforeAll(async () => {
-  stack = await startStack();
+  // A short grace and sweep, so that a call no worker answers is settled within the test's time.
+  stack = await startStack({ COMPUTE_ENDPOINT_GRACE_MS: '2000', COMPUTE_SWEEP_INTERVAL_MS: '500' });
   token = await adminWorkspaceToken(stack, ws);
   otherToken = await adminWorkspaceToken(stack, otherWs);
   for (const [name, code] of Object.entries(CODE)) {
@@ -60,6 +63,7 @@ async function createEndpoint(name: string, fn: string, metadata: Record<string,
 const finalRun = (runId: string | null) =>
   eventually(async () => {
     const r = await call('GET', `${base()}/function-runs/${runId}`, { token });
+    expect(r.status).toBe(200);
     return r.body.status === 'running' ? undefined : r.body;
   }, 20_000);
 
@@ -72,6 +76,33 @@ const sign = (secret: string, method: string, target: string, body: string, at =
 });
 
 describe('endpoint triggers', () => {
+  it('records a call that no worker answered, and fails its run as WorkerLost once the hold ends', async () => {
+    const trigger = await createEndpoint('unanswered', 'echo', { auth: { mode: 'public' }, timeoutMs: 1000 });
+    // A member of the workers' queue group that takes every dispatch and never answers (a worker that died at once).
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    const dispatches: any[] = [];
+    try {
+      nc.subscribe(computeEndpointSubject(stack.natsPrefix), {
+        queue: computeEndpointQueue(stack.natsPrefix),
+        callback: (_err, msg) => {
+          dispatches.push(msg.json());
+        },
+      });
+      await nc.flush();
+      const answered = await call('POST', endpoint('unanswered'), { body: { a: 1 } });
+      expect(answered.status).toBe(504);
+      const runId = answered.headers.get('x-strata-run-id');
+      expect(dispatches).toEqual([
+        expect.objectContaining({ runId, run: expect.objectContaining({ functionId: functions['echo'] }) }),
+      ]);
+      // The worker would have recorded the run it carried; with none, the API did, and the sweep ends it.
+      const run = await finalRun(runId);
+      expect(run).toMatchObject({ status: 'failed', triggerId: trigger.id, error: { name: 'WorkerLost' } });
+    } finally {
+      await nc.close();
+    }
+  });
+
   it('answers 503 and records nothing while no worker is running (the call is not queued)', async () => {
     const trigger = await createEndpoint('no-worker', 'echo', { auth: { mode: 'public' } });
     const answered = await call('POST', endpoint('no-worker'), { body: { a: 1 } });
@@ -326,6 +357,16 @@ describe('endpoint triggers', () => {
     expect(answered.status).toBe(504);
     const run = await finalRun(answered.headers.get('x-strata-run-id'));
     expect(run.status).toBe('timed_out');
+  });
+
+  it('runs a call whose request is too large to travel in the dispatch (the run is written before it)', async () => {
+    await createEndpoint('large', 'echo', { auth: { mode: 'public' } });
+    const text = 'z'.repeat(400 * 1024);
+    const answered = await call('POST', endpoint('large'), { body: { text } });
+    expect(answered.status).toBe(200);
+    expect(answered.body.req.payload.text).toBe(text);
+    const run = await finalRun(answered.headers.get('x-strata-run-id'));
+    expect(run.status).toBe('succeeded');
   });
 
   it('413 past the body limit; 400 for malformed JSON; text bodies arrive as text', async () => {

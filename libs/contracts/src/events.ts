@@ -162,10 +162,13 @@ export function computeEndpointQueue(prefix: string): string {
 }
 
 /**
- * An endpoint run handed to a worker. The run row is written first (`running`,
- * held by `holder`). `run` carries what executing it takes, so the worker starts
- * at once and records the outcome under `holder`; without it (parameters too
- * large for one message) the worker takes the run over from its row first.
+ * An endpoint run handed to a worker. With `run` (the usual case) the message
+ * carries the whole run row: the worker records it (`running`, held by
+ * `holder` until `leaseUntil`) while the function runs, answers once it is
+ * recorded, and writes the outcome under `holder`. The API writes nothing
+ * before the dispatch, so a call waits for one round trip fewer. Without `run`
+ * (parameters too large for one message) the API wrote the row first and the
+ * worker takes the run over from it.
  */
 export interface EndpointDispatch {
   readonly runId: string;
@@ -174,15 +177,23 @@ export interface EndpointDispatch {
   readonly run?: DispatchedRun;
 }
 
-/** The parts of a run row a worker executes it with. */
+/** A run row as an endpoint dispatch carries it (the row's columns, dates as ISO strings). */
 export interface DispatchedRun {
+  readonly jobId: string;
   readonly functionId: string;
   readonly functionVersion: number;
+  readonly functionCodeHash: string;
+  readonly triggerId: string | null;
+  readonly executionSource: string;
   /** `{triggerParams, executionParams, request}` sealed with the key ring, as stored on the row. */
   readonly params: string;
+  readonly paramsKeyVersion: number;
+  readonly executionContext: Readonly<Record<string, unknown>>;
   readonly limits: Readonly<Record<string, number>>;
   readonly createdBy: string;
-  readonly invocationDepth: number;
+  readonly queuedAt: string;
+  /** Until when the hold lasts: past it, a run still running is failed by the sweep (WorkerLost). */
+  readonly leaseUntil: string;
 }
 
 /** What the endpoint function answered, as the platform sends it to the caller. */
@@ -195,7 +206,8 @@ export interface EndpointReplyResponse {
 /**
  * A worker's answer to an endpoint dispatch: `busy` (no isolate free: try
  * another worker or answer 503), `lost` (the run was no longer held for it),
- * or `done` once the run's outcome is written.
+ * or `done` as soon as the function ended and its run is recorded (the
+ * outcome is written right after).
  */
 export type EndpointReply =
   | { readonly kind: 'busy' }

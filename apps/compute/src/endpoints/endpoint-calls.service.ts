@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ErrorCode, isWorkspaceSlug, type DispatchedRun } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
@@ -7,8 +7,8 @@ import { Clock, readRawBody, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type RunRequest } from '../runs/run-queue.js';
-import type { RunEntity } from '../runs/run.entity.js';
-import { RunsRepository } from '../runs/runs.repository.js';
+import { carriedRun } from '../runs/dispatched-run.js';
+import { RunsRepository, type NewRun } from '../runs/runs.repository.js';
 import { DEFAULT_TIMEOUT_MS, TRIGGER_PATH, type HttpMethod } from '../triggers/metadata/index.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import type { TriggerEntity } from '../triggers/trigger.entity.js';
@@ -28,6 +28,8 @@ import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
  */
 @Injectable()
 export class EndpointCalls {
+  private readonly logger = new Logger('EndpointCalls');
+
   constructor(
     private readonly lookups: TriggerLookups,
     private readonly authenticator: EndpointAuthenticator,
@@ -82,19 +84,16 @@ export class EndpointCalls {
     await this.execute(scope, res, run, timeoutMs);
   }
 
-  private async execute(scope: WorkspaceScope, res: Response, run: RunRequest, timeoutMs: number): Promise<void> {
+  private async execute(scope: WorkspaceScope, res: Response, request: RunRequest, timeoutMs: number): Promise<void> {
     const holder = `dispatch-${randomUUID()}`;
     const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
     const leaseUntil = new Date(this.clock.now().getTime() + waitMs);
-    // The budget is counted while the run is recorded: one round trip fewer on every call.
-    const [withinBudget, recorded] = await Promise.all([
-      this.budget.take(scope),
-      this.queue.insertDispatched(scope, run, holder, leaseUntil),
-    ]);
-    const runId = recorded.id;
-    res.setHeader(RUN_ID_HEADER, runId);
+    // Mostly answered from this replica's reservation, without a round trip.
+    const withinBudget = await this.budget.take(scope);
+    const run = this.queue.dispatched({ ...request, rateLimited: !withinBudget }, holder, leaseUntil);
+    res.setHeader(RUN_ID_HEADER, run.id);
     if (!withinBudget) {
-      await this.queue.refuseDispatched(scope, runId, holder);
+      await this.runs.insert(scope, undefined, run);
       throw new StrataException(
         ErrorCode.RATE_LIMITED,
         `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute.`,
@@ -102,13 +101,16 @@ export class EndpointCalls {
         { 'Retry-After': String(Math.max(1, Math.ceil(this.config.RATE_LIMIT_WINDOW_MS / 1000))) },
       );
     }
+    // Carried in the dispatch, the run is recorded by the worker while it runs; otherwise here, first.
+    const carried = carriedRun(run);
+    if (!carried) await this.runs.insert(scope, undefined, run);
     const result = await this.dispatcher.dispatch(
-      { runId, workspaceSlug: scope.workspace, holder, ...dispatchedRun(recorded) },
+      { runId: run.id, workspaceSlug: scope.workspace, holder, ...(carried ? { run: carried } : {}) },
       waitMs,
     );
     switch (result.kind) {
       case 'unavailable':
-        await this.runs.discardUndispatched(scope, runId, holder);
+        if (!carried) await this.runs.discardUndispatched(scope, run.id, holder);
         res.removeHeader(RUN_ID_HEADER);
         throw new StrataException(
           ErrorCode.UNAVAILABLE,
@@ -117,38 +119,33 @@ export class EndpointCalls {
           { 'Retry-After': '1' },
         );
       case 'timeout':
-        throw timedOut(timeoutMs, runId);
+        await this.recordUnanswered(scope, run, carried);
+        throw timedOut(timeoutMs, run.id);
       case 'lost':
-        throw new StrataException(ErrorCode.INTERNAL, `The endpoint could not be run (run ${runId}).`);
+        await this.recordUnanswered(scope, run, carried);
+        throw new StrataException(ErrorCode.INTERNAL, `The endpoint could not be run (run ${run.id}).`);
       case 'done':
-        if (result.status === 'timed_out') throw timedOut(timeoutMs, runId);
+        if (result.status === 'timed_out') throw timedOut(timeoutMs, run.id);
         if (result.status !== 'succeeded' || !result.response) {
           // The error stays on the run (the owner reads it there), not in the caller's answer.
-          throw new StrataException(ErrorCode.INTERNAL, `The endpoint function failed (run ${runId}).`);
+          throw new StrataException(ErrorCode.INTERNAL, `The endpoint function failed (run ${run.id}).`);
         }
         sendEndpointResponse(res, result.response);
         return;
     }
   }
-}
 
-/** Sealed parameters above this travel in the run row only (a NATS message is at most 1 MiB by default). */
-const MAX_DISPATCHED_PARAMS = 256 * 1024;
-
-/** What the worker executes the run with, sent along unless the parameters are large. */
-function dispatchedRun(run: RunEntity): { run: DispatchedRun } | Record<string, never> {
-  if (run.params.length > MAX_DISPATCHED_PARAMS || run.functionId === null || run.functionVersion === null) return {};
-  const depth = run.executionContext['invocationDepth'];
-  return {
-    run: {
-      functionId: run.functionId,
-      functionVersion: run.functionVersion,
-      params: run.params,
-      limits: run.limits,
-      createdBy: run.createdBy,
-      invocationDepth: typeof depth === 'number' ? depth : 0,
-    },
-  };
+  /**
+   * No worker answered a carried run: it is recorded here unless its worker
+   * did, still held by the dispatch, so the sweep fails it (WorkerLost) once
+   * its lease ends. A call is never left without a run.
+   */
+  private async recordUnanswered(scope: WorkspaceScope, run: NewRun, carried: DispatchedRun | undefined) {
+    if (!carried) return;
+    await this.runs.insertIfAbsent(scope, run).catch((err: unknown) => {
+      this.logger.error({ msg: 'unanswered endpoint run not recorded', runId: run.id, err: String(err) });
+    });
+  }
 }
 
 function timedOut(timeoutMs: number, runId: string): StrataException {

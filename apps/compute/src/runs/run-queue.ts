@@ -9,7 +9,6 @@ import { RunJobs } from './run-jobs.js';
 import { defaultRunLimits, type RunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
 import type { ExecutionSource } from './run-status.js';
-import type { RunEntity } from './run.entity.js';
 import { RunsRepository, type NewRun } from './runs.repository.js';
 
 /** What to run: a saved function version, or (test runs) code of its own. */
@@ -69,25 +68,15 @@ export class RunQueue {
   }
 
   /**
-   * Records an endpoint run handed straight to a worker, never queued: it is
-   * `running`, held by `holder` until a worker takes it over (`claimDispatched`)
-   * or `leaseUntil` passes (then the sweep fails it as WorkerLost).
+   * An endpoint run to hand straight to a worker, never queued, and not written
+   * yet (the worker records it as it starts it, or the API first when the run
+   * cannot travel in the dispatch): `running`, held by `holder` until a worker
+   * takes it or `leaseUntil` passes (then the sweep fails it as WorkerLost).
+   * Refused by the executions limit (`rateLimited`), it is `rate_limited` instead.
    */
-  async insertDispatched(
-    scope: WorkspaceScope,
-    request: RunRequest,
-    holder: string,
-    leaseUntil: Date,
-  ): Promise<RunEntity> {
-    return this.runs.insert(scope, undefined, { ...this.newRun(request), dispatch: { holder, leaseUntil } });
-  }
-
-  /**
-   * The executions limit refused a dispatched endpoint run (its budget was taken
-   * while it was being recorded): it becomes `rate_limited`, never started.
-   */
-  async refuseDispatched(scope: WorkspaceScope, runId: string, holder: string): Promise<void> {
-    await this.runs.refuseDispatched(scope, runId, holder, this.rateLimitedError(), this.clock.now());
+  dispatched(request: RunRequest, holder: string, leaseUntil: Date): NewRun {
+    const run = this.newRun(request);
+    return request.rateLimited ? run : { ...run, dispatch: { holder, leaseUntil } };
   }
 
   private rateLimitedError(): string {

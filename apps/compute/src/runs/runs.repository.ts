@@ -28,9 +28,10 @@ export interface NewRun {
   readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
   /**
    * Set on an endpoint run handed straight to a worker (never queued): it starts
-   * `running`, held by `holder` until a worker takes it over or `leaseUntil` passes.
+   * `running` (at `startedAt`, else when queued), held by `holder` until a worker
+   * takes it over or `leaseUntil` passes.
    */
-  readonly dispatch?: { readonly holder: string; readonly leaseUntil: Date };
+  readonly dispatch?: { readonly holder: string; readonly leaseUntil: Date; readonly startedAt?: Date };
 }
 
 export interface RunFilters {
@@ -110,6 +111,21 @@ export class RunsRepository {
   }
 
   /**
+   * Writes a run unless one has its id already (an endpoint run the worker
+   * records as it starts it, and the API again when no answer came); whether
+   * this call wrote it.
+   */
+  async insertIfAbsent(scope: WorkspaceScope, r: NewRun): Promise<boolean> {
+    const { sql, values } = insertRows('compute.runs', this.columns(), [this.entityOf(scope, r)]);
+    const written = await queryPrepared<{ id: string }>(
+      this.db.manager,
+      `${sql} ON CONFLICT (id) DO NOTHING RETURNING id`,
+      values,
+    );
+    return written.length > 0;
+  }
+
+  /**
    * Many runs in one statement (a batch of arrivals), each written only when no
    * run has its job id yet: an arrival dispatched again (the sweep, a retry)
    * finds its run instead of starting a second one. Answers the runs written.
@@ -168,7 +184,8 @@ export class RunsRepository {
     return written.length > 0 ? row : undefined;
   }
 
-  private entityOf(scope: WorkspaceScope, r: NewRun): RunEntity {
+  /** The row `r` is written as (what a worker executes a run it records itself with). */
+  entityOf(scope: WorkspaceScope, r: NewRun): RunEntity {
     return this.db.manager.create(RunEntity, {
       id: r.id,
       jobId: r.jobId,
@@ -194,7 +211,7 @@ export class RunsRepository {
       memoryUsageBytes: null,
       cpuUsageSeconds: null,
       queuedAt: r.queuedAt,
-      startedAt: r.dispatch ? r.queuedAt : null,
+      startedAt: r.dispatch ? (r.dispatch.startedAt ?? r.queuedAt) : null,
       finishedAt: r.refused?.at ?? null,
       originalRunId: r.rerunOf?.runId ?? null,
       isRerun: r.rerunOf !== undefined,
@@ -305,17 +322,6 @@ export class RunsRepository {
       [scope.workspace, id, holder, workerId, now, leaseUntil],
     );
     return raw ? this.fromRow(raw) : undefined;
-  }
-
-  /** Records a dispatched endpoint run as refused by the executions limit (it never started). */
-  async refuseDispatched(scope: WorkspaceScope, id: string, holder: string, error: string, now: Date): Promise<void> {
-    await queryPrepared(
-      this.db.manager,
-      `UPDATE compute.runs SET status = 'rate_limited', error = $4, finished_at = $5, started_at = NULL,
-              worker_id = NULL, lease_expires_at = NULL
-        WHERE workspace_slug = $1 AND id = $2 AND status = 'running' AND worker_id = $3`,
-      [scope.workspace, id, holder, error, now],
-    );
   }
 
   /** Removes an endpoint run no worker took (503: the request was not queued); whether it was still untaken. */

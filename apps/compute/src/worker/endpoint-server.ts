@@ -3,42 +3,28 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import {
   computeEndpointQueue,
   computeEndpointSubject,
-  type DispatchedRun,
   type EndpointDispatch,
   type EndpointReply,
 } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
 import { extractTraceContext } from '@strata/events';
-import { NatsConnectionHolder } from '@strata/platform';
+import { Clock, NatsConnectionHolder } from '@strata/platform';
 import type { SandboxEngine } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
-import { RunEntity } from '../runs/run.entity.js';
-import { RunExecutor } from './run-executor.js';
+import { dispatchedNewRun, parseDispatchedRun } from '../runs/dispatched-run.js';
+import { RunExecutor, type ExecutedRun } from './run-executor.js';
 import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 
 /** Narrows a dispatch message; anything else is answered `lost`. */
 export function parseEndpointDispatch(payload: unknown): EndpointDispatch | undefined {
   const p = payload as Record<string, unknown> | null;
   if (typeof p !== 'object' || p === null) return undefined;
-  const { runId, workspaceSlug, holder, run } = p;
+  const { runId, workspaceSlug, holder } = p;
   if (typeof runId !== 'string' || typeof workspaceSlug !== 'string' || typeof holder !== 'string') return undefined;
-  return isDispatchedRun(run) ? { runId, workspaceSlug, holder, run } : { runId, workspaceSlug, holder };
-}
-
-function isDispatchedRun(value: unknown): value is DispatchedRun {
-  const r = value as Record<string, unknown> | null | undefined;
-  return (
-    typeof r === 'object' &&
-    r !== null &&
-    typeof r['functionId'] === 'string' &&
-    typeof r['functionVersion'] === 'number' &&
-    typeof r['params'] === 'string' &&
-    typeof r['limits'] === 'object' &&
-    r['limits'] !== null &&
-    typeof r['createdBy'] === 'string' &&
-    typeof r['invocationDepth'] === 'number'
-  );
+  if (p['run'] === undefined) return { runId, workspaceSlug, holder };
+  const run = parseDispatchedRun(p['run']);
+  return run ? { runId, workspaceSlug, holder, run } : undefined;
 }
 
 /**
@@ -63,6 +49,7 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     private readonly nats: NatsConnectionHolder,
     private readonly executor: RunExecutor,
     private readonly config: ComputeConfig,
+    private readonly clock: Clock,
     @Inject(ENDPOINT_SANDBOX_ENGINE) private readonly endpointEngine: SandboxEngine,
     @Inject(SANDBOX_ENGINE) private readonly backgroundEngine: SandboxEngine,
   ) {}
@@ -146,45 +133,28 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
 
   private async serve(msg: Msg, dispatch: EndpointDispatch, engine: SandboxEngine, release: () => void) {
     await context.with(extractTraceContext(msg.headers), async () => {
-      // The workspace of a run our own API inserted in that workspace and dispatched on our subject.
+      // The workspace of a run our own API dispatched in that workspace on our subject.
       const scope = issueWorkspaceScope(dispatch.workspaceSlug);
-      // With the run in the message it starts at once (its outcome is written under the hold);
-      // otherwise the worker takes it over from its row first.
-      const carried = dispatch.run ? runOf(dispatch, dispatch.run) : undefined;
-      const run = carried ?? (await this.executor.claimDispatched(scope, dispatch.runId, dispatch.holder));
+      // The caller is answered as soon as the function is done and its run recorded; its outcome is written right after.
+      const answer = ({ outcome, response }: ExecutedRun) => {
+        release();
+        reply(msg, { kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
+      };
+      // With the run in the message it starts at once, recorded as it runs; otherwise it is taken over from its row.
+      if (dispatch.run) {
+        const run = dispatchedNewRun(dispatch.runId, dispatch.holder, dispatch.run, this.clock.now());
+        await this.executor.executeCarried(scope, run, engine, answer);
+        return;
+      }
+      const run = await this.executor.claimDispatched(scope, dispatch.runId, dispatch.holder);
       if (!run) {
         release();
         reply(msg, { kind: 'lost' });
         return;
       }
-      // The caller is answered as soon as the function is done; its outcome is written right after.
-      await this.executor.execute(
-        scope,
-        run,
-        engine,
-        carried ? dispatch.holder : undefined,
-        ({ outcome, response }) => {
-          release();
-          reply(msg, { kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
-        },
-      );
+      await this.executor.execute(scope, run, { engine, onEnd: answer });
     });
   }
-}
-
-/** The run row's parts a dispatch carries, as the executor reads a row. */
-function runOf(dispatch: EndpointDispatch, carried: DispatchedRun): RunEntity {
-  return Object.assign(new RunEntity(), {
-    id: dispatch.runId,
-    workspaceSlug: dispatch.workspaceSlug,
-    functionId: carried.functionId,
-    functionVersion: carried.functionVersion,
-    code: null,
-    params: carried.params,
-    limits: { ...carried.limits },
-    createdBy: carried.createdBy,
-    executionContext: { invocationDepth: carried.invocationDepth },
-  });
 }
 
 function safeJson(msg: Msg): unknown {

@@ -9,7 +9,7 @@ import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { RunEntity } from '../runs/run.entity.js';
 import type { RunLimits } from '../runs/run-limits.js';
 import { openRunParams } from '../runs/run-params.js';
-import { RunsRepository, type RunOutcome } from '../runs/runs.repository.js';
+import { RunsRepository, type NewRun, type RunOutcome } from '../runs/runs.repository.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
@@ -32,6 +32,33 @@ export function platformFailure(bridge: RunBridge, finishedAt: Date): RunOutcome
     memoryUsageBytes: 0,
     cpuUsageSeconds: 0,
     finishedAt,
+  };
+}
+
+/** How `RunExecutor.execute` runs a run, beyond the run itself. */
+export interface ExecuteOptions {
+  /** The worker's background engine unless told otherwise. */
+  readonly engine?: SandboxEngine;
+  /** A dispatched endpoint run executed without a takeover: its outcome is written under the dispatch's hold. */
+  readonly holder?: string;
+  /** Resolves once the run's row exists (a run the worker records itself); tried again until it does. */
+  readonly recorded?: () => Promise<void>;
+  /**
+   * Told how the run ended as soon as the sandbox is done, before the outcome
+   * is written (an endpoint's caller is answered without waiting for the write).
+   */
+  readonly onEnd?: (executed: ExecutedRun) => void;
+}
+
+/**
+ * `op` at most once successfully: each call answers the first success, or
+ * tries again when every attempt so far failed.
+ */
+function retried(op: () => Promise<void>): () => Promise<void> {
+  let last: Promise<void> | undefined;
+  return () => {
+    last = last ? last.catch(op) : op();
+    return last;
   };
 }
 
@@ -107,23 +134,46 @@ export class RunExecutor {
   }
 
   /**
-   * Runs a claimed run (on `engine`, the worker's background engine unless
-   * told otherwise) and records how it ended. Never rejects: whatever fails
-   * is logged, and a run whose end could not be written is left to its lease
-   * (the sweep fails it as WorkerLost).
+   * Executes an endpoint run its dispatch carried whole (`run.dispatch` set):
+   * the run is recorded, `running` under the dispatch's hold, while the sandbox
+   * starts; `onEnd` hears how it ended once the record exists, and the outcome
+   * is written after. A record that failed is tried again with the outcome.
    */
-  async execute(
+  executeCarried(
     scope: WorkspaceScope,
-    run: RunEntity,
-    engine: SandboxEngine = this.engine,
-    /** A dispatched endpoint run executed without a takeover: its outcome is written under the dispatch's hold. */
-    holder?: string,
-    /**
-     * Told how the run ended as soon as the sandbox is done, before the outcome
-     * is written (an endpoint's caller is answered without waiting for the write).
-     */
-    onEnd?: (executed: ExecutedRun) => void,
+    run: NewRun & { readonly dispatch: NonNullable<NewRun['dispatch']> },
+    engine: SandboxEngine,
+    onEnd: (executed: ExecutedRun) => void,
   ): Promise<ExecutedRun> {
+    const recorded = retried(async () => {
+      await this.runs.insertIfAbsent(scope, run);
+    });
+    // Written once the sandbox has its work: the write then overlaps the run instead of preceding it.
+    setImmediate(() => {
+      recorded().catch((err: unknown) =>
+        this.logger.warn({
+          msg: 'endpoint run not recorded; tried again with its outcome',
+          runId: run.id,
+          err: String(err),
+        }),
+      );
+    });
+    return this.execute(scope, this.runs.entityOf(scope, run), {
+      engine,
+      holder: run.dispatch.holder,
+      recorded,
+      onEnd,
+    });
+  }
+
+  /**
+   * Runs a claimed run (on the worker's background engine unless told
+   * otherwise) and records how it ended. Never rejects: whatever fails is
+   * logged, and a run whose end could not be written is left to its lease (the
+   * sweep fails it as WorkerLost).
+   */
+  async execute(scope: WorkspaceScope, run: RunEntity, options: ExecuteOptions = {}): Promise<ExecutedRun> {
+    const { engine = this.engine, holder, recorded, onEnd } = options;
     // A dispatched run's lease already covers its timeout and the grace; a held one is renewed.
     const heartbeat =
       holder !== undefined
@@ -161,8 +211,12 @@ export class RunExecutor {
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
         executed = { outcome: platformFailure(bridge, this.clock.now()) };
       }
-      onEnd?.(executed);
-      if (await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID)) {
+      if (onEnd) {
+        // The caller learns the run's id from its answer: the run exists by then.
+        await recorded?.().catch(() => undefined);
+        onEnd(executed);
+      }
+      if (await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID, recorded)) {
         this.announceEnd(scope, run, executed.outcome);
       }
       return executed;
@@ -172,10 +226,17 @@ export class RunExecutor {
   }
 
   /** Writes the outcome, trying again twice over about a second and a half when the database fails; whether it was. */
-  private async finish(scope: WorkspaceScope, runId: string, outcome: RunOutcome, holder: string): Promise<boolean> {
+  private async finish(
+    scope: WorkspaceScope,
+    runId: string,
+    outcome: RunOutcome,
+    holder: string,
+    recorded: (() => Promise<void>) | undefined,
+  ): Promise<boolean> {
     for (const delayMs of [0, 300, 1200]) {
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
       try {
+        await recorded?.();
         return await this.runs.finish(scope, runId, holder, outcome);
       } catch (err) {
         this.logger.warn({ msg: 'run outcome not written', runId, err: String(err) });
