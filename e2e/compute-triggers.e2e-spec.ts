@@ -2,9 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
+import {
+  adminWorkspaceToken,
+  call,
+  serviceAccountToken,
+  startStack,
+  type Stack,
+  type WorkerProcess,
+} from '@strata/testkit';
 
 let stack: Stack;
+let worker: WorkerProcess;
 const suffix = Date.now().toString(36);
 const ws = `trig-${suffix}`;
 const otherWs = `trig-other-${suffix}`;
@@ -19,7 +27,7 @@ const CODE = `async function run() {
 
 beforeAll(async () => {
   stack = await startStack();
-  await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
   token = await adminWorkspaceToken(stack, ws);
   otherToken = await adminWorkspaceToken(stack, otherWs);
   const fn = await call('POST', `${base()}/compute-functions`, { token, body: { name: 'echo', code: CODE } });
@@ -441,6 +449,38 @@ describe('event-driven triggers', () => {
     for (const id of [paused.body.id, elsewhere.body.id]) {
       expect((await call('GET', `${base()}/function-runs?triggerId=${id}`, { token })).body.total).toBe(0);
     }
+  });
+
+  it("queues an event's run when no worker takes it, and a worker that comes back runs it once", async () => {
+    const collection = await call('POST', `${base()}/structures`, {
+      token,
+      body: { name: 'Parcels', recordSlug: 'parcels', properties: [{ name: 'ref', type: 'string' }] },
+    });
+    expect(collection.status).toBeLessThan(300);
+    const trigger = await createTrigger({
+      name: 'on-parcel',
+      executionType: 'event-driven',
+      triggerMetadata: { event: 'record_created', recordSlug: 'parcels' },
+    });
+    expect(trigger.status).toBe(201);
+    // No worker: nobody answers the offer, so the API queues the run on the job queue.
+    await worker.stop();
+    const record = await call('POST', `${base()}/records`, {
+      token,
+      body: { structureId: collection.body.id, data: { ref: 'P-1' } },
+    });
+    const until = Date.now() + 30_000;
+    let listed: Record<string, any>[] = [];
+    while (listed.length === 0) {
+      if (Date.now() > until) throw new Error('the event was never queued');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listed = (await call('GET', `${base()}/function-runs?triggerId=${trigger.body.id}`, { token })).body.runs;
+    }
+    expect(listed).toEqual([expect.objectContaining({ status: 'queued' })]);
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    const [run] = await runsOf(trigger.body.id, 1);
+    expect(run).toMatchObject({ id: listed[0]!.id, status: 'succeeded' });
+    expect(run!.result.data.executionParams).toMatchObject({ recordId: record.body.id });
   });
 });
 

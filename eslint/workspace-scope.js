@@ -47,6 +47,7 @@ const ISSUERS = {
   'apps/compute/src/endpoints/endpoint-calls.service.ts':
     "an endpoint call's URL workspace: it finds the endpoint, whose own auth mode then checks the caller",
   'apps/compute/src/worker/endpoint-server.ts': 'the workspace of an endpoint run our own API dispatched',
+  'apps/compute/src/worker/event-run-server.ts': 'the workspace of a record event our own API offered the run of',
   'apps/inbound/src/arrivals/arrivals.service.ts':
     "an http-trigger arrival's URL workspace: it finds the trigger, whose signature check then decides",
   'apps/inbound/src/dispatch/inbound-sweeps.ts': 'the workspace of an arrival row the sweep read',

@@ -12,6 +12,7 @@ import { RunDocumentsService } from './run-documents/run-documents.service.js';
 import { EventRunsRepository } from './events/event-runs.repository.js';
 import { SchedulesRepository } from './schedules/schedules.repository.js';
 import { TriggerScheduler } from './schedules/trigger-scheduler.js';
+import { EventRunOffers } from './events/event-run-offers.js';
 import { TriggerEventConsumer } from './events/trigger-event-consumer.js';
 import { DraftsController, FunctionDraftsController, TriggerDraftsController } from './drafts/drafts.controller.js';
 import { DraftsRepository } from './drafts/drafts.repository.js';
@@ -98,6 +99,7 @@ export class ComputeAppModule {
         DataApi,
         AutoPersistLinks,
         EventRunsRepository,
+        EventRunOffers,
         TriggerEventConsumer,
         SchedulesRepository,
         TriggerScheduler,

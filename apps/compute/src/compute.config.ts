@@ -193,6 +193,15 @@ export class ComputeConfig extends ServiceConfig {
   @Max(256)
   COMPUTE_EVENT_CONCURRENCY = 16;
 
+  /**
+   * How long the API waits for a worker to take an event's run offered to it
+   * (written and started by the worker) before it queues the run; 0 never offers.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  COMPUTE_EVENT_OFFER_TIMEOUT_MS = 1000;
+
   /** Whether this API replica fires scheduled triggers (replicas share the work: SKIP LOCKED claims). */
   @IsBoolean()
   COMPUTE_SCHEDULER_ENABLED = true;

@@ -132,6 +132,38 @@ export interface ComputeJob {
 }
 
 /**
+ * The run of a record event for one trigger is first offered to a worker
+ * with a free background isolate over core NATS request/reply on this subject
+ * (a queue group): a worker that takes it writes it as running, with its
+ * (event, trigger) pair, and starts it at once, without the job queue's hop.
+ * A worker that is full, none running, or no answer in time: the API queues
+ * the run as usual, and the pair's unique key lets only one of the two start it.
+ */
+export function computeEventRunSubject(prefix: string): string {
+  return `${prefix}.compute.event-runs`;
+}
+
+/** The queue group of the workers taking event runs offered to them. */
+export function computeEventRunQueue(prefix: string): string {
+  return `${prefix}_compute_event_workers`;
+}
+
+/** An event's run offered to a worker: the whole run row, and the event it is for. */
+export interface EventRunOffer {
+  readonly runId: string;
+  readonly workspaceSlug: string;
+  readonly eventId: string;
+  readonly run: CarriedRun;
+}
+
+/**
+ * A worker's answer to an offer: `started` (it wrote the run and its pair and
+ * started it), `known` (the pair started its run before), `busy` (no isolate
+ * free, or the run could not be written: the API queues it).
+ */
+export type EventRunReply = { readonly kind: 'started' } | { readonly kind: 'known' } | { readonly kind: 'busy' };
+
+/**
  * Endpoint runs go to workers over core NATS request/reply on this subject (a
  * queue group: one free worker answers), never through the job queue: a
  * synchronous call must not wait behind queued background jobs, and with no
@@ -177,8 +209,8 @@ export interface EndpointDispatch {
   readonly run?: DispatchedRun;
 }
 
-/** A run row as an endpoint dispatch carries it (the row's columns, dates as ISO strings). */
-export interface DispatchedRun {
+/** A run row as a job or a dispatch carries it (the row's columns, dates as ISO strings). */
+export interface CarriedRun {
   readonly jobId: string;
   readonly functionId: string;
   readonly functionVersion: number;
@@ -192,6 +224,10 @@ export interface DispatchedRun {
   readonly limits: Readonly<Record<string, number>>;
   readonly createdBy: string;
   readonly queuedAt: string;
+}
+
+/** An endpoint run as its dispatch carries it. */
+export interface DispatchedRun extends CarriedRun {
   /** Until when the hold lasts: past it, a run still running is failed by the sweep (WorkerLost). */
   readonly leaseUntil: string;
 }

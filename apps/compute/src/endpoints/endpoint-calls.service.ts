@@ -7,7 +7,7 @@ import { Clock, readRawBody, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type RunRequest } from '../runs/run-queue.js';
-import { carriedRun } from '../runs/dispatched-run.js';
+import { dispatchedRun } from '../runs/carried-run.js';
 import { RunsRepository, type NewRun } from '../runs/runs.repository.js';
 import { DEFAULT_TIMEOUT_MS, TRIGGER_PATH, type HttpMethod } from '../triggers/metadata/index.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
@@ -89,11 +89,10 @@ export class EndpointCalls {
     const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
     const leaseUntil = new Date(this.clock.now().getTime() + waitMs);
     // Mostly answered from this replica's reservation, without a round trip.
-    const withinBudget = await this.budget.take(scope);
-    const run = this.queue.dispatched({ ...request, rateLimited: !withinBudget }, holder, leaseUntil);
-    res.setHeader(RUN_ID_HEADER, run.id);
-    if (!withinBudget) {
-      await this.runs.insert(scope, undefined, run);
+    if (!(await this.budget.take(scope))) {
+      const refused = this.queue.refused(request);
+      res.setHeader(RUN_ID_HEADER, refused.id);
+      await this.runs.insert(scope, undefined, refused);
       throw new StrataException(
         ErrorCode.RATE_LIMITED,
         `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute.`,
@@ -101,8 +100,10 @@ export class EndpointCalls {
         { 'Retry-After': String(Math.max(1, Math.ceil(this.config.RATE_LIMIT_WINDOW_MS / 1000))) },
       );
     }
+    const run = this.queue.dispatched(request, holder, leaseUntil);
+    res.setHeader(RUN_ID_HEADER, run.id);
     // Carried in the dispatch, the run is recorded by the worker while it runs; otherwise here, first.
-    const carried = carriedRun(run);
+    const carried = dispatchedRun(run);
     if (!carried) await this.runs.insert(scope, undefined, run);
     const result = await this.dispatcher.dispatch(
       { runId: run.id, workspaceSlug: scope.workspace, holder, ...(carried ? { run: carried } : {}) },

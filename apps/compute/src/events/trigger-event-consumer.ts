@@ -7,6 +7,7 @@ import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import { TriggerLookups } from '../triggers/trigger-lookups.js';
+import { EventRunOffers } from './event-run-offers.js';
 
 /** A record event as far as matching needs it; the whole payload goes to the function untouched. */
 export interface WatchedEvent {
@@ -55,6 +56,7 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
     private readonly nats: NatsConnectionHolder,
     private readonly lookups: TriggerLookups,
     private readonly executions: TriggerExecutions,
+    private readonly offers: EventRunOffers,
     private readonly config: ComputeConfig,
   ) {}
 
@@ -84,7 +86,9 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
     for (const { trigger, fn } of await this.lookups.watching(scope, event.event, event.recordSlug)) {
       // A trigger whose function is gone: nothing to run.
       if (!fn) continue;
-      await this.executions.runForEvent(scope, trigger, fn, event.payload, eventId);
+      await this.executions.runForEvent(scope, trigger, fn, event.payload, eventId, (run) =>
+        this.offers.offer(scope, run, eventId),
+      );
     }
   }
 }

@@ -9,7 +9,7 @@ import { RunJobs } from './run-jobs.js';
 import { defaultRunLimits, type RunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
 import type { ExecutionSource } from './run-status.js';
-import { RunsRepository, type NewRun } from './runs.repository.js';
+import { RunsRepository, type HeldRun, type NewRun } from './runs.repository.js';
 
 /** What to run: a saved function version, or (test runs) code of its own. */
 export type RunTarget =
@@ -72,11 +72,14 @@ export class RunQueue {
    * yet (the worker records it as it starts it, or the API first when the run
    * cannot travel in the dispatch): `running`, held by `holder` until a worker
    * takes it or `leaseUntil` passes (then the sweep fails it as WorkerLost).
-   * Refused by the executions limit (`rateLimited`), it is `rate_limited` instead.
    */
-  dispatched(request: RunRequest, holder: string, leaseUntil: Date): NewRun {
-    const run = this.newRun(request);
-    return request.rateLimited ? run : { ...run, dispatch: { holder, leaseUntil } };
+  dispatched(request: RunRequest, holder: string, leaseUntil: Date): HeldRun {
+    return { ...this.newRun(request), held: { by: holder, until: leaseUntil } };
+  }
+
+  /** A run the executions limit refused, not written yet: `rate_limited`, never started. */
+  refused(request: RunRequest): NewRun {
+    return this.newRun({ ...request, rateLimited: true });
   }
 
   private rateLimitedError(): string {
@@ -108,25 +111,27 @@ export class RunQueue {
   }
 
   /**
+   * The run of one (event, trigger) pair, not written yet: offered straight to
+   * a worker first (`EventRunOffers`), queued with `enqueueOnce` otherwise.
+   * Refused by the executions limit (`rateLimited`), it is `rate_limited`.
+   */
+  prepare(request: RunRequest): NewRun {
+    return this.newRun(request);
+  }
+
+  /**
    * Queues the run of one (event, trigger) pair at most once: the pair and the
    * run are one statement that writes neither when the pair started its run
-   * before, so a redelivered event starts nothing again. The executions limit
-   * is counted first, for every delivery of the event (a redelivery, rare,
-   * counts again: it errs on the strict side). Undefined when the pair already
+   * before (a redelivered event, or a worker that took the run when it was
+   * offered), so it starts nothing again. Undefined when the pair already
    * started its run.
    */
   async enqueueOnce(
     scope: WorkspaceScope,
-    request: RunRequest & { readonly triggerId: string },
-    eventId: string,
-    overBudget: () => Promise<boolean>,
-  ) {
-    const prepared = this.newRun({ ...request, rateLimited: await overBudget() });
-    const run = await this.runs.insertForEvent(scope, prepared, {
-      eventId,
-      triggerId: request.triggerId,
-      at: this.clock.now(),
-    });
+    prepared: NewRun,
+    pair: { readonly eventId: string; readonly triggerId: string },
+  ): Promise<OnceQueued | undefined> {
+    const run = await this.runs.insertForEvent(scope, prepared, { ...pair, at: this.clock.now() });
     if (!run) return undefined;
     const published =
       run.status === 'queued' && (await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace }));
@@ -135,7 +140,6 @@ export class RunQueue {
       runId: run.id,
       status: statusOf(run.status),
       queuedAt: run.queuedAt.toISOString(),
-      /** Whether its job reached the workers' queue now (otherwise the sweep publishes it). */
       published,
     };
   }

@@ -27,12 +27,16 @@ export interface NewRun {
   /** Set on a re-run: the run it repeats, who asked and why. */
   readonly rerunOf?: { readonly runId: string; readonly by: string; readonly reason: string | null };
   /**
-   * Set on an endpoint run handed straight to a worker (never queued): it starts
-   * `running` (at `startedAt`, else when queued), held by `holder` until a worker
-   * takes it over or `leaseUntil` passes.
+   * Set on a run written as already running (an endpoint run handed straight to
+   * a worker, an event's run offered straight to a worker): from
+   * `startedAt` (else when queued), held by `by` until a worker takes it over,
+   * finishes it, or `until` passes.
    */
-  readonly dispatch?: { readonly holder: string; readonly leaseUntil: Date; readonly startedAt?: Date };
+  readonly held?: { readonly by: string; readonly until: Date; readonly startedAt?: Date };
 }
+
+/** A run written as already running, held by `held.by` until `held.until`. */
+export type HeldRun = NewRun & { readonly held: NonNullable<NewRun['held']> };
 
 export interface RunFilters {
   readonly jobId?: string | undefined;
@@ -158,8 +162,9 @@ export class RunsRepository {
   /**
    * The run of one (event, trigger) pair, written only if the pair is new: the
    * pair (`compute.trigger_event_runs`) and the run in one prepared statement,
-   * so a redelivered event writes neither. Undefined when the pair started its
-   * run before.
+   * so a redelivered event writes neither. A held run (`r.held`) is written as
+   * running: a worker's claim of a run offered to it straight from the event.
+   * Undefined when the pair started its run before.
    */
   async insertForEvent(
     scope: WorkspaceScope,
@@ -196,13 +201,13 @@ export class RunsRepository {
       code: r.code,
       triggerId: r.triggerId,
       executionSource: r.executionSource,
-      status: r.refused ? 'rate_limited' : r.dispatch ? 'running' : 'queued',
+      status: r.refused ? 'rate_limited' : r.held ? 'running' : 'queued',
       params: r.sealedParams,
       paramsKeyVersion: r.paramsKeyVersion,
       executionContext: r.executionContext,
       limits: r.limits,
-      workerId: r.dispatch?.holder ?? null,
-      leaseExpiresAt: r.dispatch?.leaseUntil ?? null,
+      workerId: r.held?.by ?? null,
+      leaseExpiresAt: r.held?.until ?? null,
       logs: '[]',
       logsTruncated: false,
       apiCalls: '[]',
@@ -211,7 +216,7 @@ export class RunsRepository {
       memoryUsageBytes: null,
       cpuUsageSeconds: null,
       queuedAt: r.queuedAt,
-      startedAt: r.dispatch ? (r.dispatch.startedAt ?? r.queuedAt) : null,
+      startedAt: r.held ? (r.held.startedAt ?? r.queuedAt) : null,
       finishedAt: r.refused?.at ?? null,
       originalRunId: r.rerunOf?.runId ?? null,
       isRerun: r.rerunOf !== undefined,

@@ -8,6 +8,7 @@ import type { JsonObject } from '../json.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type QueuedJob, type RunRequest } from '../runs/run-queue.js';
 import type { ExecutionSource } from '../runs/run-status.js';
+import type { NewRun } from '../runs/runs.repository.js';
 import { openTriggerParams } from './trigger-params.js';
 import type { TriggerEntity } from './trigger.entity.js';
 import { TRIGGER_NOT_FOUND } from './triggers.service.js';
@@ -75,21 +76,25 @@ export class TriggerExecutions {
     return this.queue.enqueue(scope, { ...request, rateLimited });
   }
 
-  /** The run of one record event for one trigger, at most once (undefined: it was queued already). */
+  /**
+   * The run of one record event for one trigger, at most once: offered to a
+   * worker first (`offer`: whether one took it), queued otherwise. The
+   * executions limit is counted first, for every delivery of the event (a
+   * redelivery, rare, counts again: it errs on the strict side); a refused
+   * run is recorded as `rate_limited`.
+   */
   async runForEvent(
     scope: WorkspaceScope,
     trigger: TriggerEntity,
     fn: FunctionVersionRef,
     event: JsonObject,
     eventId: string,
-  ) {
+    offer: (run: NewRun) => Promise<boolean>,
+  ): Promise<void> {
     const request = await this.runRequest(scope, trigger, event, 'trigger', 'system:events', 0, fn);
-    return this.queue.enqueueOnce(
-      scope,
-      { ...request, triggerId: trigger.id },
-      eventId,
-      async () => !(await this.budget.take(scope)),
-    );
+    const run = this.queue.prepare({ ...request, rateLimited: !(await this.budget.take(scope)) });
+    if (await offer(run)) return;
+    await this.queue.enqueueOnce(scope, run, { eventId, triggerId: trigger.id });
   }
 
   /**

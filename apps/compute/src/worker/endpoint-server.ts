@@ -12,7 +12,7 @@ import { Clock, NatsConnectionHolder } from '@strata/platform';
 import type { SandboxEngine } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
-import { dispatchedNewRun, parseDispatchedRun } from '../runs/dispatched-run.js';
+import { heldRun, parseDispatchedRun } from '../runs/carried-run.js';
 import { RunExecutor, type ExecutedRun } from './run-executor.js';
 import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 
@@ -142,7 +142,11 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
       };
       // With the run in the message it starts at once, recorded as it runs; otherwise it is taken over from its row.
       if (dispatch.run) {
-        const run = dispatchedNewRun(dispatch.runId, dispatch.holder, dispatch.run, this.clock.now());
+        const run = heldRun(dispatch.runId, dispatch.run, {
+          by: dispatch.holder,
+          until: new Date(dispatch.run.leaseUntil),
+          startedAt: this.clock.now(),
+        });
         await this.executor.executeCarried(scope, run, engine, answer);
         return;
       }

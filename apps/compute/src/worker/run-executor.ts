@@ -1,15 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
-import { functionRunEndedSubject, type FunctionRunEnded } from '@strata/contracts';
+import { functionRunEndedSubject, type CarriedRun, type FunctionRunEnded } from '@strata/contracts';
 import { Clock, keyRingOf, NatsConnectionHolder } from '@strata/platform';
 import type { EndpointResponse, JsonValue, SandboxEngine, SandboxResult } from '@strata/sandbox';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
+import { heldRun } from '../runs/carried-run.js';
 import type { RunEntity } from '../runs/run.entity.js';
 import type { RunLimits } from '../runs/run-limits.js';
 import { openRunParams } from '../runs/run-params.js';
-import { RunsRepository, type NewRun, type RunOutcome } from '../runs/runs.repository.js';
+import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
@@ -48,6 +49,12 @@ export interface ExecuteOptions {
    * is written (an endpoint's caller is answered without waiting for the write).
    */
   readonly onEnd?: (executed: ExecutedRun) => void;
+  /**
+   * Resolves once the run is known to be this worker's (true) or not (false:
+   * nothing runs and nothing is written); its code and parameters are made
+   * ready meanwhile.
+   */
+  readonly gate?: Promise<boolean>;
 }
 
 /**
@@ -127,6 +134,36 @@ export class RunExecutor {
     return this.runs.claim(scope, runId, WORKER_ID, now, this.leaseFrom(now));
   }
 
+  /**
+   * Runs an event's run offered straight to this worker: the run and its
+   * (event, trigger) pair are written, held by this worker, while its code and
+   * parameters are made ready, and the function starts once they are written.
+   * `onClaim` hears how the write ended: true (the run is this worker's), false
+   * (the pair started its run before: nothing runs), or the error.
+   */
+  async executeOffered(
+    scope: WorkspaceScope,
+    runId: string,
+    offered: CarriedRun,
+    eventId: string,
+    onClaim: (claimed: boolean | Error) => void,
+  ): Promise<void> {
+    if (offered.triggerId === null) throw new Error(`offered run ${runId} names no trigger`);
+    const now = this.clock.now();
+    const run = heldRun(runId, offered, { by: WORKER_ID, until: this.leaseFrom(now), startedAt: now });
+    const gate = this.runs.insertForEvent(scope, run, { eventId, triggerId: offered.triggerId, at: now }).then(
+      (written) => {
+        onClaim(written !== undefined);
+        return written !== undefined;
+      },
+      (err: unknown) => {
+        onClaim(err instanceof Error ? err : new Error(String(err)));
+        return false;
+      },
+    );
+    await this.execute(scope, this.runs.entityOf(scope, run), { gate });
+  }
+
   /** Takes over an endpoint run its API dispatched (held under `dispatchId`); undefined when that hold is gone. */
   claimDispatched(scope: WorkspaceScope, runId: string, dispatchId: string): Promise<RunEntity | undefined> {
     const now = this.clock.now();
@@ -134,17 +171,17 @@ export class RunExecutor {
   }
 
   /**
-   * Executes an endpoint run its dispatch carried whole (`run.dispatch` set):
+   * Executes an endpoint run its dispatch carried whole (held by the dispatch):
    * the run is recorded, `running` under the dispatch's hold, while the sandbox
    * starts; `onEnd` hears how it ended once the record exists, and the outcome
    * is written after. A record that failed is tried again with the outcome.
    */
   executeCarried(
     scope: WorkspaceScope,
-    run: NewRun & { readonly dispatch: NonNullable<NewRun['dispatch']> },
+    run: HeldRun,
     engine: SandboxEngine,
     onEnd: (executed: ExecutedRun) => void,
-  ): Promise<ExecutedRun> {
+  ): Promise<ExecutedRun | undefined> {
     const recorded = retried(async () => {
       await this.runs.insertIfAbsent(scope, run);
     });
@@ -160,7 +197,7 @@ export class RunExecutor {
     });
     return this.execute(scope, this.runs.entityOf(scope, run), {
       engine,
-      holder: run.dispatch.holder,
+      holder: run.held.by,
       recorded,
       onEnd,
     });
@@ -172,8 +209,8 @@ export class RunExecutor {
    * logged, and a run whose end could not be written is left to its lease (the
    * sweep fails it as WorkerLost).
    */
-  async execute(scope: WorkspaceScope, run: RunEntity, options: ExecuteOptions = {}): Promise<ExecutedRun> {
-    const { engine = this.engine, holder, recorded, onEnd } = options;
+  async execute(scope: WorkspaceScope, run: RunEntity, options: ExecuteOptions = {}): Promise<ExecutedRun | undefined> {
+    const { engine = this.engine, holder, recorded, onEnd, gate } = options;
     // A dispatched run's lease already covers its timeout and the grace; a held one is renewed.
     const heartbeat =
       holder !== undefined
@@ -194,6 +231,7 @@ export class RunExecutor {
       try {
         const code = await this.codeOf(scope, run);
         const params = openRunParams(this.ring, run.id, run.params);
+        if (gate && !(await gate)) return undefined;
         const result = await engine.run(
           {
             kind: params.request ? 'endpoint' : 'run',
@@ -208,6 +246,8 @@ export class RunExecutor {
         const outcome = outcomeOf(result, bridge, this.clock.now());
         executed = result.response ? { outcome, response: result.response } : { outcome };
       } catch (err) {
+        // A run that never became this worker's has nothing to record.
+        if (gate && !(await gate)) return undefined;
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
         executed = { outcome: platformFailure(bridge, this.clock.now()) };
       }

@@ -28,6 +28,7 @@ import { FunctionPrincipalTokens } from './function-principal-tokens.js';
 import { JobConsumer } from './job-consumer.js';
 import { RunExecutor } from './run-executor.js';
 import { EndpointServer } from './endpoint-server.js';
+import { EventRunServer } from './event-run-server.js';
 import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
 
 /**
@@ -74,6 +75,7 @@ export class WorkerModule {
         RunExecutor,
         // Before the job consumer, whose bootstrap says "worker ready": endpoint calls are served by then.
         EndpointServer,
+        EventRunServer,
         JobConsumer,
       ],
     };

@@ -1,19 +1,20 @@
-import type { DispatchedRun } from '@strata/contracts';
+import type { CarriedRun, DispatchedRun } from '@strata/contracts';
 import type { JsonObject } from '../json.js';
 import { EXECUTION_SOURCES, type ExecutionSource } from './run-status.js';
-import type { NewRun } from './runs.repository.js';
+import type { HeldRun, NewRun } from './runs.repository.js';
 
 /** Sealed parameters above this travel in the run row only (a NATS message is at most 1 MiB by default). */
-export const MAX_DISPATCHED_PARAMS = 256 * 1024;
+export const MAX_CARRIED_PARAMS = 256 * 1024;
 
 /**
- * The run row an endpoint dispatch carries, so that the worker records it
- * instead of the API before the dispatch. Undefined when it cannot travel in a
- * message: parameters too large, or no saved function version to run.
+ * The run row a job or a dispatch carries, so that a worker writes it instead
+ * of the API before the message. Undefined when it cannot travel in a message:
+ * parameters too large, no saved function version to run, a refused run or a
+ * re-run (whose row is written first).
  */
-export function carriedRun(run: NewRun): DispatchedRun | undefined {
-  if (!run.dispatch || run.refused || run.rerunOf) return undefined;
-  if (run.sealedParams.length > MAX_DISPATCHED_PARAMS || run.functionId === null || run.functionVersion === null) {
+export function carriedRun(run: NewRun): CarriedRun | undefined {
+  if (run.refused || run.rerunOf || run.code !== null) return undefined;
+  if (run.sealedParams.length > MAX_CARRIED_PARAMS || run.functionId === null || run.functionVersion === null) {
     return undefined;
   }
   return {
@@ -29,20 +30,17 @@ export function carriedRun(run: NewRun): DispatchedRun | undefined {
     limits: run.limits,
     createdBy: run.createdBy,
     queuedAt: run.queuedAt.toISOString(),
-    leaseUntil: run.dispatch.leaseUntil.toISOString(),
   };
 }
 
-/**
- * The run a dispatch carries, as the worker records it: `running` under the
- * dispatch's `holder` from `startedAt`, until the carried lease ends.
- */
-export function dispatchedNewRun(
-  runId: string,
-  holder: string,
-  carried: DispatchedRun,
-  startedAt: Date,
-): NewRun & { readonly dispatch: NonNullable<NewRun['dispatch']> } {
+/** An endpoint run as its dispatch carries it, with the end of its hold; undefined as for `carriedRun`. */
+export function dispatchedRun(run: HeldRun): DispatchedRun | undefined {
+  const carried = carriedRun(run);
+  return carried ? { ...carried, leaseUntil: run.held.until.toISOString() } : undefined;
+}
+
+/** The run a message carried, as the worker that takes it writes it: `running`, held as `held` says. */
+export function heldRun(runId: string, carried: CarriedRun, held: HeldRun['held']): HeldRun {
   return {
     id: runId,
     jobId: carried.jobId,
@@ -58,12 +56,12 @@ export function dispatchedNewRun(
     limits: { ...carried.limits },
     createdBy: carried.createdBy,
     queuedAt: new Date(carried.queuedAt),
-    dispatch: { holder, leaseUntil: new Date(carried.leaseUntil), startedAt },
+    held,
   };
 }
 
-/** Narrows what a dispatch message says it carries; undefined for anything else. */
-export function parseDispatchedRun(value: unknown): DispatchedRun | undefined {
+/** Narrows the run a message says it carries; undefined for anything else. */
+export function parseCarriedRun(value: unknown): CarriedRun | undefined {
   const r = value as Record<string, unknown> | null | undefined;
   if (typeof r !== 'object' || r === null) return undefined;
   const ok =
@@ -79,9 +77,15 @@ export function parseDispatchedRun(value: unknown): DispatchedRun | undefined {
     isObject(r['limits']) &&
     Object.values(r['limits']).every((v) => typeof v === 'number') &&
     typeof r['createdBy'] === 'string' &&
-    isDate(r['queuedAt']) &&
-    isDate(r['leaseUntil']);
-  return ok ? (r as unknown as DispatchedRun) : undefined;
+    isDate(r['queuedAt']);
+  return ok ? (r as unknown as CarriedRun) : undefined;
+}
+
+/** `parseCarriedRun` with the end of an endpoint run's hold. */
+export function parseDispatchedRun(value: unknown): DispatchedRun | undefined {
+  const carried = parseCarriedRun(value);
+  const leaseUntil = (value as Record<string, unknown> | undefined)?.['leaseUntil'];
+  return carried && isDate(leaseUntil) ? { ...carried, leaseUntil } : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
