@@ -96,6 +96,39 @@ describe('kind run', () => {
   });
 });
 
+describe('gate', () => {
+  const TOP_LEVEL =
+    "api.log('top level'); api.fetchRecord('c', 'r'); async function run() { return { success: true, data: 1 }; }";
+
+  it('runs no user code, top level included, until the gate opens', async () => {
+    let open!: (value: boolean) => void;
+    const gate = new Promise<boolean>((resolve) => (open = resolve));
+    const bridge = recordingBridge();
+    let settled = false;
+    const running = run(TOP_LEVEL, { gate }, bridge).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settled).toBe(false);
+    expect(bridge.calls).toEqual([]);
+    open(true);
+    const result = await running;
+    expect(result).toMatchObject({ status: 'succeeded', returnValue: { success: true, data: 1 } });
+    expect(result.logs.map((l) => l.message)).toEqual(['top level']);
+    expect(bridge.calls.map((c) => c.method)).toEqual(['fetchRecord']);
+  });
+
+  it('ends the run before any user code when the gate closes (or rejects)', async () => {
+    for (const gate of [Promise.resolve(false), Promise.reject(new Error('claim failed'))]) {
+      const result = await run(TOP_LEVEL, { gate });
+      expect(result).toMatchObject({ status: 'failed', error: { name: 'NotStarted' }, logs: [] });
+    }
+    const endpoint = await run('api.log("top"); export default async () => "hi";', {
+      kind: 'endpoint',
+      gate: Promise.resolve(false),
+    });
+    expect(endpoint).toMatchObject({ status: 'failed', error: { name: 'NotStarted' }, logs: [] });
+  });
+});
+
 describe('api', () => {
   it('forwards every bridged method to the bridge with JSON-copied arguments', async () => {
     const bridge = recordingBridge();

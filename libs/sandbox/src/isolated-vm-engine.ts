@@ -325,6 +325,7 @@ async function executeOnIsolate(
     if (job.kind === 'run') {
       const script = await isolate.compileScript(job.code, { filename: USER_CODE_FILENAME });
       releasables.push(script);
+      if (!(await opened(job.gate))) return NOT_STARTED;
       await script.run(context, { timeout: remainingMs() });
     } else {
       const module = await isolate.compileModule(job.code, { filename: USER_CODE_FILENAME });
@@ -332,6 +333,7 @@ async function executeOnIsolate(
       await module.instantiate(context, (specifier) => {
         throw new Error(`Cannot import '${specifier}': functions run without a module loader`);
       });
+      if (!(await opened(job.gate))) return NOT_STARTED;
       await module.evaluate({ timeout: remainingMs() });
       namespace = module.namespace.derefInto();
     }
@@ -391,6 +393,14 @@ async function executeOnIsolate(
   if (outcome.error) result.error = outcome.error;
   if (outcome.response) result.response = outcome.response;
   return { result, retire };
+}
+
+/** The envelope of a run whose gate stayed closed: no user code ran. */
+const NOT_STARTED = JSON.stringify({ ok: false, name: 'NotStarted', message: 'The run was not started.' });
+
+/** Whether a job's gate opened (a job without one is open). */
+async function opened(gate: Promise<boolean> | undefined): Promise<boolean> {
+  return gate === undefined || (await gate.catch(() => false));
 }
 
 /** The prelude's answer, checked again on this side (types, sizes, the response's shape). */

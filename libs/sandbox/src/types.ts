@@ -41,6 +41,13 @@ export interface SandboxJob {
   /** kind 'endpoint': `context.req`. */
   request?: EndpointRequest;
   limits: SandboxLimits;
+  /**
+   * When set, the run's context is made and its code compiled at once, but no
+   * user code runs (not even top-level statements) until this resolves true;
+   * false (or a rejection) ends the run there, failed as `NotStarted`. The
+   * caller overlaps what it must settle first (a claim) with that work.
+   */
+  gate?: Promise<boolean>;
 }
 
 /** What the bridge learns about the run it serves. */

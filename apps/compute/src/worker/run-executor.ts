@@ -51,8 +51,8 @@ export interface ExecuteOptions {
   readonly onEnd?: (executed: ExecutedRun) => void;
   /**
    * Resolves once the run is known to be this worker's (true) or not (false:
-   * nothing runs and nothing is written); its code and parameters are made
-   * ready meanwhile.
+   * no user code runs and nothing is written); its code and parameters are
+   * read, its sandbox context made and its code compiled meanwhile.
    */
   readonly gate?: Promise<boolean>;
 }
@@ -231,7 +231,6 @@ export class RunExecutor {
       try {
         const code = await this.codeOf(scope, run);
         const params = openRunParams(this.ring, run.id, run.params);
-        if (gate && !(await gate)) return undefined;
         const result = await engine.run(
           {
             kind: params.request ? 'endpoint' : 'run',
@@ -240,9 +239,12 @@ export class RunExecutor {
             executionParams: (params.executionParams ?? {}) as JsonValue,
             ...(params.request ? { request: params.request } : {}),
             limits: run.limits as unknown as RunLimits,
+            // The context is made and the code compiled while the gate settles; no user code runs before.
+            ...(gate ? { gate } : {}),
           },
           bridge,
         );
+        if (gate && !(await gate)) return undefined;
         const outcome = outcomeOf(result, bridge, this.clock.now());
         executed = result.response ? { outcome, response: result.response } : { outcome };
       } catch (err) {
