@@ -553,4 +553,42 @@ describe('inbound capture', () => {
       await db.end();
     }
   });
+
+  it('drops the arrival right after its trigger is paused, and dispatches the one right after its resume', async () => {
+    // Compute checks the pause when it is asked to queue the run, whatever inbound keeps of the trigger.
+    expect((await send('open', JSON.stringify({ n: 'before' }))).status).toBe(202);
+    const trigger = `${base()}/function-triggers/${triggers['open']}`;
+    expect((await call('PATCH', `${trigger}/pause`, { token })).status).toBe(200);
+    const paused = await send('open', JSON.stringify({ n: 'paused' }));
+    expect(paused.status).toBe(202);
+    expect(await settled(paused.body.inboundEventId)).toMatchObject({
+      dispatchStatus: 'dropped_dispatch',
+      dispatchError: 'The trigger is paused.',
+    });
+    expect((await call('PATCH', `${trigger}/resume`, { token })).status).toBe(200);
+    const resumed = await send('open', JSON.stringify({ n: 'resumed' }));
+    expect(await settled(resumed.body.inboundEventId)).toMatchObject({ dispatchStatus: 'dispatched' });
+  });
+
+  it('refuses the next unsigned arrival once its trigger validates signatures (inbound drops what it kept)', async () => {
+    const open = await call('GET', `${base()}/function-triggers/${triggers['open']}`, { token });
+    const created = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: {
+        name: 'toggled',
+        functionId: open.body.functionId,
+        executionType: 'http-trigger',
+        triggerMetadata: { path: 'toggled' },
+      },
+    });
+    expect(created.status).toBe(201);
+    // Looked up, and kept for INBOUND_TRIGGER_CACHE_MS (2 s), by this first arrival.
+    expect((await send('toggled', JSON.stringify({ n: 1 }))).status).toBe(202);
+    const updated = await call('PUT', `${base()}/function-triggers/${created.body.id}`, {
+      token,
+      body: { triggerMetadata: { path: 'toggled', validateSignature: true, signingSecret: 'toggled-secret' } },
+    });
+    expect(updated.status).toBe(200);
+    expect((await send('toggled', JSON.stringify({ n: 2 }))).status).toBe(401);
+  });
 });

@@ -120,7 +120,7 @@ export class DraftsService {
       await this.drafts.delete(scope, id, tx);
       return trigger;
     });
-    this.changes.changed(scope);
+    await this.changes.changed(scope);
     return this.triggers.view(scope, created);
   }
 

@@ -104,7 +104,7 @@ export class FunctionsService {
         );
       });
       // Its triggers run the new version from now on.
-      this.changes.changed(scope);
+      await this.changes.changed(scope);
       return functionView(updated);
     } catch (err) {
       if (isUniqueViolation(err, 'functions_name_key')) throw StrataException.conflict(FUNCTION_NAME_TAKEN);
@@ -124,7 +124,7 @@ export class FunctionsService {
       await this.schedules.removeOfFunction(scope, tx, id);
       await this.triggers.deleteOfFunction(scope, tx, id, by, now);
     });
-    this.changes.changed(scope);
+    await this.changes.changed(scope);
     return { success: true, message: 'Function deleted.' };
   }
 

@@ -9,8 +9,9 @@ type Listener = (workspace: string) => void;
 
 /**
  * Says that a workspace's triggers or functions changed, to this replica's
- * listeners at once and to every other replica over NATS, so what they keep of
- * them (TriggerLookups) is dropped. Called after the change committed.
+ * listeners at once and to every other replica, and to inbound, over NATS, so
+ * what they keep of them (TriggerLookups, inbound's trigger lookups) is
+ * dropped. Called after the change committed, before the change is answered.
  */
 @Injectable()
 export class TriggerChanges implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -49,19 +50,24 @@ export class TriggerChanges implements OnApplicationBootstrap, OnApplicationShut
     this.listeners.push(listener);
   }
 
-  /** The workspace's triggers or functions changed (committed). */
-  changed(scope: WorkspaceScope): void {
+  /**
+   * The workspace's triggers or functions changed (committed). Resolves once
+   * the NATS server has the notice (it is then on its way to every listener),
+   * so a caller answered after it finds the change everywhere; never rejects.
+   */
+  async changed(scope: WorkspaceScope): Promise<void> {
     this.tell(scope.workspace);
     const notice: TriggersChanged = { workspaceSlug: scope.workspace };
-    this.nats
-      .get()
-      .then((nc) => nc.publish(computeTriggersChangedSubject(this.config.NATS_PREFIX), JSON.stringify(notice)))
-      .catch((err: unknown) =>
-        this.logger.warn({
-          msg: 'trigger change not announced; other replicas catch up within COMPUTE_TRIGGER_CACHE_MS',
-          err: String(err),
-        }),
-      );
+    try {
+      const nc = await this.nats.get();
+      nc.publish(computeTriggersChangedSubject(this.config.NATS_PREFIX), JSON.stringify(notice));
+      await nc.flush();
+    } catch (err) {
+      this.logger.warn({
+        msg: 'trigger change not announced; other replicas and inbound catch up within their cache time',
+        err: String(err),
+      });
+    }
   }
 
   private tell(workspace: string): void {

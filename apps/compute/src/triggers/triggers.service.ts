@@ -51,7 +51,7 @@ export class TriggersService {
 
   async create(scope: WorkspaceScope, by: string, body: CreateTriggerRequest) {
     const created = await this.transactions.run((tx) => this.createIn(scope, tx, by, body));
-    this.changes.changed(scope);
+    await this.changes.changed(scope);
     return this.view(scope, created);
   }
 
@@ -229,7 +229,7 @@ export class TriggersService {
         const issued = metadata === undefined ? undefined : await this.credentials.align(scope, tx, updated);
         return issued ? { trigger: updated, issued } : { trigger: updated };
       });
-      this.changes.changed(scope);
+      await this.changes.changed(scope);
       return await this.view(scope, updated);
     } catch (err) {
       throw conflictOf(err);
@@ -245,7 +245,7 @@ export class TriggersService {
       }
       await this.schedules.set(scope, tx, id, null);
     });
-    this.changes.changed(scope);
+    await this.changes.changed(scope);
     return { success: true, message: 'Trigger deleted.' };
   }
 
@@ -257,7 +257,7 @@ export class TriggersService {
       // Paused: off the scheduler's list. Resumed: due again from now (missed occurrences are not made up).
       await this.reschedule(scope, tx, { ...current, paused });
     });
-    this.changes.changed(scope);
+    await this.changes.changed(scope);
     return { success: true, message: paused ? 'Trigger paused.' : 'Trigger resumed.' };
   }
 

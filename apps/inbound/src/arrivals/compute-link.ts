@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
-import { RequestError, TimeoutError } from '@nats-io/transport-node';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { RequestError, TimeoutError, type Subscription } from '@nats-io/transport-node';
 import {
+  computeTriggersChangedSubject,
   ErrorCode,
   httpTriggerDescribeSubject,
   httpTriggerDispatchBatchSubject,
@@ -10,29 +11,60 @@ import {
   type HttpTriggerDispatchBatchReply,
   type HttpTriggerDispatchReply,
   type HttpTriggerResolution,
+  type TriggersChanged,
 } from '@strata/contracts';
 import type { WorkspaceScope } from '@strata/db';
 import { injectTraceContext } from '@strata/events';
 import { NatsConnectionHolder, StrataException } from '@strata/platform';
 import { InboundConfig } from '../inbound.config.js';
 
+/** Trigger lookups kept at once (oldest out first). */
+const MAX_CACHED_TRIGGERS = 10_000;
+
 /**
  * The inbound service's questions to compute, which owns triggers and runs
  * (core NATS request/reply to the compute API replicas): which http-trigger a
  * path names, and to queue the run of a stored arrival. Compute not answering
- * is a 503 (`UNAVAILABLE`), never a guess.
+ * is a 503 (`UNAVAILABLE`), never a guess. A lookup is kept for
+ * INBOUND_TRIGGER_CACHE_MS, and dropped at once when compute says the
+ * workspace's triggers or functions changed (`<prefix>.compute.triggers.changed`).
  */
-/** Trigger lookups kept at once (oldest out first). */
-const MAX_CACHED_TRIGGERS = 10_000;
-
 @Injectable()
-export class ComputeLink {
+export class ComputeLink implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly resolved = new Map<string, { answer: Promise<HttpTriggerResolution>; until: number }>();
+  private changes: Subscription | undefined;
 
   constructor(
     private readonly nats: NatsConnectionHolder,
     private readonly config: InboundConfig,
   ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const nc = await this.nats.get();
+    this.changes = nc.subscribe(computeTriggersChangedSubject(this.config.NATS_PREFIX), {
+      callback: (err, msg) => {
+        if (err) return;
+        let notice: Partial<TriggersChanged> | undefined;
+        try {
+          notice = msg.json<Partial<TriggersChanged>>();
+        } catch {
+          return;
+        }
+        if (typeof notice?.workspaceSlug === 'string') this.forget(notice.workspaceSlug);
+      },
+    });
+    await nc.flush();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.changes?.drain().catch(() => undefined);
+  }
+
+  /** Drops the lookups kept of a workspace's paths (a slug has no `/`: the prefix is the workspace's alone). */
+  private forget(workspace: string): void {
+    const prefix = `${workspace}/`;
+    for (const key of this.resolved.keys()) if (key.startsWith(prefix)) this.resolved.delete(key);
+  }
 
   /** The trigger at `path`, reused for INBOUND_TRIGGER_CACHE_MS (a failed lookup is not kept). */
   resolve(scope: WorkspaceScope, path: string): Promise<HttpTriggerResolution> {
