@@ -93,7 +93,7 @@ describe('TriggerLookups on two replicas, over a real NATS server', () => {
     // A trigger is created: the replica that created it says so, and both see it at once.
     store.at.set('lookups-a/record_created/orders', '1');
     expect(await watching(1)).toEqual([]);
-    replicas[0]!.changes.changed(a);
+    await replicas[0]!.changes.changed(a);
     expect(await watching(0)).toEqual([1]);
     await eventually(async () => ((await watching(1)).length === 1 ? true : undefined), 10_000, 10);
   });
@@ -107,7 +107,7 @@ describe('TriggerLookups on two replicas, over a real NATS server', () => {
     }
     store.at.set('lookups-a/x', '2');
     store.at.set('lookups-b/x', '2');
-    replicas[0]!.changes.changed(a);
+    await replicas[0]!.changes.changed(a);
     // This replica forgets at once; the other when the notice arrives.
     expect(await version(0, a, 'x')).toBe(2);
     await eventually(async () => ((await version(1, a, 'x')) === 2 ? true : undefined), 10_000, 10);
