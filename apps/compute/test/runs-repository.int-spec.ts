@@ -4,12 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { issueWorkspaceScope } from '@strata/db';
 import { loadConfig } from '@strata/platform';
-import { createTestDatabase, ManualClock, type TestDatabase } from '@strata/testing';
+import { createTestDatabase, type TestDatabase } from '@strata/testing';
 import { ComputeConfig } from '../src/compute.config.js';
 import { computeDataSourceOptions } from '../src/compute-data-source.js';
 import { migrateCompute } from '../src/create-compute-app.js';
 import { RunsRepository, type HeldRun, type NewRun } from '../src/runs/runs.repository.js';
-import { RunClaims } from '../src/worker/run-claims.js';
 
 /** compute.runs statements whose guarantees rest on PostgreSQL itself: unique keys, held rows. */
 describe('RunsRepository against a real PostgreSQL', () => {
@@ -161,39 +160,6 @@ describe('RunsRepository against a real PostgreSQL', () => {
       expect(
         await runs.finishMany(scope, [{ id: mine, workerId: 'worker-1', outcome: outcome('failed', 'late') }]),
       ).toEqual([false]);
-    });
-  });
-
-  describe('claims', () => {
-    it("claimMany takes the workspace's queued runs among those asked for, and no other", async () => {
-      const [free, taken, elsewhere] = [randomUUID(), randomUUID(), randomUUID()];
-      await runs.insert(scope, undefined, queued(free));
-      await runs.insert(scope, undefined, heldBy(queued(taken), 'worker-2'));
-      await runs.insert(issueWorkspaceScope('event-runs-b'), undefined, queued(elsewhere));
-      const claimed = await runs.claimMany(scope, [free, taken, elsewhere, randomUUID()], 'worker-1', now, now);
-      expect([...claimed.keys()]).toEqual([free]);
-      expect(claimed.get(free)).toMatchObject({ status: 'running', workerId: 'worker-1', params: 'sealed' });
-    });
-
-    it('RunClaims gives a run to one job only, when its job came twice in one batch', async () => {
-      const config = loadConfig(ComputeConfig, { ...process.env, STRATA_ENV: 'development', DATABASE_URL: db.url });
-      const claims = new RunClaims(runs, config, new ManualClock(now));
-      const [first, twice] = [randomUUID(), randomUUID()];
-      await runs.insert(scope, undefined, queued(first));
-      await runs.insert(scope, undefined, queued(twice));
-      // The first goes alone; the two jobs of `twice` wait for it and go together.
-      const answers = await Promise.all([
-        claims.claim(scope, first),
-        claims.claim(scope, twice),
-        claims.claim(scope, twice),
-      ]);
-      expect(answers[0]?.id).toBe(first);
-      expect(
-        answers
-          .slice(1)
-          .filter((run) => run !== undefined)
-          .map((run) => run.id),
-      ).toEqual([twice]);
     });
   });
 });

@@ -288,29 +288,24 @@ export class RunsRepository {
     );
   }
 
-  /**
-   * Takes queued runs for `workerId` until `leaseUntil`, in one statement: the
-   * runs taken, by id (a run not queued any more is not among them).
-   */
-  async claimMany(
+  /** Takes a queued run for `workerId` until `leaseUntil`; undefined when it is not queued (any more). */
+  async claim(
     scope: WorkspaceScope,
-    ids: readonly string[],
+    id: string,
     workerId: string,
     now: Date,
     leaseUntil: Date,
-  ): Promise<Map<string, RunEntity>> {
-    if (ids.length === 0) return new Map();
-    const rows = await queryPrepared<Record<string, unknown>>(
+  ): Promise<RunEntity | undefined> {
+    const [raw] = await queryPrepared<Record<string, unknown>>(
       this.db.manager,
       `UPDATE compute.runs SET status = 'running', worker_id = $3, started_at = $4, lease_expires_at = $5
-        WHERE workspace_slug = $1 AND id = ANY($2::uuid[]) AND status = 'queued'
+        WHERE workspace_slug = $1 AND id = $2 AND status = 'queued'
         RETURNING ${this.columns()
           .map((c) => c.databaseName)
           .join(', ')}`,
-      [scope.workspace, ids, workerId, now, leaseUntil],
+      [scope.workspace, id, workerId, now, leaseUntil],
     );
-    const runs = rows.map((raw) => this.fromRow(raw));
-    return new Map(runs.map((run) => [run.id, run]));
+    return raw ? this.fromRow(raw) : undefined;
   }
 
   /** A worker takes over an endpoint run dispatched under `holder`; undefined when that hold is gone. */

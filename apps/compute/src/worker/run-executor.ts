@@ -12,14 +12,15 @@ import type { RunLimits } from '../runs/run-limits.js';
 import { openRunParams } from '../runs/run-params.js';
 import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
 import { RunApi } from './api/run-api.js';
-import { RunClaims } from './run-claims.js';
 import { RunOutcomes } from './run-outcomes.js';
-import { WORKER_ID } from './worker-id.js';
 import type { RunBridge } from './run-bridge.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 
 /** Function versions whose code a worker keeps in memory (oldest first out). */
 const CODE_CACHE_SIZE = 256;
+
+/** The worker's own name on the runs it holds. */
+export const WORKER_ID = `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** The outcome of a run the platform could not execute (its code or parameters unreadable, the engine closed). */
 export function platformFailure(bridge: RunBridge, finishedAt: Date): RunOutcome {
@@ -119,7 +120,6 @@ export class RunExecutor {
   constructor(
     private readonly runs: RunsRepository,
     private readonly outcomes: RunOutcomes,
-    private readonly claims: RunClaims,
     private readonly functions: FunctionsRepository,
     private readonly api: RunApi,
     @Inject(SANDBOX_ENGINE) private readonly engine: SandboxEngine,
@@ -132,7 +132,8 @@ export class RunExecutor {
 
   /** Claims the run for this worker; undefined when another worker has it or it is not queued. */
   claim(scope: WorkspaceScope, runId: string): Promise<RunEntity | undefined> {
-    return this.claims.claim(scope, runId);
+    const now = this.clock.now();
+    return this.runs.claim(scope, runId, WORKER_ID, now, this.leaseFrom(now));
   }
 
   /**

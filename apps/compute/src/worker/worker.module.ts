@@ -29,7 +29,6 @@ import { JobConsumer } from './job-consumer.js';
 import { RunExecutor } from './run-executor.js';
 import { EndpointServer } from './endpoint-server.js';
 import { EventRunServer } from './event-run-server.js';
-import { RunClaims } from './run-claims.js';
 import { RunOutcomes } from './run-outcomes.js';
 import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
 
@@ -75,7 +74,6 @@ export class WorkerModule {
         DataApi,
         RunApi,
         RunOutcomes,
-        RunClaims,
         RunExecutor,
         // Before the job consumer, whose bootstrap says "worker ready": endpoint calls are served by then.
         EndpointServer,
