@@ -1,5 +1,4 @@
 export * from './auth/access.decorators.js';
-export * from './batching/coalescer.js';
 export * from './auth/access.guard.js';
 export * from './auth/jwt.strategy.js';
 export * from './auth/permission-resolver.js';

@@ -358,21 +358,16 @@ export class RunsRepository {
     return this.updateHeld(scope, id, workerId, { leaseExpiresAt: leaseUntil });
   }
 
-  /**
-   * Records how runs held by their workers ended, in one statement (each
-   * written only while still running and held by its `workerId`); whether
-   * each was, in the order given. Batches up to PREPARED_BATCH are prepared
-   * statements, one text per size.
-   */
-  async finishMany(
-    scope: WorkspaceScope,
-    ends: readonly { readonly id: string; readonly workerId: string; readonly outcome: RunOutcome }[],
-  ): Promise<boolean[]> {
-    if (ends.length === 0) return [];
-    const values: unknown[] = [scope.workspace];
-    const tuples = ends.map(({ id, workerId, outcome: o }) => {
-      const at = values.length;
-      values.push(
+  /** Records how a run this worker holds ended; whether it still held it. */
+  async finish(scope: WorkspaceScope, id: string, workerId: string, o: RunOutcome): Promise<boolean> {
+    const rows = await queryPrepared<{ id: string }>(
+      this.db.manager,
+      `UPDATE compute.runs SET status = $4, logs = $5, logs_truncated = $6, api_calls = $7, return_value = $8,
+              error = $9, memory_usage_bytes = $10, cpu_usage_seconds = $11, finished_at = $12, lease_expires_at = NULL
+        WHERE workspace_slug = $1 AND id = $2 AND status = 'running' AND worker_id = $3
+        RETURNING id`,
+      [
+        scope.workspace,
         id,
         workerId,
         o.status,
@@ -384,24 +379,9 @@ export class RunsRepository {
         o.memoryUsageBytes,
         o.cpuUsageSeconds.toFixed(6),
         o.finishedAt,
-      );
-      const p = (k: number) => `$${at + k}`;
-      return `(${p(1)}::uuid, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text, ${p(5)}::boolean, ${p(6)}::text, ${p(7)}::text, ${p(8)}::text, ${p(9)}::bigint, ${p(10)}::numeric, ${p(11)}::timestamptz)`;
-    });
-    const statement = `UPDATE compute.runs AS r
-        SET status = v.status, logs = v.logs, logs_truncated = v.logs_truncated, api_calls = v.api_calls,
-            return_value = v.return_value, error = v.error, memory_usage_bytes = v.memory_usage_bytes,
-            cpu_usage_seconds = v.cpu_usage_seconds, finished_at = v.finished_at, lease_expires_at = NULL
-       FROM (VALUES ${tuples.join(', ')}) AS v(id, worker_id, status, logs, logs_truncated, api_calls, return_value,
-            error, memory_usage_bytes, cpu_usage_seconds, finished_at)
-      WHERE r.workspace_slug = $1 AND r.id = v.id AND r.status = 'running' AND r.worker_id = v.worker_id
-      RETURNING r.id`;
-    const written =
-      ends.length <= PREPARED_BATCH
-        ? await queryPrepared<{ id: string }>(this.db.manager, statement, values)
-        : rowsOf<{ id: string }>(await this.db.query(statement, values));
-    const ids = new Set(written.map((r) => r.id));
-    return ends.map((end) => ids.has(end.id));
+      ],
+    );
+    return rows.length > 0;
   }
 
   /** Changes a run only while it is running and held by `workerId`; whether it was. */

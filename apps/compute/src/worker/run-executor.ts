@@ -12,7 +12,6 @@ import type { RunLimits } from '../runs/run-limits.js';
 import { openRunParams } from '../runs/run-params.js';
 import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
 import { RunApi } from './api/run-api.js';
-import { RunOutcomes } from './run-outcomes.js';
 import type { RunBridge } from './run-bridge.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 
@@ -119,7 +118,6 @@ export class RunExecutor {
 
   constructor(
     private readonly runs: RunsRepository,
-    private readonly outcomes: RunOutcomes,
     private readonly functions: FunctionsRepository,
     private readonly api: RunApi,
     @Inject(SANDBOX_ENGINE) private readonly engine: SandboxEngine,
@@ -281,7 +279,7 @@ export class RunExecutor {
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
       try {
         await recorded?.();
-        return await this.outcomes.write(scope, runId, holder, outcome);
+        return await this.runs.finish(scope, runId, holder, outcome);
       } catch (err) {
         this.logger.warn({ msg: 'run outcome not written', runId, err: String(err) });
       }

@@ -29,7 +29,6 @@ import { JobConsumer } from './job-consumer.js';
 import { RunExecutor } from './run-executor.js';
 import { EndpointServer } from './endpoint-server.js';
 import { EventRunServer } from './event-run-server.js';
-import { RunOutcomes } from './run-outcomes.js';
 import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
 
 /**
@@ -73,7 +72,6 @@ export class WorkerModule {
         HttpEgress,
         DataApi,
         RunApi,
-        RunOutcomes,
         RunExecutor,
         // Before the job consumer, whose bootstrap says "worker ready": endpoint calls are served by then.
         EndpointServer,

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
-import { Clock, Coalescer, keyRingOf } from '@strata/platform';
+import { Clock, keyRingOf } from '@strata/platform';
 import type { HttpTriggerDispatch, HttpTriggerDispatchReply } from '@strata/contracts';
 import { ComputeLink } from '../arrivals/compute-link.js';
 import { InboundConfig } from '../inbound.config.js';
@@ -9,6 +9,7 @@ import { bodyOf, maskedHeaders } from '../events/arrival-params.js';
 import { openArrival, type OpenedArrival } from '../events/arrival-seal.js';
 import type { InboundEventEntity } from '../events/inbound-event.entity.js';
 import { InboundEventsRepository, type DispatchChange } from '../events/inbound-events.repository.js';
+import { Coalescer } from '../batching/coalescer.js';
 
 /** One arrival's dispatch, as it waits for its batch. */
 interface Dispatch {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { insertRows, queryPrepared, rowsOf, type WorkspaceScope } from '@strata/db';
-import { Coalescer } from '@strata/platform';
+import { Coalescer } from '../batching/coalescer.js';
 import { InboundEventEntity, type DispatchStatus, type SignatureResult } from './inbound-event.entity.js';
 
 export type NewInboundEvent = Omit<InboundEventEntity, 'workspaceSlug'>;
