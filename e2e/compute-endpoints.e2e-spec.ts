@@ -308,10 +308,18 @@ describe('endpoint triggers', () => {
     const post = (headers: Record<string, string>, query = '?ref=abc', sent = body) =>
       call('POST', endpoint('signed', query), { body: sent, headers });
 
-    const ok = await post(sign(secret, 'POST', target, body));
+    const signed = sign(secret, 'POST', target, body);
+    const ok = await post(signed);
     expect(ok.status).toBe(200);
     expect(ok.body.req).toMatchObject({ payload: { amount: 10 }, auth: { mode: 'hmac' } });
     expect(ok.body.req.headers['x-signature']).toBeUndefined();
+    // The same signed call again, inside the timestamp's window: a replay, refused.
+    const replayed = await post(signed);
+    expect(replayed.status).toBe(401);
+    expect(replayed.body.error).toContain('used before');
+    // Signed anew (another second), the same call goes through.
+    const later = sign(secret, 'POST', target, body, Number(signed['x-signature-timestamp']) + 1);
+    expect((await post(later)).status).toBe(200);
 
     expect((await post(sign(secret, 'POST', target, body), '?ref=abd')).status).toBe(401);
     expect((await post(sign(secret, 'POST', target, body), '?ref=abc', '{"amount":99}')).status).toBe(401);

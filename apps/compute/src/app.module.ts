@@ -31,6 +31,7 @@ import { RunsRepository } from './runs/runs.repository.js';
 import { ExecutionBudget } from './runs/execution-budget.js';
 import { RerunsService } from './runs/reruns.service.js';
 import { RunsService } from './runs/runs.service.js';
+import { EndpointSignatureReplays } from './endpoints/endpoint-signature-replays.js';
 import { EndpointAuthenticator } from './endpoints/endpoint-authenticator.js';
 import { EndpointCalls } from './endpoints/endpoint-calls.service.js';
 import { TriggerLookups } from './triggers/trigger-lookups.js';
@@ -88,6 +89,7 @@ export class ComputeAppModule {
         EndpointCredentialsRepository,
         EndpointCredentials,
         EndpointAuthenticator,
+        EndpointSignatureReplays,
         EndpointDispatcher,
         EndpointCalls,
         TriggerLookups,

@@ -28,6 +28,7 @@ export * from './openapi/openapi.js';
 export * from './platform.module.js';
 export * from './rate-limit/rate-limit.decorator.js';
 export * from './rate-limit/rate-limit.store.js';
+export * from './replay/first-use.store.js';
 export * from './rate-limit/rate-limit.guard.js';
 export * from './validation/validation.pipe.js';
 export * from './validation/id.pipes.js';

@@ -9,6 +9,7 @@ import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { authModesOf } from './endpoint-auth-modes.js';
 import { apiKeyMatches } from './endpoint-credentials.js';
 import { EndpointCredentials } from './endpoint-credentials.service.js';
+import { EndpointSignatureReplays } from './endpoint-signature-replays.js';
 import { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, verifyEndpointSignature } from './endpoint-signature.js';
 
 export const API_KEY_HEADER = 'x-api-key';
@@ -44,6 +45,7 @@ export class EndpointAuthenticator {
   constructor(
     private readonly bearer: BearerAuthorizer,
     private readonly credentials: EndpointCredentials,
+    private readonly replays: EndpointSignatureReplays,
     private readonly clock: Clock,
     private readonly config: ComputeConfig,
   ) {}
@@ -93,8 +95,11 @@ export class EndpointAuthenticator {
               now: this.clock.now(),
               toleranceSeconds: this.config.COMPUTE_ENDPOINT_SIGNATURE_TOLERANCE_S,
             });
-      if (verdict.ok) return { mode: 'hmac', by: 'endpoint:hmac' };
-      failures.push(StrataException.unauthorized(`Invalid signature: ${verdict.reason}`));
+      if (verdict.ok && (await this.replays.firstUse(call.trigger.id, signature))) {
+        return { mode: 'hmac', by: 'endpoint:hmac' };
+      }
+      const reason = verdict.ok ? 'it was used before (a replayed call)' : verdict.reason;
+      failures.push(StrataException.unauthorized(`Invalid signature: ${reason}`));
     }
     // A valid token that lacks the permission outranks a wrong other credential: say what is missing.
     const forbidden = failures.find((f) => f.code !== ErrorCode.UNAUTHORIZED);
