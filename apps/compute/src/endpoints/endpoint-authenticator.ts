@@ -10,6 +10,7 @@ import { authModesOf } from './endpoint-auth-modes.js';
 import { apiKeyMatches } from './endpoint-credentials.js';
 import { EndpointCredentials } from './endpoint-credentials.service.js';
 import { EndpointSignatureReplays } from './endpoint-signature-replays.js';
+import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, verifyEndpointSignature } from './endpoint-signature.js';
 
 export const API_KEY_HEADER = 'x-api-key';
@@ -45,6 +46,7 @@ export class EndpointAuthenticator {
   constructor(
     private readonly bearer: BearerAuthorizer,
     private readonly credentials: EndpointCredentials,
+    private readonly lookups: TriggerLookups,
     private readonly replays: EndpointSignatureReplays,
     private readonly clock: Clock,
     private readonly config: ComputeConfig,
@@ -56,7 +58,14 @@ export class EndpointAuthenticator {
     const { req } = call;
     const failures: StrataException[] = [];
     let stored: { apiKeyHash: string | null; signingSecret: string | null } | undefined;
-    const credentials = async () => (stored ??= await this.credentials.forCheck(call.scope, call.trigger.id));
+    // Kept like the endpoint's lookup, and dropped with it on any change of the workspace's triggers (a rotation too).
+    const credentials = async () =>
+      (stored ??= await this.lookups.keep(
+        call.scope,
+        `credentials/${call.trigger.id}`,
+        () => this.credentials.forCheck(call.scope, call.trigger.id),
+        () => true,
+      ));
 
     if (modes.includes('bearer') && BearerAuthorizer.presented(req)) {
       try {

@@ -24,8 +24,9 @@ interface Kept<T> {
 /**
  * The trigger lookups on the paths that start runs, kept per replica for
  * COMPUTE_TRIGGER_CACHE_MS once read (each was a database round trip per call
- * or per record event): the endpoint at a path, and the event-driven triggers
- * watching an event of a collection. Any change to the workspace's triggers or
+ * or per record event): the endpoint at a path, the event-driven triggers
+ * watching an event of a collection, and (through `keep`) an endpoint's key
+ * hash and signing secret. Any change to the workspace's triggers or
  * functions (TriggerChanges: created, updated, paused, resumed or deleted, from
  * this replica or another) drops the workspace's entries at once.
  */
@@ -62,7 +63,12 @@ export class TriggerLookups {
     );
   }
 
-  private keep<T>(scope: WorkspaceScope, what: string, read: () => Promise<T>, keepable: (answer: T) => boolean) {
+  /**
+   * Any other read of a workspace's trigger state (`what` names it), kept by the
+   * same rules: for COMPUTE_TRIGGER_CACHE_MS, dropped on any change of the
+   * workspace's triggers; a failed read, or an answer `keepable` refuses, is not kept.
+   */
+  keep<T>(scope: WorkspaceScope, what: string, read: () => Promise<T>, keepable: (answer: T) => boolean): Promise<T> {
     const key = `${scope.workspace}\u0000${what}`;
     const now = this.clock.now().getTime();
     const kept = this.kept.get(key) as Kept<T> | undefined;

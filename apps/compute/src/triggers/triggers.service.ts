@@ -171,6 +171,8 @@ export class TriggersService {
       const issued = await this.credentials.rotate(scope, tx, trigger, wanted);
       return { trigger, issued };
     });
+    // Replicas drop the credentials they kept: the old ones are refused from the next call.
+    await this.changes.changed(scope);
     return this.view(scope, rotated);
   }
 
