@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { eventually } from '@strata/testing';
 import {
   adminWorkspaceToken,
   call,
@@ -469,13 +470,10 @@ describe('event-driven triggers', () => {
       token,
       body: { structureId: collection.body.id, data: { ref: 'P-1' } },
     });
-    const until = Date.now() + 30_000;
-    let listed: Record<string, any>[] = [];
-    while (listed.length === 0) {
-      if (Date.now() > until) throw new Error('the event was never queued');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      listed = (await call('GET', `${base()}/function-runs?triggerId=${trigger.body.id}`, { token })).body.runs;
-    }
+    const listed: Record<string, any>[] = await eventually(async () => {
+      const runs = (await call('GET', `${base()}/function-runs?triggerId=${trigger.body.id}`, { token })).body.runs;
+      return runs.length > 0 ? runs : undefined;
+    }, 30_000);
     expect(listed).toEqual([expect.objectContaining({ status: 'queued' })]);
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
     const [run] = await runsOf(trigger.body.id, 1);

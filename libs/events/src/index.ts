@@ -3,3 +3,4 @@ export * from './trace-context.js';
 export * from './publish-batch.js';
 export * from './request-reply.js';
 export * from './record-events.js';
+export * from './triggers-changed.js';

@@ -28,3 +28,17 @@ export function serveRequests(
     },
   });
 }
+
+/** A message's JSON, or undefined when it is not JSON (the receiver answers it as malformed). */
+export function jsonOf(msg: Msg): unknown {
+  try {
+    return msg.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers a request with `answer` as JSON. */
+export function respondJson(msg: Msg, answer: unknown): void {
+  msg.respond(JSON.stringify(answer));
+}

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import type { Subscription } from '@nats-io/transport-node';
 import { computeTriggersChangedSubject, type TriggersChanged } from '@strata/contracts';
 import type { WorkspaceScope } from '@strata/db';
+import { subscribeTriggersChanged } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 
@@ -26,18 +27,7 @@ export class TriggerChanges implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     const nc = await this.nats.get();
-    this.subscription = nc.subscribe(computeTriggersChangedSubject(this.config.NATS_PREFIX), {
-      callback: (err, msg) => {
-        if (err) return;
-        let notice: Partial<TriggersChanged> | undefined;
-        try {
-          notice = msg.json<Partial<TriggersChanged>>();
-        } catch {
-          return;
-        }
-        if (typeof notice?.workspaceSlug === 'string') this.tell(notice.workspaceSlug);
-      },
-    });
+    this.subscription = subscribeTriggersChanged(nc, this.config.NATS_PREFIX, (workspace) => this.tell(workspace));
     await nc.flush();
   }
 

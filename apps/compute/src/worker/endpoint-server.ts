@@ -7,7 +7,7 @@ import {
   type EndpointReply,
 } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
-import { extractTraceContext } from '@strata/events';
+import { extractTraceContext, jsonOf, respondJson } from '@strata/events';
 import { Clock, NatsConnectionHolder } from '@strata/platform';
 import type { SandboxEngine } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
@@ -95,7 +95,7 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private accept(msg: Msg): void {
-    const dispatch = parseEndpointDispatch(safeJson(msg));
+    const dispatch = parseEndpointDispatch(jsonOf(msg));
     if (!dispatch) {
       reply(msg, { kind: 'lost' });
       return;
@@ -161,14 +161,6 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
   }
 }
 
-function safeJson(msg: Msg): unknown {
-  try {
-    return msg.json();
-  } catch {
-    return undefined;
-  }
-}
-
 function reply(msg: Msg, answer: EndpointReply): void {
-  msg.respond(JSON.stringify(answer));
+  respondJson(msg, answer);
 }

@@ -7,7 +7,7 @@ import {
   type EventRunReply,
 } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
-import { extractTraceContext } from '@strata/events';
+import { extractTraceContext, jsonOf, respondJson } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import type { SandboxEngine } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
@@ -77,7 +77,7 @@ export class EventRunServer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private accept(msg: Msg): void {
-    const offer = parseEventRunOffer(safeJson(msg));
+    const offer = parseEventRunOffer(jsonOf(msg));
     if (!offer || this.closing || !this.hasRoom()) {
       reply(msg, { kind: 'busy' });
       return;
@@ -117,14 +117,6 @@ export class EventRunServer implements OnApplicationBootstrap, OnApplicationShut
   }
 }
 
-function safeJson(msg: Msg): unknown {
-  try {
-    return msg.json();
-  } catch {
-    return undefined;
-  }
-}
-
 function reply(msg: Msg, answer: EventRunReply): void {
-  msg.respond(JSON.stringify(answer));
+  respondJson(msg, answer);
 }

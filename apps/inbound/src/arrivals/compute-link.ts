@@ -1,7 +1,6 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { RequestError, TimeoutError, type Subscription } from '@nats-io/transport-node';
 import {
-  computeTriggersChangedSubject,
   ErrorCode,
   httpTriggerDescribeSubject,
   httpTriggerDispatchBatchSubject,
@@ -11,10 +10,9 @@ import {
   type HttpTriggerDispatchBatchReply,
   type HttpTriggerDispatchReply,
   type HttpTriggerResolution,
-  type TriggersChanged,
 } from '@strata/contracts';
 import type { WorkspaceScope } from '@strata/db';
-import { injectTraceContext } from '@strata/events';
+import { injectTraceContext, subscribeTriggersChanged } from '@strata/events';
 import { NatsConnectionHolder, StrataException } from '@strata/platform';
 import { InboundConfig } from '../inbound.config.js';
 
@@ -41,18 +39,7 @@ export class ComputeLink implements OnApplicationBootstrap, OnApplicationShutdow
 
   async onApplicationBootstrap(): Promise<void> {
     const nc = await this.nats.get();
-    this.changes = nc.subscribe(computeTriggersChangedSubject(this.config.NATS_PREFIX), {
-      callback: (err, msg) => {
-        if (err) return;
-        let notice: Partial<TriggersChanged> | undefined;
-        try {
-          notice = msg.json<Partial<TriggersChanged>>();
-        } catch {
-          return;
-        }
-        if (typeof notice?.workspaceSlug === 'string') this.forget(notice.workspaceSlug);
-      },
-    });
+    this.changes = subscribeTriggersChanged(nc, this.config.NATS_PREFIX, (workspace) => this.forget(workspace));
     await nc.flush();
   }
 
