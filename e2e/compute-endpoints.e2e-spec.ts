@@ -15,7 +15,10 @@ let otherToken: string;
 const functions: Record<string, string> = {};
 
 const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1`;
+/** Through the gateway: served by the sandbox worker behind it, on its own isolates. */
 const endpoint = (path: string, query = '') => `${base()}/endpoints/${path}${query}`;
+/** The compute API's own route, which hands every run to a worker over NATS. */
+const apiEndpoint = (path: string) => `${stack.computeUrl}/data/workspace/${ws}/api/v1/endpoints/${path}`;
 
 const CODE = {
   echo: `export default async (context) => ({ req: context.req, triggerParams });`,
@@ -30,6 +33,7 @@ const CODE = {
     context.res.json({ statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'pong ' + context.req.query.n });
   };`,
   throws: `export default async () => { throw new Error('the secret reason'); };`,
+  nap: `export default async () => { await new Promise((resolve) => setTimeout(resolve, 2000)); return 'rested'; };`,
   slow: `export default async () => { await new Promise((resolve) => setTimeout(resolve, 5000)); return 'late'; };`,
   background: `async function run() { await new Promise((resolve) => setTimeout(resolve, 1500)); return { success: true }; }`,
 };
@@ -89,7 +93,7 @@ describe('endpoint triggers', () => {
         },
       });
       await nc.flush();
-      const answered = await call('POST', endpoint('unanswered'), { body: { a: 1 } });
+      const answered = await call('POST', apiEndpoint('unanswered'), { body: { a: 1 } });
       expect(answered.status).toBe(504);
       const runId = answered.headers.get('x-strata-run-id');
       expect(dispatches).toEqual([
@@ -105,14 +109,24 @@ describe('endpoint triggers', () => {
 
   it('answers 503 and records nothing while no worker is running (the call is not queued)', async () => {
     const trigger = await createEndpoint('no-worker', 'echo', { auth: { mode: 'public' } });
-    const answered = await call('POST', endpoint('no-worker'), { body: { a: 1 } });
-    expect(answered.status).toBe(503);
-    expect(answered.headers.get('retry-after')).toBe('1');
-    expect(answered.body).toEqual({ error: expect.stringContaining('not queued'), statusCode: 503 });
+    // Through the gateway (no worker behind it) and through the compute API (no worker takes its dispatch) alike.
+    for (const url of [endpoint('no-worker'), apiEndpoint('no-worker')]) {
+      const answered = await call('POST', url, { body: { a: 1 } });
+      expect(answered.status).toBe(503);
+      expect(answered.headers.get('retry-after')).toBe('1');
+      expect(answered.body).toEqual({ error: expect.stringContaining('not queued'), statusCode: 503 });
+    }
     expect(await runsOf(trigger.id)).toEqual([]);
-    // From now on a worker serves the calls.
-    await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '2' });
-    expect((await call('POST', endpoint('no-worker'), { body: { a: 1 } })).status).toBe(200);
+    // From now on a worker serves the calls: those it takes itself, and those the API hands it over NATS.
+    const worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '2' });
+    expect(worker.url).toBe(stack.workerUrl);
+    for (const url of [endpoint('no-worker'), apiEndpoint('no-worker')]) {
+      const answered = await call('POST', url, { body: { a: 1 } });
+      expect(answered.status).toBe(200);
+      expect(answered.body).toMatchObject({ req: { payload: { a: 1 } } });
+    }
+    expect(await runsOf(trigger.id)).toHaveLength(2);
+    expect((await call('GET', `${worker.url}/readyz`)).status).toBe(200);
   });
 
   it('refuses a run() function for an endpoint trigger and endpoint code for other triggers', async () => {
@@ -426,5 +440,31 @@ describe('endpoint triggers', () => {
     const full = await call('GET', `${base()}/function-runs/${done.id}`, { token });
     expect(full.body).toMatchObject({ isRerun: true, originalRunId: runId });
     expect(JSON.stringify(full.body.result)).toContain('again');
+  });
+
+  it('a call its worker has no isolate for goes to another worker over NATS, and only then is refused', async () => {
+    await createEndpoint('nap', 'nap', { auth: { mode: 'public' }, timeoutMs: 10_000 });
+    const four = () => Promise.all([1, 2, 3, 4].map(() => call('POST', endpoint('nap'), { body: {} })));
+    // The gateway's worker has two endpoint isolates and one background one; this one adds two more.
+    const other = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '1' });
+    expect(other.url).not.toBe(stack.workerUrl);
+    const helped = await four();
+    expect(helped.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(helped.map((r) => r.body)).toEqual(['rested', 'rested', 'rested', 'rested']);
+    await other.stop();
+    const alone = await four();
+    expect(alone.map((r) => r.status).sort()).toContain(503);
+    expect(alone.filter((r) => r.status !== 503).every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('serves the odd forms of a call through the worker’s full stack, with the same answers', async () => {
+    await createEndpoint('odd-forms', 'echo', { auth: { mode: 'public' }, allowedMethods: ['POST', 'GET'] });
+    const encoded = await call('GET', endpoint('odd-forms', '?q=a%20b&q=%C3%A9'));
+    expect(encoded.status).toBe(200);
+    expect(encoded.body.req).toMatchObject({ method: 'GET', path: '/endpoints/odd-forms', query: { q: ['a b', 'é'] } });
+    const refused = await call('DELETE', endpoint('odd-forms', '?x=%20'));
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get('allow')).toBe('POST, GET');
+    expect((await call('POST', endpoint('missing-one', '?x=%20'), { body: {} })).status).toBe(404);
   });
 });

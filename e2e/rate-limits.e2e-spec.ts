@@ -160,13 +160,14 @@ describe('rate limits', () => {
       },
     });
     expect(trigger.status).toBe(201);
+    // The compute API's own route (no worker runs in this stack to serve the gateway's).
+    const endpoints = `${stack.computeUrl}/data/workspace/${wsB}/api/v1/endpoints`;
     // Unknown paths spend nothing.
-    for (let n = 0; n < 3; n++)
-      expect((await call('POST', `${data}/endpoints/nowhere`, { body: {} })).status).toBe(404);
-    // No worker runs in this stack: the two calls within the budget are refused unqueued (503), the third is over it.
-    expect((await call('POST', `${data}/endpoints/hello`, { body: {} })).status).toBe(503);
-    expect((await call('POST', `${data}/endpoints/hello`, { body: {} })).status).toBe(503);
-    const limited = await call('POST', `${data}/endpoints/hello`, { body: {} });
+    for (let n = 0; n < 3; n++) expect((await call('POST', `${endpoints}/nowhere`, { body: {} })).status).toBe(404);
+    // No worker runs: the two calls within the budget are refused unqueued (503), the third is over it.
+    expect((await call('POST', `${endpoints}/hello`, { body: {} })).status).toBe(503);
+    expect((await call('POST', `${endpoints}/hello`, { body: {} })).status).toBe(503);
+    const limited = await call('POST', `${endpoints}/hello`, { body: {} });
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ error: expect.stringContaining('limit of 2 function executions'), statusCode: 429 });
     expect(limited.headers.get('retry-after')).toEqual(expect.any(String));

@@ -40,9 +40,12 @@ run data node --enable-source-maps apps/data/dist/main.js
 run webhooks node --enable-source-maps apps/webhooks/dist/main.js
 run compute node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js
 # Sandbox workers are processes of their own (COMPUTE_WORKERS of them, default 1), restarted
-# when one ends (a worker aborts when V8 loses control of an isolate: docs/compute.md).
+# when one ends (a worker aborts when V8 loses control of an isolate: docs/compute.md). The
+# first serves the gateway's endpoint calls on 8087; the others take any free port and the
+# calls the first hands them over NATS when its isolates are busy.
 for i in $(seq 1 "${COMPUTE_WORKERS:-1}"); do
-  run "compute-worker-$i" bash -c 'trap "kill \$pid 2>/dev/null; wait \$pid; exit 0" TERM INT
+  port=$([ "$i" = 1 ] && echo "${COMPUTE_WORKER_PORT:-8087}" || echo 0)
+  run "compute-worker-$i" env COMPUTE_WORKER_PORT="$port" bash -c 'trap "kill \$pid 2>/dev/null; wait \$pid; exit 0" TERM INT
   while true; do
     node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js worker & pid=$!
     wait $pid; echo "worker exited ($?); starting a new one"; sleep 1
@@ -53,7 +56,7 @@ run orchestration node --enable-source-maps apps/orchestration/dist/main.js
 run gateway node --enable-source-maps apps/gateway/dist/main.js
 
 for _ in $(seq 1 60); do
-  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8085/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8083/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8086/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8084/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
+  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8085/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8083/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8086/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8084/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8087/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
   sleep 0.5
 done
 cat <<MSG

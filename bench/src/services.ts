@@ -17,6 +17,8 @@ export interface Services {
   readonly webhooksUrl: string;
   /** The compute API (started only when `compute` is among the apps). */
   readonly computeUrl: string;
+  /** The sandbox worker's own HTTP port (endpoint calls, as the gateway routes them), when `worker` is started. */
+  readonly workerUrl: string;
   /** The inbound service (started only when `inbound` is among the apps). */
   readonly inboundUrl: string;
   /** The orchestration service (started only when `orchestration` is among the apps). */
@@ -58,7 +60,8 @@ export async function startServices(
   apps: readonly App[] = APPS,
 ): Promise<Services> {
   const db = await createTestDatabase('strata_bench');
-  const [authPort, dataPort, webhooksPort, computePort, inboundPort, orchestrationPort] = [
+  const [authPort, dataPort, webhooksPort, computePort, inboundPort, orchestrationPort, workerPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -75,6 +78,7 @@ export async function startServices(
     DATA_PORT: String(dataPort),
     WEBHOOKS_PORT: String(webhooksPort),
     COMPUTE_PORT: String(computePort),
+    COMPUTE_WORKER_PORT: String(workerPort),
     INBOUND_PORT: String(inboundPort),
     ORCHESTRATION_PORT: String(orchestrationPort),
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
@@ -135,6 +139,7 @@ export async function startServices(
     dataUrl: urls.data,
     webhooksUrl: urls.webhooks,
     computeUrl: urls.compute,
+    workerUrl: `http://127.0.0.1:${workerPort}`,
     inboundUrl: urls.inbound,
     orchestrationUrl: urls.orchestration,
     databaseUrl: db.url,
@@ -153,7 +158,7 @@ export async function startServices(
 
 /**
  * A sandbox worker process; ready once it logs `worker ready` (its job consumer is
- * pulling). It logs at `log` level for that line only: a worker logs nothing per run.
+ * pulling and its endpoint route listening). It logs at `log` level for that line only: a worker logs nothing per run.
  */
 async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(

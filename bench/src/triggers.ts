@@ -5,9 +5,10 @@
  *    event-driven trigger's function (`Date.now()` in the isolate). Baseline: the same
  *    record event reaching a bare JetStream consumer in this process. Both measured from
  *    the record's `createdAt`, one record at a time.
- * 2. Endpoint: `POST /endpoints/{path}` on the compute API (a public endpoint, so no
- *    credential check on either side) to the sandbox worker and back; one call at a time
- *    (latency) and `BENCH_ENDPOINT_CONCURRENCY` at a time (throughput). Baseline: the same
+ * 2. Endpoint: `POST /endpoints/{path}` (a public endpoint, so no credential check on
+ *    either side) on the sandbox worker, where the gateway routes endpoint calls, and for
+ *    comparison on the compute API (which hands the run to the worker over NATS); one call
+ *    at a time (latency) and `BENCH_ENDPOINT_CONCURRENCY` at a time (throughput). Baseline: the same
  *    function behind a bare node:http server in this process calling the sandbox engine
  *    directly (same isolates, same limits).
  * 3. Scheduler lateness: `BENCH_SCHEDULED_TRIGGERS` interval triggers (every
@@ -251,7 +252,11 @@ async function main(): Promise<void> {
     );
     const client = new BenchClient(token, ENDPOINT_CONCURRENCY);
     const bareFigures = await timeEndpoint(client, bare.url);
-    const strataFigures = await timeEndpoint(client, `${computeBase}/endpoints/echo`);
+    const strataFigures = await timeEndpoint(
+      client,
+      `${services.workerUrl}/data/workspace/bench/api/v1/endpoints/echo`,
+    );
+    const viaApiFigures = await timeEndpoint(client, `${computeBase}/endpoints/echo`);
     client.close();
 
     // ---- 3. scheduler lateness ----
@@ -319,7 +324,8 @@ async function main(): Promise<void> {
       '',
       `2. endpoint: POST {"n"} → the function's answer (a public endpoint; ${ENDPOINT_SAMPLES} calls one at a time, then ${ENDPOINT_CALLS} calls ${ENDPOINT_CONCURRENCY} at a time)`,
       `  bare node:http + sandbox engine   ${pp(bareFigures.latency)}  ${bareFigures.perSecond.toFixed(0).padStart(6)} calls/s`,
-      `  strata /endpoints/{path}          ${pp(strataFigures.latency)}  ${strataFigures.perSecond.toFixed(0).padStart(6)} calls/s`,
+      `  strata /endpoints/{path} (worker) ${pp(strataFigures.latency)}  ${strataFigures.perSecond.toFixed(0).padStart(6)} calls/s`,
+      `  the same on the compute API       ${pp(viaApiFigures.latency)}  ${viaApiFigures.perSecond.toFixed(0).padStart(6)} calls/s (the API's route, over NATS)`,
       `  ratio latency p50 ${ratio(strataFigures.latency.p50, bareFigures.latency.p50)}, p99 ${ratio(strataFigures.latency.p99, bareFigures.latency.p99)}; ` +
         `throughput ${ratio(strataFigures.perSecond, bareFigures.perSecond)} (target: p50 within 2x)`,
       '',

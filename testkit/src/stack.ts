@@ -37,6 +37,8 @@ export interface StackOptions {
 /** A sandbox worker: a child process running `apps/compute/dist/main.js worker` (the build must be current). */
 export interface WorkerProcess {
   readonly pid: number;
+  /** Where it serves endpoint calls itself (`{url}/data/workspace/{ws}/api/v1/endpoints/{path}`) and its health. */
+  readonly url: string;
   /** Sends `signal` (SIGTERM by default) and waits for the process to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -67,8 +69,13 @@ export interface Stack {
   startWebhooksReplica(overrides?: Record<string, string>): Promise<INestApplication>;
   /** The compute service itself, not through the gateway. */
   readonly computeUrl: string;
-  /** Starts a sandbox worker process on the stack's database and NATS prefix, with `overrides` on top. */
+  /**
+   * Starts a sandbox worker process on the stack's database and NATS prefix, with `overrides` on top. The
+   * gateway sends endpoint calls to one worker's port (`workerUrl`): the first started while no worker holds it.
+   */
   startWorker(overrides?: Record<string, string>): Promise<WorkerProcess>;
+  /** The worker port behind the gateway (endpoint calls): refused while no running worker holds it. */
+  readonly workerUrl: string;
   /** The inbound service itself, not through the gateway. */
   readonly inboundUrl: string;
   /** Starts one more orchestration replica on the same database and NATS prefix (not behind the gateway). */
@@ -88,7 +95,8 @@ export interface Stack {
 export async function startStack(overrides: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const clocks = options.clocks ?? {};
   const db: TestDatabase = await createTestDatabase();
-  const [authPort, dataPort, webhooksPort, computePort, gatewayPort, inboundPort, orchestrationPort] = [
+  const [authPort, dataPort, webhooksPort, computePort, gatewayPort, inboundPort, orchestrationPort, workerPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -142,15 +150,25 @@ export async function startStack(overrides: Record<string, string> = {}, options
     clock: clocks.orchestration,
   });
   await orchestration.listen(orchestrationPort, '127.0.0.1');
-  const workers = new Set<WorkerProcess>();
+  const workers = new Set<SpawnedWorker>();
+  // The worker on the gateway's worker port, if one is running.
+  let gatewayWorker: SpawnedWorker | undefined;
   const startWorker = async (extra: Record<string, string> = {}): Promise<WorkerProcess> => {
-    const worker = await spawnWorker({ ...computeEnv, ...extra });
+    const behindGateway = !gatewayWorker && extra['COMPUTE_WORKER_PORT'] === undefined;
+    const worker = await spawnWorker({
+      ...computeEnv,
+      COMPUTE_WORKER_PORT: behindGateway ? String(workerPort) : '0',
+      ...extra,
+    });
     workers.add(worker);
+    if (behindGateway) gatewayWorker = worker;
     return {
       pid: worker.pid,
+      url: worker.url,
       async stop(signal) {
         workers.delete(worker);
         await worker.stop(signal);
+        if (gatewayWorker === worker) gatewayWorker = undefined;
       },
     };
   };
@@ -162,6 +180,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     WEBHOOKS_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
     COMPUTE_SERVICE_URL: `http://127.0.0.1:${computePort}`,
+    COMPUTE_WORKER_SERVICE_URL: `http://127.0.0.1:${workerPort}`,
     INBOUND_SERVICE_URL: `http://127.0.0.1:${inboundPort}`,
     ORCHESTRATION_SERVICE_URL: `http://127.0.0.1:${orchestrationPort}`,
   });
@@ -182,6 +201,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     databaseUrl: db.url,
     natsPrefix: env.NATS_PREFIX,
     computeUrl: `http://127.0.0.1:${computePort}`,
+    workerUrl: `http://127.0.0.1:${workerPort}`,
     inboundUrl: `http://127.0.0.1:${inboundPort}`,
     async startOrchestrationReplica(extra = {}) {
       const replicaPort = await freePort();
@@ -391,10 +411,14 @@ export async function serviceAccountToken(
 /** The built compute entry point (npm test builds before Jest runs). */
 const COMPUTE_MAIN = path.resolve(import.meta.dirname, '../../apps/compute/dist/main.js');
 
-/** Spawns a worker process and waits until it has joined the work queue (it logs "worker ready"). */
-async function spawnWorker(
-  env: Record<string, string | undefined>,
-): Promise<{ pid: number; stop(signal?: NodeJS.Signals): Promise<void> }> {
+interface SpawnedWorker {
+  readonly pid: number;
+  readonly url: string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns a worker process and waits until it serves everything (it logs "worker ready" with its port). */
+async function spawnWorker(env: Record<string, string | undefined>): Promise<SpawnedWorker> {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--no-node-snapshot', '--enable-source-maps', COMPUTE_MAIN, 'worker'],
@@ -402,13 +426,14 @@ async function spawnWorker(
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
-  await new Promise<void>((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not start in 60 s:\n${output}`)), 60_000);
     const look = (chunk: Buffer): void => {
       output = (output + chunk.toString()).slice(-20_000);
-      if (output.includes('worker ready')) {
+      const ready = /"worker ready"[^\n]*?"port":(\d+)/.exec(output);
+      if (ready) {
         clearTimeout(timer);
-        resolve();
+        resolve(Number(ready[1]));
       }
     };
     child.stdout!.on('data', look);
@@ -423,6 +448,7 @@ async function spawnWorker(
   child.stderr!.on('data', () => undefined);
   return {
     pid: child.pid!,
+    url: `http://127.0.0.1:${port}`,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

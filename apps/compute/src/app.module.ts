@@ -39,6 +39,7 @@ import { TriggerChanges } from './triggers/trigger-changes.js';
 import { EndpointCredentialsRepository } from './endpoints/endpoint-credentials.repository.js';
 import { EndpointCredentials } from './endpoints/endpoint-credentials.service.js';
 import { EndpointDispatcher } from './endpoints/endpoint-dispatcher.js';
+import { EndpointRunner } from './endpoints/endpoint-runner.js';
 import { EndpointsController } from './endpoints/endpoints.controller.js';
 import { AutoPersistLinks } from './http-triggers/auto-persist-links.js';
 import { HttpTriggerDirectory } from './http-triggers/http-trigger-directory.js';
@@ -91,6 +92,8 @@ export class ComputeAppModule {
         EndpointAuthenticator,
         EndpointSignatureReplays,
         EndpointDispatcher,
+        // The API runs no function itself: every endpoint run goes to a worker over NATS.
+        { provide: EndpointRunner, useExisting: EndpointDispatcher },
         EndpointCalls,
         TriggerLookups,
         TriggerChanges,

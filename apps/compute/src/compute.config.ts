@@ -8,6 +8,17 @@ export class ComputeConfig extends ServiceConfig {
   @Max(65535)
   COMPUTE_PORT = 8083;
 
+  /**
+   * Where a sandbox worker serves endpoint calls (`/endpoints/{path}`, run on
+   * its own isolates) and its health (`/healthz`, `/readyz`); 0 takes any free
+   * port, named in its "worker ready" line. The gateway sends endpoint calls
+   * here (COMPUTE_ENDPOINTS_SERVICE_URL).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  COMPUTE_WORKER_PORT = 8087;
+
   /** Isolates one worker process runs at once (its concurrency); docs/compute.md says how to size it. */
   @IsInt()
   @Min(1)

@@ -4,6 +4,9 @@ import { createServiceApp } from '@strata/platform';
 import { ComputeAppModule, type ComputeAppOptions } from './app.module.js';
 import { COMPUTE_ENTITIES } from './compute-data-source.js';
 import { ComputeConfig } from './compute.config.js';
+import { EndpointCalls } from './endpoints/endpoint-calls.service.js';
+import { endpointRoutes } from './endpoints/endpoint-routes.js';
+import { ENDPOINT_CALL_PATHS } from './endpoints/endpoints.controller.js';
 import { COMPUTE_SCHEMA, MIGRATIONS } from './migrations/index.js';
 
 /** Runs the compute schema's migrations (the start script and the Helm hook call this, not every replica). */
@@ -27,6 +30,7 @@ export function createComputeApp(
     description: 'Compute functions, their versions, drafts, test runs and function runs',
     defaultErrorShape: () => 'functions',
     // Endpoint triggers read their bodies as sent: hmac signatures cover the raw bytes, and any text is passed on.
-    rawBodyPaths: /^\/data\/workspace\/[^/]+\/api\/v1\/endpoints\//,
+    rawBodyPaths: ENDPOINT_CALL_PATHS,
+    directRoutes: (app) => endpointRoutes(app.get(EndpointCalls)),
   });
 }

@@ -20,6 +20,7 @@ export function upstreams(config: GatewayConfig): Record<ServiceName, string> {
     auth: config.AUTH_SERVICE_URL,
     data: config.DATA_SERVICE_URL,
     compute: config.COMPUTE_SERVICE_URL,
+    'compute-worker': config.COMPUTE_WORKER_SERVICE_URL,
     orchestration: config.ORCHESTRATION_SERVICE_URL,
     webhooks: config.WEBHOOKS_SERVICE_URL,
     inbound: config.INBOUND_SERVICE_URL,

@@ -16,6 +16,9 @@ export class GatewayConfig extends ServiceConfig {
   DATA_SERVICE_URL = 'http://127.0.0.1:8082';
   @IsUrl(URL)
   COMPUTE_SERVICE_URL = 'http://127.0.0.1:8083';
+  /** The sandbox workers, which serve endpoint calls themselves (`/endpoints/{path}`); a Service over them in a cluster. */
+  @IsUrl(URL)
+  COMPUTE_WORKER_SERVICE_URL = 'http://127.0.0.1:8087';
   @IsUrl(URL)
   ORCHESTRATION_SERVICE_URL = 'http://127.0.0.1:8084';
   @IsUrl(URL)

@@ -123,12 +123,32 @@ export function upstreamProxy(options: UpstreamProxyOptions): RequestHandler {
   };
 }
 
+/**
+ * No sandbox worker reachable is the spec's 503 for an endpoint call ("no
+ * compute worker free: the request is not queued"), answered as the compute
+ * API answers it when no worker takes its dispatch.
+ */
+const NO_WORKER_MESSAGE =
+  'No compute worker is free to run this endpoint; the request was not queued. Try again shortly.';
+
 function answerUnavailable(req: Request, res: Response, code: string | undefined, route: Routed | undefined): void {
   if (res.headersSent || typeof res.status !== 'function') {
     if (!res.writableEnded) res.destroy();
     return;
   }
   const status = code === 'ECONNREFUSED' || code === 'ENOTFOUND' ? 503 : 502;
+  if (status === 503 && route?.service === 'compute-worker') {
+    res.setHeader('Retry-After', '1');
+    res.status(503).json(
+      renderError('functions', {
+        status,
+        code: ErrorCode.UNAVAILABLE,
+        message: NO_WORKER_MESSAGE,
+        requestId: requestIdOf(req),
+      }),
+    );
+    return;
+  }
   res.status(status).json(
     renderError('general', {
       status,

@@ -4,7 +4,7 @@
  *
  * `{base_url}` paths carry the service prefix; `{auth_url}` is a host of its own.
  */
-export type ServiceName = 'auth' | 'data' | 'compute' | 'orchestration' | 'webhooks' | 'inbound';
+export type ServiceName = 'auth' | 'data' | 'compute' | 'compute-worker' | 'orchestration' | 'webhooks' | 'inbound';
 
 export interface Route {
   /** The service that answers. */
@@ -28,7 +28,8 @@ export const DATA_BASE_SEGMENTS: Readonly<Record<string, ServiceName>> = {
   drafts: 'compute',
   'function-triggers': 'compute',
   'function-runs': 'compute',
-  endpoints: 'compute',
+  // Endpoint calls wait for their function: the sandbox workers serve them, with no hop between processes.
+  endpoints: 'compute-worker',
   'webhook-subscriptions': 'webhooks',
   'inbound-events': 'inbound',
   'http-trigger': 'inbound',
@@ -95,4 +96,5 @@ export const DEFAULT_PORTS: Readonly<Record<ServiceName | 'gateway', number>> = 
   orchestration: 8084,
   webhooks: 8085,
   inbound: 8086,
+  'compute-worker': 8087,
 };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '@strata/contracts';
 import type { WorkspaceScope } from '@strata/db';
 import { BearerAuthorizer, Clock, StrataException } from '@strata/platform';
@@ -26,8 +26,8 @@ export interface EndpointCaller {
 
 /** The parts of a call its credential is checked against. */
 export interface EndpointCall {
-  readonly req: Request;
-  readonly res: Response;
+  readonly req: IncomingMessage & { readonly method: string };
+  readonly res: ServerResponse;
   readonly scope: WorkspaceScope;
   readonly trigger: TriggerEntity;
   /** `/endpoints/{path}` and the raw query: what an hmac signature covers. */
@@ -119,7 +119,7 @@ export class EndpointAuthenticator {
   }
 }
 
-function header(req: Request, name: string): string | undefined {
+function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { ErrorCode, isWorkspaceSlug, type DispatchedRun } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import { Clock, readRawBody, StrataException } from '@strata/platform';
@@ -14,7 +14,7 @@ import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { EndpointAuthenticator } from './endpoint-authenticator.js';
 import { TriggerLookups } from '../triggers/trigger-lookups.js';
-import { EndpointDispatcher } from './endpoint-dispatcher.js';
+import { EndpointRunner } from './endpoint-runner.js';
 import { endpointRequestOf, payloadOf } from './endpoint-request.js';
 import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
 
@@ -37,12 +37,17 @@ export class EndpointCalls {
     private readonly budget: ExecutionBudget,
     private readonly queue: RunQueue,
     private readonly runs: RunsRepository,
-    private readonly dispatcher: EndpointDispatcher,
+    private readonly runner: EndpointRunner,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
   ) {}
 
-  async call(req: Request, res: Response, workspace: string, path: string): Promise<void> {
+  async call(
+    req: IncomingMessage & { readonly method: string },
+    res: ServerResponse,
+    workspace: string,
+    path: string,
+  ): Promise<void> {
     const notFound = () => StrataException.notFound(`No endpoint at /endpoints/${path}.`);
     if (!isWorkspaceSlug(workspace) || !TRIGGER_PATH.test(path)) throw notFound();
     // The URL's workspace, before any credential: the endpoint found in it names its own auth modes.
@@ -63,7 +68,7 @@ export class EndpointCalls {
       );
     }
     const body = await readRawBody(req, this.config.COMPUTE_ENDPOINT_MAX_BODY_BYTES);
-    const rawQuery = queryStringOf(req.originalUrl);
+    const rawQuery = queryStringOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '');
     const target = `/endpoints/${path}${rawQuery ? `?${rawQuery}` : ''}`;
     const caller = await this.authenticator.authenticate({ req, res, scope, trigger, target, body });
     const payload = payloadOf(req, body);
@@ -84,7 +89,12 @@ export class EndpointCalls {
     await this.execute(scope, res, run, timeoutMs);
   }
 
-  private async execute(scope: WorkspaceScope, res: Response, request: RunRequest, timeoutMs: number): Promise<void> {
+  private async execute(
+    scope: WorkspaceScope,
+    res: ServerResponse,
+    request: RunRequest,
+    timeoutMs: number,
+  ): Promise<void> {
     const holder = `dispatch-${randomUUID()}`;
     const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
     const leaseUntil = new Date(this.clock.now().getTime() + waitMs);
@@ -105,7 +115,7 @@ export class EndpointCalls {
     // Carried in the dispatch, the run is recorded by the worker while it runs; otherwise here, first.
     const carried = dispatchedRun(run);
     if (!carried) await this.runs.insert(scope, undefined, run);
-    const result = await this.dispatcher.dispatch(
+    const result = await this.runner.dispatch(
       { runId: run.id, workspaceSlug: scope.workspace, holder, ...(carried ? { run: carried } : {}) },
       waitMs,
     );

@@ -4,9 +4,7 @@ import { computeEndpointSubject, type EndpointDispatch, type EndpointReply } fro
 import { injectTraceContext } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
-
-/** How a dispatch ended: a worker's answer, no worker free (`unavailable`), or no answer in time. */
-export type DispatchResult = Exclude<EndpointReply, { kind: 'busy' }> | { kind: 'unavailable' } | { kind: 'timeout' };
+import { EndpointRunner, type DispatchResult } from './endpoint-runner.js';
 
 /** A worker that answers busy was full when the call reached it; another may not be. */
 const ATTEMPTS = 3;
@@ -17,11 +15,13 @@ const ATTEMPTS = 3;
  * NATS's "no responders": the call is refused at once, never queued.
  */
 @Injectable()
-export class EndpointDispatcher {
+export class EndpointDispatcher extends EndpointRunner {
   constructor(
     private readonly nats: NatsConnectionHolder,
     private readonly config: ComputeConfig,
-  ) {}
+  ) {
+    super();
+  }
 
   async dispatch(dispatch: EndpointDispatch, waitMs: number): Promise<DispatchResult> {
     const nc = await this.nats.get();

@@ -1,9 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode } from '@strata/contracts';
-import { findJsonProblems, JSON_TYPES, StrataException } from '@strata/platform';
+import { findJsonProblems, StrataException } from '@strata/platform';
 import type { EndpointRequest, JsonValue } from '@strata/sandbox';
-import type { Request } from 'express';
 
 /** Headers that carry the caller's credential: checked by the platform, never passed to the function. */
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-signature', 'x-publishable-key']);
@@ -13,9 +12,9 @@ export const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-sign
  * refuses bad JSON: invalid UTF-8, too deep, NUL or lone surrogates), any other
  * body as UTF-8 text (415 when it is not text), no body as null.
  */
-export function payloadOf(req: Request, body: Buffer): JsonValue {
+export function payloadOf(req: IncomingMessage, body: Buffer): JsonValue {
   if (body.length === 0) return null;
-  const isJson = req.is(JSON_TYPES) !== false && req.is(JSON_TYPES) !== null;
+  const isJson = isJsonMediaType(req.headers['content-type']);
   if (!isUtf8(body)) {
     if (isJson) {
       throw StrataException.validation(
@@ -35,6 +34,13 @@ export function payloadOf(req: Request, body: Buffer): JsonValue {
   } catch (err) {
     throw StrataException.validation([{ field: 'body', message: `is not valid JSON (${(err as Error).message})` }]);
   }
+}
+
+/** `application/json` or any `application/…+json`, parameters aside: the types the platform parses as JSON. */
+const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.!#$&^-]+\+)?json\s*(?:;|$)/i;
+
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  return contentType !== undefined && JSON_MEDIA_TYPE.test(contentType);
 }
 
 /** The query string as `name → value`, a repeated name as a list of its values. */

@@ -1,5 +1,4 @@
-import { validateHeaderName, validateHeaderValue } from 'node:http';
-import type { Response } from 'express';
+import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
 import type { EndpointReplyResponse } from '@strata/contracts';
 
 /** The header naming the run behind every endpoint answer (GET /function-runs/{id} shows it). */
@@ -27,8 +26,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
  * content type the function chose that is not JSON is sent as that text; any
  * other body as JSON. 204 and 304 carry no body.
  */
-export function sendEndpointResponse(res: Response, response: EndpointReplyResponse): void {
-  res.status(response.statusCode);
+export function sendEndpointResponse(res: ServerResponse, response: EndpointReplyResponse): void {
+  res.statusCode = response.statusCode;
   let contentType: string | undefined;
   for (const [name, value] of Object.entries(response.headers)) {
     const lower = name.toLowerCase();
@@ -41,11 +40,17 @@ export function sendEndpointResponse(res: Response, response: EndpointReplyRespo
     return;
   }
   if (typeof response.body === 'string' && contentType !== undefined && !JSON_TYPE.test(contentType)) {
-    res.send(Buffer.from(response.body, 'utf8'));
+    send(res, Buffer.from(response.body, 'utf8'));
     return;
   }
   if (contentType === undefined) res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.send(Buffer.from(JSON.stringify(response.body ?? null), 'utf8'));
+  send(res, Buffer.from(JSON.stringify(response.body ?? null), 'utf8'));
+}
+
+/** The body with its length (a HEAD request's answer carries the length and no body: node:http leaves it out). */
+function send(res: ServerResponse, body: Buffer): void {
+  res.setHeader('content-length', body.length);
+  res.end(body);
 }
 
 function isSendable(name: string, value: string): boolean {

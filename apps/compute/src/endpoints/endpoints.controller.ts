@@ -4,6 +4,9 @@ import type { Request, Response } from 'express';
 import { Public, RateLimitedInHandler, UseErrorShape } from '@strata/platform';
 import { EndpointCalls } from './endpoint-calls.service.js';
 
+/** The paths of endpoint calls, whose handler reads the raw body itself (hmac signatures cover the bytes as sent). */
+export const ENDPOINT_CALL_PATHS = /^\/data\/workspace\/[^/]+\/api\/v1\/endpoints\//;
+
 /**
  * `{data_base}/endpoints/{path}`: endpoint triggers, called synchronously. The
  * platform guard lets every call through; the endpoint's own auth modes decide

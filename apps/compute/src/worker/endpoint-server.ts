@@ -12,6 +12,7 @@ import { Clock, NatsConnectionHolder } from '@strata/platform';
 import type { SandboxEngine } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
+import type { DispatchResult } from '../endpoints/endpoint-runner.js';
 import { heldRun, parseDispatchedRun } from '../runs/carried-run.js';
 import { RunExecutor, type ExecutedRun } from './run-executor.js';
 import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provider.js';
@@ -28,13 +29,15 @@ export function parseEndpointDispatch(payload: unknown): EndpointDispatch | unde
 }
 
 /**
- * Serves endpoint runs: a member of the endpoint queue group while it has an
- * endpoint isolate free, out of it (the subscription drained) while they are
- * all busy, so NATS hands calls to workers that can start them now. A call
- * that reaches it full anyway takes a free background isolate or is answered
- * `busy`. The answer is sent as soon as the function is done, and its outcome
- * written right after: a worker that dies between the two leaves the run to its
- * lease (the sweep fails it as WorkerLost), though its caller was answered.
+ * Serves endpoint runs: those this worker's own `/endpoints/{path}` route let
+ * in (`runHere`), and those dispatched over NATS. It is a member of the
+ * endpoint queue group while it has an endpoint isolate free, out of it (the
+ * subscription drained) while they are all busy, so NATS hands calls to
+ * workers that can start them now. A call that finds it full anyway takes a
+ * free background isolate or is answered `busy`. The answer is sent as soon as
+ * the function is done and its run recorded, and its outcome written right
+ * after: a worker that dies between the two leaves the run to its lease (the
+ * sweep fails it as WorkerLost), though its caller was answered.
  */
 @Injectable()
 export class EndpointServer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -42,6 +45,8 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
   private nc: NatsConnection | undefined;
   private subscription: Subscription | undefined;
   private inFlight = 0;
+  /** Background isolates taken for endpoint calls and not yet given back. */
+  private borrowed = 0;
   private closing = false;
   private readonly running = new Set<Promise<void>>();
 
@@ -94,71 +99,127 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     await subscription?.drain().catch((err: unknown) => this.logger.warn({ msg: 'drain failed', err: String(err) }));
   }
 
+  /**
+   * Runs a call this worker took itself (it serves `/endpoints/{path}` too) on
+   * one of its isolates, as a dispatch from the group would run: undefined when
+   * none is free, so the caller hands it to another worker. No answer within
+   * `waitMs` is a timeout, as it is for a dispatch.
+   */
+  runHere(dispatch: EndpointDispatch, waitMs: number): Promise<DispatchResult> | undefined {
+    const slot = this.take();
+    if (!slot) return undefined;
+    return new Promise<DispatchResult>((resolve) => {
+      const timer = setTimeout(() => resolve({ kind: 'timeout' }), waitMs);
+      this.start(dispatch, slot, (answer) => {
+        clearTimeout(timer);
+        // A run this worker started is never answered busy.
+        resolve(answer.kind === 'busy' ? { kind: 'unavailable' } : answer);
+      });
+    });
+  }
+
   private accept(msg: Msg): void {
     const dispatch = parseEndpointDispatch(jsonOf(msg));
     if (!dispatch) {
       reply(msg, { kind: 'lost' });
       return;
     }
-    let engine: SandboxEngine | undefined;
-    if (!this.closing && this.inFlight < this.capacity) engine = this.endpointEngine;
-    else if (!this.closing && this.backgroundEngine.available() > 0) engine = this.backgroundEngine;
-    if (!engine) {
+    const slot = this.take();
+    if (!slot) {
       reply(msg, { kind: 'busy' });
       return;
     }
-    const own = engine === this.endpointEngine;
-    if (own) {
+    context.with(extractTraceContext(msg.headers), () => this.start(dispatch, slot, (answer) => reply(msg, answer)));
+  }
+
+  /**
+   * An isolate to run a call on: an endpoint isolate while one is free (leaving
+   * the group when the last is taken), else a free background isolate.
+   */
+  private take(): Slot | undefined {
+    if (this.closing) return undefined;
+    if (this.inFlight < this.capacity) {
       this.inFlight++;
       if (this.inFlight >= this.capacity) void this.leave();
+      let released = false;
+      return {
+        engine: this.endpointEngine,
+        // Frees the endpoint isolate's slot and rejoins the group before the answer goes out.
+        release: () => {
+          if (released) return;
+          released = true;
+          this.inFlight--;
+          this.join();
+        },
+      };
     }
-    let released = !own;
-    // Frees the endpoint isolate's slot and rejoins the group before the answer goes out.
-    const release = () => {
-      if (released) return;
-      released = true;
-      this.inFlight--;
-      this.join();
+    // A borrowed isolate counts as free until its run acquires it: it is counted here until released (an
+    // underestimate of what is free while the run holds it, never an overestimate that would queue a call).
+    if (this.backgroundEngine.available() > this.borrowed) {
+      this.borrowed++;
+      let released = false;
+      return {
+        engine: this.backgroundEngine,
+        release: () => {
+          if (released) return;
+          released = true;
+          this.borrowed--;
+        },
+      };
+    }
+    return undefined;
+  }
+
+  /** Serves `dispatch` on `slot`; `answer` is called once: when the function is done, or `lost` if it cannot run. */
+  private start(dispatch: EndpointDispatch, slot: Slot, answer: (reply: EndpointReply) => void): void {
+    let answered = false;
+    const once = (reply: EndpointReply) => {
+      if (answered) return;
+      answered = true;
+      slot.release();
+      answer(reply);
     };
-    const served = this.serve(msg, dispatch, engine, release)
-      .catch((err: unknown) =>
-        this.logger.error({ msg: 'endpoint run not served', runId: dispatch.runId, err: String(err) }),
-      )
+    const served = this.serve(dispatch, slot.engine, once)
+      .catch((err: unknown) => {
+        this.logger.error({ msg: 'endpoint run not served', runId: dispatch.runId, err: String(err) });
+        once({ kind: 'lost' });
+      })
       .finally(() => {
-        release();
+        slot.release();
         this.running.delete(served);
       });
     this.running.add(served);
   }
 
-  private async serve(msg: Msg, dispatch: EndpointDispatch, engine: SandboxEngine, release: () => void) {
-    await context.with(extractTraceContext(msg.headers), async () => {
-      // The workspace of a run our own API dispatched in that workspace on our subject.
-      const scope = issueWorkspaceScope(dispatch.workspaceSlug);
-      // The caller is answered as soon as the function is done and its run recorded; its outcome is written right after.
-      const answer = ({ outcome, response }: ExecutedRun) => {
-        release();
-        reply(msg, { kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
-      };
-      // With the run in the message it starts at once, recorded as it runs; otherwise it is taken over from its row.
-      if (dispatch.run) {
-        const run = heldRun(dispatch.runId, dispatch.run, {
-          by: dispatch.holder,
-          until: new Date(dispatch.run.leaseUntil),
-          startedAt: this.clock.now(),
-        });
-        await this.executor.executeCarried(scope, run, engine, answer);
-        return;
-      }
-      const run = await this.executor.claimDispatched(scope, dispatch.runId, dispatch.holder);
-      if (!run) {
-        release();
-        reply(msg, { kind: 'lost' });
-        return;
-      }
-      await this.executor.execute(scope, run, { engine, onEnd: answer });
-    });
+  private async serve(dispatch: EndpointDispatch, engine: SandboxEngine, answer: (reply: EndpointReply) => void) {
+    // The workspace of a run our own API (or this worker's own endpoint route) dispatched in that workspace.
+    const scope = issueWorkspaceScope(dispatch.workspaceSlug);
+    // The caller is answered as soon as the function is done and its run recorded; its outcome is written right after.
+    const done = ({ outcome, response }: ExecutedRun) =>
+      answer({ kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
+    // With the run in the message it starts at once, recorded as it runs; otherwise it is taken over from its row.
+    if (dispatch.run) {
+      const run = heldRun(dispatch.runId, dispatch.run, {
+        by: dispatch.holder,
+        until: new Date(dispatch.run.leaseUntil),
+        startedAt: this.clock.now(),
+      });
+      await this.executor.executeCarried(scope, run, engine, done);
+      return;
+    }
+    const run = await this.executor.claimDispatched(scope, dispatch.runId, dispatch.holder);
+    if (!run) {
+      answer({ kind: 'lost' });
+      return;
+    }
+    await this.executor.execute(scope, run, { engine, onEnd: done });
   }
+}
+
+/** An isolate taken for one call, and how to give it back. */
+interface Slot {
+  readonly engine: SandboxEngine;
+  readonly release: () => void;
 }
 
 function reply(msg: Msg, answer: EndpointReply): void {

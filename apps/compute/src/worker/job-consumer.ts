@@ -76,7 +76,7 @@ export class JobConsumer implements OnApplicationBootstrap, OnApplicationShutdow
       }
     })();
     this.logger.log({
-      msg: 'worker ready',
+      msg: 'taking jobs',
       stream: stream.name,
       durable,
       isolates: this.config.COMPUTE_WORKER_ISOLATES,

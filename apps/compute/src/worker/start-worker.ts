@@ -1,16 +1,35 @@
-import { NestFactory } from '@nestjs/core';
-import type { INestApplicationContext } from '@nestjs/common';
-import type { Clock } from '@strata/platform';
-import { JsonLogger } from '@strata/telemetry';
+import type { AddressInfo } from 'node:net';
+import { Logger } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createServiceApp, type Clock } from '@strata/platform';
 import type { ComputeConfig } from '../compute.config.js';
+import { EndpointCalls } from '../endpoints/endpoint-calls.service.js';
+import { endpointRoutes } from '../endpoints/endpoint-routes.js';
+import { ENDPOINT_CALL_PATHS } from '../endpoints/endpoints.controller.js';
 import { WorkerModule } from './worker.module.js';
 
-/** Starts a sandbox worker in this process: it takes jobs until `close()`. */
-export async function startComputeWorker(config: ComputeConfig, clock?: Clock): Promise<INestApplicationContext> {
-  const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, clock), {
-    logger: new JsonLogger('compute-worker', config.LOG_LEVEL),
+/**
+ * Starts a sandbox worker in this process: it takes jobs, event runs and
+ * endpoint dispatches, and serves endpoint calls and its health on
+ * COMPUTE_WORKER_PORT, until `close()`. Logs "worker ready" with its port
+ * once all of them are served.
+ */
+export async function startComputeWorker(config: ComputeConfig, clock?: Clock): Promise<NestExpressApplication> {
+  const worker = await createServiceApp(WorkerModule.forRoot(config, clock), {
+    name: 'compute-worker',
+    config,
+    description: 'A sandbox worker: endpoint calls, run on its own isolates',
+    defaultErrorShape: () => 'functions',
+    rawBodyPaths: ENDPOINT_CALL_PATHS,
+    directRoutes: (app) => endpointRoutes(app.get(EndpointCalls)),
   });
-  worker.enableShutdownHooks();
-  await worker.init();
+  await worker.listen(config.COMPUTE_WORKER_PORT, config.HOST);
+  const { port } = worker.getHttpServer().address() as AddressInfo;
+  new Logger('ComputeWorker').log({
+    msg: 'worker ready',
+    port,
+    isolates: config.COMPUTE_WORKER_ISOLATES,
+    endpointIsolates: config.COMPUTE_WORKER_ENDPOINT_ISOLATES,
+  });
   return worker;
 }

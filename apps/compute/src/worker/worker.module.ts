@@ -1,14 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  Clock,
-  NatsConnectionHolder,
-  NatsKvRateLimitStore,
-  RateLimitStore,
-  ServiceConfig,
-  systemClock,
-  TransactionsProvider,
-} from '@strata/platform';
+import { DatabaseReadiness, PlatformModule, systemClock, TransactionsProvider, type Clock } from '@strata/platform';
 import { computeDataSourceOptions } from '../compute-data-source.js';
 import { EventRunsRepository } from '../events/event-runs.repository.js';
 import { ComputeConfig } from '../compute.config.js';
@@ -29,12 +21,25 @@ import { JobConsumer } from './job-consumer.js';
 import { RunExecutor } from './run-executor.js';
 import { EndpointServer } from './endpoint-server.js';
 import { EventRunServer } from './event-run-server.js';
+import { LocalFirstEndpointRunner } from './local-first-endpoint-runner.js';
+import { EndpointAuthenticator } from '../endpoints/endpoint-authenticator.js';
+import { EndpointCalls } from '../endpoints/endpoint-calls.service.js';
+import { EndpointCredentialsRepository } from '../endpoints/endpoint-credentials.repository.js';
+import { EndpointCredentials } from '../endpoints/endpoint-credentials.service.js';
+import { EndpointDispatcher } from '../endpoints/endpoint-dispatcher.js';
+import { EndpointRunner } from '../endpoints/endpoint-runner.js';
+import { EndpointSignatureReplays } from '../endpoints/endpoint-signature-replays.js';
+import { EndpointsController } from '../endpoints/endpoints.controller.js';
+import { TriggerChanges } from '../triggers/trigger-changes.js';
+import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
 
 /**
- * A sandbox worker: no HTTP API, only the job consumer, the executor and the
- * engine. It runs in a process of its own (`main.js worker`), so a runaway
- * isolate or a crash in native code never takes the API down.
+ * A sandbox worker: the job consumer, the executor and the engine, and the one
+ * public route whose calls wait for a function, `/endpoints/{path}` (run on
+ * its own isolates, with no hop to another process), besides its health. It
+ * runs in a process of its own (`main.js worker`), so a runaway isolate or a
+ * crash in native code never takes the API down.
  */
 @Module({})
 export class WorkerModule {
@@ -48,12 +53,11 @@ export class WorkerModule {
             config.COMPUTE_WORKER_ISOLATES + config.COMPUTE_WORKER_ENDPOINT_ISOLATES + 2,
           ),
         ),
+        PlatformModule.forRoot({ config, clock }),
       ],
+      controllers: [EndpointsController],
       providers: [
-        { provide: ComputeConfig, useValue: config },
-        { provide: ServiceConfig, useValue: config },
-        { provide: Clock, useValue: clock },
-        NatsConnectionHolder,
+        DatabaseReadiness,
         FunctionsRepository,
         RunsRepository,
         SandboxEngineProvider,
@@ -65,7 +69,6 @@ export class WorkerModule {
         RunQueue,
         EventRunsRepository,
         TransactionsProvider,
-        { provide: RateLimitStore, useClass: NatsKvRateLimitStore },
         ExecutionBudget,
         AllowedDomainsRepository,
         RunDocumentsRepository,
@@ -73,10 +76,18 @@ export class WorkerModule {
         DataApi,
         RunApi,
         RunExecutor,
-        // Before the job consumer, whose bootstrap says "worker ready": endpoint calls are served by then.
         EndpointServer,
         EventRunServer,
         JobConsumer,
+        TriggerChanges,
+        TriggerLookups,
+        EndpointCredentialsRepository,
+        EndpointCredentials,
+        EndpointSignatureReplays,
+        EndpointAuthenticator,
+        EndpointDispatcher,
+        { provide: EndpointRunner, useClass: LocalFirstEndpointRunner },
+        EndpointCalls,
       ],
     };
   }

@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable, type CanActivate } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { AuthGuard } from '@nestjs/passport';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, isWorkspaceSlug, permits, type Action, type Resource } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
 import { rememberErrorShape } from '../errors/error-shape.decorator.js';
@@ -161,11 +161,11 @@ export class BearerAuthorizer {
   }
 
   /** Whether the request carries a bearer token at all (to tell "no credential" from "a wrong one"). */
-  static presented(req: Request): boolean {
+  static presented(req: IncomingMessage): boolean {
     return bearerToken(req) !== undefined;
   }
 
-  async authorize(req: Request, res: Response, workspace: string, resource: Resource, action: Action) {
+  async authorize(req: IncomingMessage, res: ServerResponse, workspace: string, resource: Resource, action: Action) {
     const token = bearerToken(req);
     if (token === undefined) throw StrataException.unauthorized('Missing bearer token');
     let principal = this.verified.get(token);
@@ -199,7 +199,7 @@ function holdsScope(principal: Principal, scope: string, permissions: ReadonlySe
   return principal.type === 'user' && (permissions.has('*') || permissions.has(scope));
 }
 
-function bearerToken(req: Request): string | undefined {
+function bearerToken(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
   return header?.startsWith('Bearer ') ? header.slice(7) : undefined;
 }

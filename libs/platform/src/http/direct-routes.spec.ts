@@ -20,6 +20,16 @@ const echo: DirectRoute = {
   },
 };
 
+/** Several methods, and a response the handler writes itself (text, not JSON). */
+const text: DirectRoute = {
+  method: ['GET', 'PUT'],
+  pattern: /^\/notes\/([a-z]+)$/,
+  errorShape: 'functions',
+  async handle(req, res, [name]) {
+    res.writeHead(201, { 'content-type': 'text/plain' }).end(`${req.method} ${name}`);
+  },
+};
+
 describe('matchRoute', () => {
   it('takes only the plain form: the method, a whole-path match, no percent sign anywhere', () => {
     expect(matchRoute([echo], 'POST', '/things/abc')?.params).toEqual(['abc']);
@@ -30,6 +40,13 @@ describe('matchRoute', () => {
     expect(matchRoute([echo], 'POST', '/things/abc?x=%zz')).toBeUndefined();
     expect(matchRoute([echo], 'POST', '/other/things/abc')).toBeUndefined();
     expect(matchRoute([echo], 'POST', undefined)).toBeUndefined();
+  });
+
+  it('takes each of a route’s methods and no other', () => {
+    expect(matchRoute([echo, text], 'GET', '/notes/abc')?.route).toBe(text);
+    expect(matchRoute([echo, text], 'PUT', '/notes/abc')?.params).toEqual(['abc']);
+    expect(matchRoute([echo, text], 'POST', '/notes/abc')).toBeUndefined();
+    expect(matchRoute([echo, text], undefined, '/notes/abc')).toBeUndefined();
   });
 });
 
@@ -42,7 +59,7 @@ describe('serveDirectRoutes', () => {
       res.setHeader('x-handled', 'fallback');
       res.writeHead(200).end('fallback');
     });
-    serveDirectRoutes(server, [echo]);
+    serveDirectRoutes(server, [echo, text]);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -51,9 +68,9 @@ describe('serveDirectRoutes', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const post = (path: string, headers: Record<string, string> = {}) =>
+  const post = (path: string, headers: Record<string, string> = {}, method = 'POST') =>
     new Promise<{ status: number; headers: IncomingMessage['headers']; body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers }, (res) => {
+      const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
@@ -73,6 +90,15 @@ describe('serveDirectRoutes', () => {
     expect((await post('/things/abc', { 'x-request-id': 'caller-id-123' })).headers['x-request-id']).toBe(
       'caller-id-123',
     );
+  });
+
+  it('leaves the response to a handler that wrote it itself', async () => {
+    const answered = await post('/notes/abc', {}, 'PUT');
+    expect(answered.status).toBe(201);
+    expect(answered.headers['content-type']).toBe('text/plain');
+    expect(answered.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answered.body).toBe('PUT abc');
+    expect((await post('/notes/abc')).body).toBe('fallback');
   });
 
   it('hands every other request to the listener it replaced', async () => {

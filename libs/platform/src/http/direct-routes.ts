@@ -6,7 +6,10 @@ import { renderError } from '../errors/render-error.js';
 import { StrataException } from '../errors/strata.exception.js';
 import { assignRequestId } from './request-id.middleware.js';
 
-/** What a direct route answers: a status, a JSON body and headers of its own. */
+/**
+ * What a direct route answers: a status, a JSON body and headers of its own;
+ * or nothing, when the handler wrote its response itself (a body that is not JSON).
+ */
 export interface DirectAnswer {
   readonly status: number;
   readonly body: unknown;
@@ -25,11 +28,12 @@ export interface DirectAnswer {
  * the only way.
  */
 export interface DirectRoute {
-  readonly method: string;
+  /** The method it takes, or the methods (a handler that answers each, 405 included). */
+  readonly method: string | readonly string[];
   readonly pattern: RegExp;
   /** The error body shape of the full route. */
   readonly errorShape: ErrorShape;
-  handle(req: IncomingMessage, res: ServerResponse, params: readonly string[]): Promise<DirectAnswer>;
+  handle(req: IncomingMessage, res: ServerResponse, params: readonly string[]): Promise<DirectAnswer | void>;
 }
 
 const logger = new Logger('DirectRoutes');
@@ -64,7 +68,7 @@ export function matchRoute(
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   for (const route of routes) {
-    if (route.method !== method) continue;
+    if (typeof route.method === 'string' ? route.method !== method : !route.method.includes(method ?? '')) continue;
     const match = route.pattern.exec(path);
     if (match) return { route, params: match.slice(1) };
   }
@@ -73,7 +77,7 @@ export function matchRoute(
 
 async function answer(route: DirectRoute, params: string[], req: IncomingMessage, res: ServerResponse): Promise<void> {
   const requestId = assignRequestId(req, res);
-  let reply: DirectAnswer;
+  let reply: DirectAnswer | void;
   try {
     reply = await route.handle(req, res, params);
   } catch (thrown) {
@@ -82,8 +86,8 @@ async function answer(route: DirectRoute, params: string[], req: IncomingMessage
     const headers = thrown instanceof StrataException && thrown.headers ? thrown.headers : {};
     reply = { status: error.status, body: renderError(route.errorShape, error), headers };
   }
-  if (res.headersSent) {
-    res.end();
+  if (!reply || res.headersSent) {
+    if (!res.writableEnded) res.end();
     return;
   }
   const text = JSON.stringify(reply.body);
