@@ -184,7 +184,8 @@ function send(method: string, url: string, body?: Buffer | string, contentType =
 }
 
 beforeAll(async () => {
-  stack = await startStack({ WEBHOOKS_ALLOW_PRIVATE_RECEIVERS: 'true' });
+  // A sandbox worker serves the gateway's endpoint calls: they are swept there (without one, every call is a 503).
+  stack = await startStack({ WEBHOOKS_ALLOW_PRIVATE_RECEIVERS: 'true' }, { workers: 1 });
   token = await adminWorkspaceToken(stack, ws);
   const data = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
   const iam = `${stack.authUrl}/workspace/${ws}/api/v1`;
