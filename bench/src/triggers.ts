@@ -10,7 +10,9 @@
  *    comparison on the compute API (which hands the run to the worker over NATS); one call
  *    at a time (latency) and `BENCH_ENDPOINT_CONCURRENCY` at a time (throughput). Baseline: the same
  *    function behind a bare node:http server in this process calling the sandbox engine
- *    directly (same isolates, same limits).
+ *    directly (same isolates, same limits); and, for what a server apart from its client
+ *    pays (the wake-ups between processes every deployed server has), the same bare server
+ *    in a child process (bare-endpoint.ts).
  * 3. Scheduler lateness: `BENCH_SCHEDULED_TRIGGERS` interval triggers (every
  *    `BENCH_SCHEDULE_INTERVAL_S` seconds), from each occurrence's due time to its run's
  *    first line, and to the run's queuedAt (the scheduler's own part). Baseline: as many
@@ -19,15 +21,11 @@
  * Targets (issue 15): event-to-run within 2x the bare event latency; endpoint p50 within
  * 2x the bare server's; scheduler lateness p99 under 1 s.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { ComputeConfig } from '@strata/compute';
-import type { JsonValue, SandboxBridge, SandboxJob, SandboxLimits } from '@strata/sandbox';
-import { createIsolatedVmEngine } from '@strata/sandbox/isolated-vm';
 import { call } from '@strata/testkit';
+import { bareEndpointServer, ENDPOINT_CODE, spawnBareEndpointServer } from './bare-endpoint.js';
 import { BenchClient } from './http.js';
 import { measure } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
@@ -47,21 +45,10 @@ const EVENT_CODE = `async function run() {
   const at = Date.now();
   return { success: true, data: { at, recordId: executionParams.recordId } };
 }`;
-const ENDPOINT_CODE = 'export default async (context) => ({ ok: true, n: context.req.payload.n });';
 const SCHEDULED_CODE = `async function run() {
   const at = Date.now();
   return { success: true, data: { at, scheduledFor: executionParams.scheduledFor } };
 }`;
-
-const defaults = new ComputeConfig();
-const LIMITS: SandboxLimits = {
-  memoryMb: defaults.COMPUTE_MEMORY_MB,
-  cpuMs: defaults.COMPUTE_CPU_MS,
-  wallMs: defaults.COMPUTE_ENDPOINT_GRACE_MS + 25_000,
-  maxLogBytes: defaults.COMPUTE_MAX_LOG_BYTES,
-  maxLogEntries: defaults.COMPUTE_MAX_LOG_ENTRIES,
-  maxOutputBytes: defaults.COMPUTE_MAX_OUTPUT_BYTES,
-};
 
 interface Stats {
   p50: number;
@@ -85,47 +72,6 @@ async function expectCreated(what: string, answer: Promise<{ status: number; bod
   if (done.status !== 201 && done.status !== 200)
     throw new Error(`${what}: ${done.status} ${JSON.stringify(done.body)}`);
   return done.body;
-}
-
-/** The bare endpoint: node:http, the JSON body parsed, the sandbox engine called directly. */
-async function bareEndpointServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const engine = createIsolatedVmEngine({ isolates: ISOLATES, maxRunsPerIsolate: defaults.COMPUTE_RUNS_PER_ISOLATE });
-  const bridge: SandboxBridge = { call: () => Promise.resolve(null) };
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const payload = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') as JsonValue;
-      const job: SandboxJob = {
-        kind: 'endpoint',
-        code: ENDPOINT_CODE,
-        triggerParams: {},
-        executionParams: {},
-        request: { method: req.method ?? 'POST', path: '/endpoints/bench', query: {}, headers: {}, payload },
-        limits: LIMITS,
-      };
-      engine.run(job, bridge).then(
-        (result) => {
-          const response = result.response ?? { statusCode: 500, headers: {}, body: null };
-          res.writeHead(response.statusCode, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(response.body));
-        },
-        () => {
-          res.writeHead(500);
-          res.end();
-        },
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await engine.close();
-    },
-  };
 }
 
 /** One call at a time, then `concurrency` at a time; each answer checked. */
@@ -154,7 +100,8 @@ async function main(): Promise<void> {
   );
   const db = new pg.Pool({ connectionString: services.databaseUrl, max: 2 });
   const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
-  const bare = await bareEndpointServer();
+  const bare = await bareEndpointServer(ISOLATES);
+  const bareApart = await spawnBareEndpointServer(ISOLATES);
   try {
     const { token, base: dataBase } = await benchWorkspace(services);
     const computeBase = `${services.computeUrl}/data/workspace/bench/api/v1`;
@@ -252,6 +199,7 @@ async function main(): Promise<void> {
     );
     const client = new BenchClient(token, ENDPOINT_CONCURRENCY);
     const bareFigures = await timeEndpoint(client, bare.url);
+    const bareApartFigures = await timeEndpoint(client, bareApart.url);
     const strataFigures = await timeEndpoint(
       client,
       `${services.workerUrl}/data/workspace/bench/api/v1/endpoints/echo`,
@@ -323,11 +271,14 @@ async function main(): Promise<void> {
       `  ratio p50 ${ratio(run.p50, event.p50)}, p99 ${ratio(run.p99, event.p99)} (target: within 2x at p50)`,
       '',
       `2. endpoint: POST {"n"} → the function's answer (a public endpoint; ${ENDPOINT_SAMPLES} calls one at a time, then ${ENDPOINT_CALLS} calls ${ENDPOINT_CONCURRENCY} at a time)`,
-      `  bare node:http + sandbox engine   ${pp(bareFigures.latency)}  ${bareFigures.perSecond.toFixed(0).padStart(6)} calls/s`,
+      `  bare node:http + sandbox engine   ${pp(bareFigures.latency)}  ${bareFigures.perSecond.toFixed(0).padStart(6)} calls/s (in the bench's own process)`,
+      `  the same in a process of its own  ${pp(bareApartFigures.latency)}  ${bareApartFigures.perSecond.toFixed(0).padStart(6)} calls/s`,
       `  strata /endpoints/{path} (worker) ${pp(strataFigures.latency)}  ${strataFigures.perSecond.toFixed(0).padStart(6)} calls/s`,
       `  the same on the compute API       ${pp(viaApiFigures.latency)}  ${viaApiFigures.perSecond.toFixed(0).padStart(6)} calls/s (the API's route, over NATS)`,
       `  ratio latency p50 ${ratio(strataFigures.latency.p50, bareFigures.latency.p50)}, p99 ${ratio(strataFigures.latency.p99, bareFigures.latency.p99)}; ` +
         `throughput ${ratio(strataFigures.perSecond, bareFigures.perSecond)} (target: p50 within 2x)`,
+      `  against the bare server in a process of its own: p50 ${ratio(strataFigures.latency.p50, bareApartFigures.latency.p50)}, ` +
+        `p99 ${ratio(strataFigures.latency.p99, bareApartFigures.latency.p99)}; throughput ${ratio(strataFigures.perSecond, bareApartFigures.perSecond)}`,
       '',
       `3. scheduler: ${SCHEDULED} interval triggers every ${INTERVAL_S} s (created over ${(creationSpanMs / 1000).toFixed(1)} s), the first occurrence of each`,
       `  bare setTimeout, same spread          ${pp(timers)}`,
@@ -339,6 +290,7 @@ async function main(): Promise<void> {
     process.stdout.write(lines.join('\n'));
   } finally {
     await bare.close();
+    await bareApart.close();
     await nc.close();
     await db.end();
     await services.stop();
