@@ -4,9 +4,18 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { computeEndpointQueue, computeEndpointSubject } from '@strata/contracts';
 import { eventually } from '@strata/testing';
-import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
+import {
+  adminWorkspaceToken,
+  call,
+  serviceAccountToken,
+  startStack,
+  type Stack,
+  type WorkerProcess,
+} from '@strata/testkit';
 
 let stack: Stack;
+/** The worker behind the gateway (started once the tests of no worker at all are done). */
+let gatewayWorker: WorkerProcess;
 const suffix = Date.now().toString(36);
 const ws = `endp-${suffix}`;
 const otherWs = `endp-other-${suffix}`;
@@ -118,15 +127,15 @@ describe('endpoint triggers', () => {
     }
     expect(await runsOf(trigger.id)).toEqual([]);
     // From now on a worker serves the calls: those it takes itself, and those the API hands it over NATS.
-    const worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '2' });
-    expect(worker.url).toBe(stack.workerUrl);
+    gatewayWorker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '2' });
+    expect(gatewayWorker.url).toBe(stack.workerUrl);
     for (const url of [endpoint('no-worker'), apiEndpoint('no-worker')]) {
       const answered = await call('POST', url, { body: { a: 1 } });
       expect(answered.status).toBe(200);
       expect(answered.body).toMatchObject({ req: { payload: { a: 1 } } });
     }
     expect(await runsOf(trigger.id)).toHaveLength(2);
-    expect((await call('GET', `${worker.url}/readyz`)).status).toBe(200);
+    expect((await call('GET', `${gatewayWorker.url}/readyz`)).status).toBe(200);
   });
 
   it('refuses a run() function for an endpoint trigger and endpoint code for other triggers', async () => {
@@ -455,6 +464,20 @@ describe('endpoint triggers', () => {
     const alone = await four();
     expect(alone.map((r) => r.status).sort()).toContain(503);
     expect(alone.filter((r) => r.status !== 503).every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('a worker asked to stop answers the calls it is serving before it exits', async () => {
+    const trigger = await createEndpoint('last-nap', 'nap', { auth: { mode: 'public' }, timeoutMs: 10_000 });
+    const pending = call('POST', endpoint('last-nap'), { body: {} });
+    // The worker has the call once its run is recorded.
+    await eventually(async () => ((await runsOf(trigger.id)).length > 0 ? true : undefined));
+    const stopping = gatewayWorker.stop();
+    const answered = await pending;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toBe('rested');
+    await stopping;
+    expect((await finalRun(answered.headers.get('x-strata-run-id'))).status).toBe('succeeded');
+    gatewayWorker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '2' });
   });
 
   it('serves the odd forms of a call through the worker’s full stack, with the same answers', async () => {

@@ -7,6 +7,7 @@ import { JsonLogger } from '@strata/telemetry';
 import { ErrorFilter } from './errors/error.filter.js';
 import { bodyParsing } from './http/body-parsing.js';
 import { serveDirectRoutes, type DirectRoute } from './http/direct-routes.js';
+import { closeConnectionsWhenAnswered } from './http/graceful-close.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { urlCheckMiddleware } from './http/url-check.middleware.js';
 import { serveOpenApi } from './openapi/openapi.js';
@@ -64,6 +65,8 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   serveOpenApi(app, `Strata ${options.name}`, options.description);
   await app.init();
   if (options.directRoutes) serveDirectRoutes(app.getHttpServer(), options.directRoutes(app));
+  // Last: it must see every request, those of the direct routes too.
+  closeConnectionsWhenAnswered(app.getHttpServer());
   return app;
 }
 
