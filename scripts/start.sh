@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm start`: bootstrap, build, create the database, migrate every service, then
 # run the gateway and every service in the foreground with prefixed logs.
-# Ctrl-C stops them all.
+# Ctrl-C, or SIGTERM to this script alone (a supervisor, `kill`), stops them all.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -25,11 +25,21 @@ run() { # name command...
   ( "$@" 2>&1 | sed -u "s/^/[$name] /" ) &
   pids+=($!)
 }
+# Every process under this one, deepest first: the services run two levels down (a
+# subshell, then the service and its log prefixer), and a signal to this script alone
+# reaches none of them by itself.
+descendants() {
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    descendants "$child"
+    echo "$child"
+  done
+}
 stop() {
   trap - INT TERM
   echo "[start] stopping"
-  pkill -TERM -P $$ 2>/dev/null || true
-  for pid in "${pids[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
+  # shellcheck disable=SC2046
+  kill -TERM $(descendants $$) 2>/dev/null || true
   wait 2>/dev/null || true
   exit 0
 }
