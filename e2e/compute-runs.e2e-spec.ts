@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { functionRunStartSubject } from '@strata/contracts';
 import { adminWorkspaceToken, call, startStack, type Stack, type WorkerProcess } from '@strata/testkit';
 
 let stack: Stack;
@@ -268,5 +269,47 @@ describe('the job pipeline', () => {
     expect(r).toMatchObject({ status: 'failed', error: { name: 'WorkerLost' } });
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
     expect((await run('async function run() { return { success: true }; }')).status).toBe('succeeded');
+  });
+});
+
+describe('function runs started for orchestration steps', () => {
+  it('starts one run per job id: a start asked again answers the run the first one started', async () => {
+    const fn = await call('POST', `${base()}/compute-functions`, {
+      token,
+      body: { name: 'step-once', code: 'async function run() { return { success: true, data: executionParams.n }; }' },
+    });
+    expect(fn.status).toBe(201);
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    try {
+      const start = async (jobId: string | undefined, n: number) =>
+        (
+          await nc.request(
+            functionRunStartSubject(stack.natsPrefix),
+            JSON.stringify({
+              workspaceSlug: ws,
+              functionId: fn.body.id,
+              executionParams: { n },
+              timeoutMs: 5000,
+              origin: { runId: 'orun_test', stepId: 'once', attempt: 1 },
+              ...(jobId ? { jobId } : {}),
+            }),
+            { timeout: 5000 },
+          )
+        ).json<{ started: boolean; runId: string; jobId: string }>();
+      const jobId = '53fea88f-2a61-5583-8c55-9928b26cb978';
+      // The first start, and the same start again (its answer lost, its claim rolled back), even at once.
+      const [first, again] = await Promise.all([start(jobId, 1), start(jobId, 2)]);
+      const later = await start(jobId, 3);
+      expect(first).toMatchObject({ started: true, jobId });
+      expect([again.runId, later.runId]).toEqual([first.runId, first.runId]);
+      const listed = await call('GET', `${base()}/function-runs?jobId=${jobId}`, { token });
+      expect(listed.body.runs).toHaveLength(1);
+      // Without a job id every start is a run of its own; a job id that is not a UUID is refused.
+      const [a, b] = [await start(undefined, 4), await start(undefined, 5)];
+      expect(a.runId).not.toBe(b.runId);
+      expect(await start('not-a-uuid', 6)).toEqual({ started: false, reason: 'The job id is not a UUID.' });
+    } finally {
+      await nc.close();
+    }
   });
 });

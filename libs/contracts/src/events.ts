@@ -409,6 +409,12 @@ export interface FunctionRunStart {
   readonly timeoutMs: number;
   /** Shown on the run record's executionContext. */
   readonly origin: Readonly<Record<string, unknown>>;
+  /**
+   * The run's job id (a UUID), which names the start once: asked again with the
+   * same job id (an answer lost to a timeout, a claim rolled back after the
+   * start), compute answers the run it started first and starts nothing.
+   */
+  readonly jobId?: string;
 }
 
 export type FunctionRunStartReply =

@@ -1,5 +1,6 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import type { Subscription } from '@nats-io/transport-node';
 import {
   functionRunStartSubject,
@@ -18,7 +19,7 @@ import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { JsonObject } from '../json.js';
 import { SYSTEM_TRIGGER_NAME, TriggersRepository } from '../triggers/triggers.repository.js';
 import { ExecutionBudget } from './execution-budget.js';
-import { RunQueue } from './run-queue.js';
+import { RunQueue, type QueuedJob, type RunRequest } from './run-queue.js';
 import { RunsRepository } from './runs.repository.js';
 
 /** The longest a step's function run may take (orchestration steps default to 300000). */
@@ -74,7 +75,7 @@ export class FunctionRunsDirectory implements OnApplicationBootstrap, OnApplicat
     if (!fn) return { started: false, reason: 'Function not found.' };
     const triggerId = await this.triggers.systemTrigger(scope, randomUUID(), this.clock.now());
     const wallMs = Math.min(MAX_STEP_WALL_MS, Math.max(1000, Math.round(Number(s.timeoutMs) || 300_000)));
-    const queued = await this.queue.enqueue(scope, {
+    const request: RunRequest = {
       target: { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash },
       triggerId,
       source: 'trigger',
@@ -85,9 +86,22 @@ export class FunctionRunsDirectory implements OnApplicationBootstrap, OnApplicat
       },
       by: 'system:orchestration',
       limits: { wallMs },
-      rateLimited: !(await this.budget.take(scope)),
-    });
-    return { started: true, runId: queued.runId, jobId: queued.jobId, rateLimited: queued.status === 'rate_limited' };
+    };
+    if (s.jobId === undefined) {
+      const queued = await this.queue.enqueue(scope, { ...request, rateLimited: !(await this.budget.take(scope)) });
+      return started(queued);
+    }
+    if (!isUUID(s.jobId, 'all')) return { started: false, reason: 'The job id is not a UUID.' };
+    // Started once per job id: a repeated start answers the run the first one started.
+    const [queued] = await this.queue.enqueueJobsOnce(
+      scope,
+      [{ ...request, jobId: s.jobId }],
+      async () => !(await this.budget.take(scope)),
+    );
+    if (queued) return started(queued);
+    const first = await this.runs.findByJobId(scope, s.jobId);
+    if (!first) return { started: false, reason: 'The job id belongs to another workspace.' };
+    return { started: true, runId: first.id, jobId: first.jobId, rateLimited: first.status === 'rate_limited' };
   }
 
   private async status(q: FunctionRunStatusQuery): Promise<FunctionRunStatusReply> {
@@ -102,4 +116,8 @@ export class FunctionRunsDirectory implements OnApplicationBootstrap, OnApplicat
       ...(run.error === null ? {} : { error: JSON.parse(run.error) as { name?: string; message?: string } }),
     };
   }
+}
+
+function started(queued: QueuedJob): FunctionRunStartReply {
+  return { started: true, runId: queued.runId, jobId: queued.jobId, rateLimited: queued.status === 'rate_limited' };
 }

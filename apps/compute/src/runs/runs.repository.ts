@@ -235,6 +235,15 @@ export class RunsRepository {
     return row ?? undefined;
   }
 
+  /** The run of a job id in the workspace, if there is one. */
+  async findByJobId(scope: WorkspaceScope, jobId: string): Promise<RunEntity | undefined> {
+    const row = await this.db
+      .createQueryBuilder(RunEntity, 'r')
+      .where('r.workspace_slug = :workspace AND r.job_id = :jobId', { workspace: scope.workspace, jobId })
+      .getOne();
+    return row ?? undefined;
+  }
+
   /** A page of runs, newest first, without logs, return values or parameters. */
   async list(scope: WorkspaceScope, f: RunFilters): Promise<{ rows: RunEntity[]; total: number }> {
     const query = this.db

@@ -10,7 +10,20 @@ import {
   type Step,
   type Transition,
 } from '@strata/workflow';
+import { v5 as nameBasedUuid } from 'uuid';
 import type { RunRow, StepRow } from './run-rows.js';
+
+/** The UUID namespace of compute steps' job ids (RFC 9562 name-based: one job id per step attempt, always the same). */
+const STEP_ATTEMPT_JOBS = '6f1c8e2a-3b7d-5c41-9a0e-2d4b8f6c1e73';
+
+/**
+ * The job id of one attempt of one compute step of a run: the same every time
+ * the engine asks compute to start it, so a start repeated after a lost answer
+ * or a rolled-back claim finds the run started first instead of a second one.
+ */
+export function stepAttemptJobId(runId: string, stepId: string, attempt: number): string {
+  return nameBasedUuid(`${runId}/${stepId}/${attempt}`, STEP_ATTEMPT_JOBS);
+}
 
 /**
  * What both engines do to a run's rows as it moves: the embedded engine in its
@@ -82,6 +95,7 @@ export function functionRunOf(run: RunRow, step: ComputeStep): Omit<FunctionRunS
     },
     timeoutMs: step.timeoutMs ?? DEFAULT_COMPUTE_TIMEOUT_MS,
     origin: { orchestrationId: run.orchestration_id, runId: run.id, stepId: step.id, attempt: run.current_attempt },
+    jobId: stepAttemptJobId(run.id, step.id, run.current_attempt),
   };
 }
 

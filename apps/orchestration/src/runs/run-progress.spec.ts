@@ -1,0 +1,19 @@
+import { describe, expect, it } from '@jest/globals';
+import { isUUID } from 'class-validator';
+import { stepAttemptJobId } from './run-progress.js';
+
+describe('stepAttemptJobId', () => {
+  const run = 'orun_01JX0000000000000000';
+
+  it('is one UUID per run, step and attempt, the same every time it is asked', () => {
+    const id = stepAttemptJobId(run, 'charge', 1);
+    expect(isUUID(id, 'all')).toBe(true);
+    expect(stepAttemptJobId(run, 'charge', 1)).toBe(id);
+    const others = [
+      stepAttemptJobId(run, 'charge', 2),
+      stepAttemptJobId(run, 'refund', 1),
+      stepAttemptJobId('orun_01JX0000000000000001', 'charge', 1),
+    ];
+    expect(new Set([id, ...others]).size).toBe(4);
+  });
+});
