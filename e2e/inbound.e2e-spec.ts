@@ -21,8 +21,12 @@ const CODE = `async function run() {
   return { success: true, data: { body: executionParams.body, headers: executionParams.headers, inboundEventId: executionParams.inboundEventId } };
 }`;
 
-function standardHeaders(body: string, secret = STANDARD_SECRET, at = Math.floor(Date.now() / 1000)) {
-  const id = `msg_${randomBytes(8).toString('hex')}`;
+function standardHeaders(
+  body: string,
+  secret = STANDARD_SECRET,
+  at = Math.floor(Date.now() / 1000),
+  id = `msg_${randomBytes(8).toString('hex')}`,
+) {
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
   const signature = createHmac('sha256', key).update(`${id}.${at}.${body}`).digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': `v1,${signature}` };
@@ -147,6 +151,39 @@ describe('inbound capture', () => {
     expect(unsigned.status).toBe(401);
     const listed = await call('GET', `${base()}/inbound-events?triggerId=${triggers['stripe']}`, { token });
     expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([stripeEvent]);
+  });
+
+  it('captures a Standard Webhooks delivery once: the same webhook-id again, signed anew, answers the first arrival', async () => {
+    const body = JSON.stringify({ n: 7, type: 'invoice.retried' });
+    const id = `msg_${randomBytes(8).toString('hex')}`;
+    const now = Math.floor(Date.now() / 1000);
+    const first = await send('stripe', body, {
+      ...standardHeaders(body, STANDARD_SECRET, now - 30, id),
+      'x-correlation-id': 'corr-retry',
+    });
+    expect(first.status).toBe(202);
+    // The provider's retries (a lost 202), each with a fresh timestamp and signature, one of them at once.
+    const [again, later] = await Promise.all([
+      send('stripe', body, standardHeaders(body, STANDARD_SECRET, now - 10, id)),
+      send('stripe', body, standardHeaders(body, STANDARD_SECRET, now, id)),
+    ]);
+    for (const answered of [again, later]) {
+      expect(answered.status).toBe(202);
+      expect(answered.body).toMatchObject({
+        executionId: first.body.executionId,
+        inboundEventId: first.body.inboundEventId,
+        correlationId: 'corr-retry',
+      });
+    }
+    const run = await finished(first.body.executionId);
+    expect(run.result.data.body).toEqual({ n: 7, type: 'invoice.retried' });
+    const listed = await call('GET', `${base()}/inbound-events?limit=100&triggerId=${triggers['stripe']}`, { token });
+    const captured = listed.body.data.filter((e: { correlationId: string }) => e.correlationId === 'corr-retry');
+    expect(captured).toHaveLength(1);
+    // Another trigger may see the same id: it is its own delivery there.
+    const other = await send('open', body, { 'webhook-id': id });
+    expect(other.status).toBe(202);
+    expect(other.body.inboundEventId).not.toBe(first.body.inboundEventId);
   });
 
   it('accepts a plain HMAC-SHA256 of the raw body in the trigger’s header (GitHub style), and refuses a wrong one', async () => {

@@ -8,10 +8,11 @@ import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform
 import { ArrivalDispatcher } from '../dispatch/arrival-dispatcher.js';
 import { headersOf } from '../events/arrival-params.js';
 import { sealArrival } from '../events/arrival-seal.js';
-import type { DispatchStatus } from '../events/inbound-event.entity.js';
+import type { DispatchStatus, InboundEventEntity } from '../events/inbound-event.entity.js';
 import { InboundEventsRepository } from '../events/inbound-events.repository.js';
 import { InboundConfig } from '../inbound.config.js';
 import { ComputeLink } from './compute-link.js';
+import { deliveryIdOf } from './delivery-id.js';
 
 /** A caller's correlation id is kept when it is printable and short; otherwise one is made. */
 const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
@@ -83,7 +84,7 @@ export class ArrivalsService {
     const rejected = verdict.result === 'rejected';
     const paused = trigger.paused && !rejected;
     const status: DispatchStatus = rejected || paused ? 'dropped_dispatch' : 'received';
-    const event = await this.events.insert(scope, {
+    const { stored, event } = await this.events.insert(scope, {
       id,
       triggerId: trigger.id,
       functionId: trigger.functionId,
@@ -111,7 +112,10 @@ export class ArrivalsService {
       persistError: null,
       receivedAt: now,
       dispatchedAt: null,
+      deliveryId: verdict.result === 'verified' ? deliveryIdOf(verdict.scheme, req.headers['webhook-id']) : null,
     });
+    // The same delivery again (a provider's retry, signed anew): answered as the first, and nothing runs twice.
+    if (!stored) return acceptedAs(event);
     if (rejected) {
       throw new StrataException(
         ErrorCode.UNAUTHORIZED,
@@ -120,7 +124,7 @@ export class ArrivalsService {
     }
     // The arrival as it came (what was just sealed), so the dispatch does not open it again.
     if (status === 'received') this.dispatcher.dispatchLater(scope, event, { body, headers });
-    return { executionId: event.jobId!, inboundEventId: id, correlationId, dispatchStatus: status };
+    return acceptedAs(event);
   }
 
   /**
@@ -147,4 +151,14 @@ export class ArrivalsService {
     }
     return secret;
   }
+}
+
+/** The 202 of a stored arrival. */
+function acceptedAs(event: InboundEventEntity): Accepted {
+  return {
+    executionId: event.jobId!,
+    inboundEventId: event.id,
+    correlationId: event.correlationId,
+    dispatchStatus: event.dispatchStatus,
+  };
 }

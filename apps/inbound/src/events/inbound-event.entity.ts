@@ -87,4 +87,12 @@ export class InboundEventEntity {
 
   @Column({ name: 'dispatched_at', type: 'timestamptz', nullable: true })
   dispatchedAt!: Date | null;
+
+  /**
+   * A verified Standard Webhooks arrival's `webhook-id` (its SHA-256 when longer
+   * than 200 characters), unique per trigger; null for every other arrival and
+   * for replays.
+   */
+  @Column({ name: 'delivery_id', type: 'text', nullable: true })
+  deliveryId!: string | null;
 }

@@ -7,6 +7,11 @@ import { InboundEventEntity, type DispatchStatus, type SignatureResult } from '.
 
 export type NewInboundEvent = Omit<InboundEventEntity, 'workspaceSlug'>;
 
+/** An arrival as stored, or the arrival stored before it with the same delivery id (nothing new written). */
+export type Stored =
+  | { readonly stored: true; readonly event: InboundEventEntity }
+  | { readonly stored: false; readonly event: InboundEventEntity };
+
 export interface InboundEventFilters {
   readonly triggerId?: string | undefined;
   readonly signatureResult?: SignatureResult | undefined;
@@ -67,7 +72,7 @@ const UNDISPATCHED = "('received', 'queued')";
 @Injectable()
 export class InboundEventsRepository {
   /** Arrivals stored while an insert is in flight go together, in one statement (one insert in flight per replica). */
-  private readonly inserts: Coalescer<null, InboundEventEntity, void>;
+  private readonly inserts: Coalescer<null, InboundEventEntity, boolean>;
 
   constructor(@InjectDataSource() private readonly db: DataSource) {
     this.inserts = new Coalescer((_, rows) => this.insertAll(rows), {
@@ -80,22 +85,51 @@ export class InboundEventsRepository {
   }
 
   /** Stores an arrival (with others that come meanwhile; each in its own workspace); resolves once it is written. */
-  async insert(scope: WorkspaceScope, e: NewInboundEvent): Promise<InboundEventEntity> {
+  async insert(scope: WorkspaceScope, e: NewInboundEvent): Promise<Stored> {
     const row = this.db.manager.create(InboundEventEntity, { ...e, workspaceSlug: scope.workspace });
-    await this.inserts.submit(null, row);
-    return row;
+    if (await this.inserts.submit(null, row)) return { stored: true, event: row };
+    // Only a delivery id already taken keeps a row out: the arrival that took it is the answer.
+    const first = await this.findDelivery(scope, row.triggerId, row.deliveryId!);
+    if (!first) throw new Error(`arrival ${row.id} was not stored and no arrival has its delivery id`);
+    return { stored: false, event: first };
   }
 
-  /** The arrivals, and those still to dispatch in the list the sweep reads, in one statement. */
-  private async insertAll(rows: InboundEventEntity[]): Promise<void[]> {
+  /**
+   * The arrivals, and those still to dispatch in the list the sweep reads, in
+   * one statement; whether each was stored (false: its delivery id was taken).
+   */
+  private async insertAll(rows: InboundEventEntity[]): Promise<boolean[]> {
     const inserted = insertRows('inbound.inbound_events', this.db.getMetadata(InboundEventEntity).columns, rows);
-    const sql = `WITH stored AS (${inserted.sql} RETURNING id, workspace_slug, received_at, dispatch_status)
-      INSERT INTO inbound.undispatched_events (id, workspace_slug, received_at)
-      SELECT id, workspace_slug, received_at FROM stored WHERE dispatch_status IN ${UNDISPATCHED}`;
+    const sql = `WITH stored AS (${inserted.sql}
+        ON CONFLICT (workspace_slug, trigger_id, delivery_id) WHERE delivery_id IS NOT NULL DO NOTHING
+        RETURNING id, workspace_slug, received_at, dispatch_status),
+      listed AS (INSERT INTO inbound.undispatched_events (id, workspace_slug, received_at)
+        SELECT id, workspace_slug, received_at FROM stored WHERE dispatch_status IN ${UNDISPATCHED})
+      SELECT id FROM stored`;
     // Batches of up to PREPARED_BATCH rows (the usual sizes) as named prepared statements, one per size.
-    if (rows.length <= PREPARED_BATCH) await queryPrepared(this.db.manager, sql, inserted.values);
-    else await this.db.query(sql, inserted.values);
-    return rows.map(() => undefined);
+    const written =
+      rows.length <= PREPARED_BATCH
+        ? await queryPrepared<{ id: string }>(this.db.manager, sql, inserted.values)
+        : rowsOf<{ id: string }>(await this.db.query(sql, inserted.values));
+    const ids = new Set(written.map((r) => r.id));
+    return rows.map((row) => ids.has(row.id));
+  }
+
+  /** The arrival of a trigger that took a delivery id. */
+  async findDelivery(
+    scope: WorkspaceScope,
+    triggerId: string,
+    deliveryId: string,
+  ): Promise<InboundEventEntity | undefined> {
+    const row = await this.db
+      .createQueryBuilder(InboundEventEntity, 'e')
+      .where('e.workspace_slug = :workspace AND e.trigger_id = :triggerId AND e.delivery_id = :deliveryId', {
+        workspace: scope.workspace,
+        triggerId,
+        deliveryId,
+      })
+      .getOne();
+    return row ?? undefined;
   }
 
   async find(scope: WorkspaceScope, id: string): Promise<InboundEventEntity | undefined> {

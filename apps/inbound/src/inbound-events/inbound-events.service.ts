@@ -153,7 +153,7 @@ export class InboundEventsService {
     const opened = openArrival(this.ring, original);
     const newId = newInboundEventId();
     const sealed = sealArrival(this.ring, newId, opened.body, opened.headers);
-    const replayed = await this.events.insert(scope, {
+    const { event: replayed } = await this.events.insert(scope, {
       ...original,
       id: newId,
       dispatchStatus: 'received',
@@ -170,6 +170,8 @@ export class InboundEventsService {
       persistError: null,
       receivedAt: this.clock.now(),
       dispatchedAt: null,
+      // A replay is a capture of its own: it never takes the delivery id of the arrival it repeats.
+      deliveryId: null,
     });
     const reply = await this.dispatcher.dispatch(scope, replayed);
     if (reply.status === 'dropped' && reply.notFound) {

@@ -1,10 +1,12 @@
 import { InboundEvents1765000000000 } from './1765000000000-inbound-events.js';
 import { InboundAutoPersist1765000000001 } from './1765000000001-inbound-auto-persist.js';
 import { InboundUndispatched1765000000002 } from './1765000000002-inbound-undispatched.js';
+import { InboundDeliveryIds1765000000003 } from './1765000000003-inbound-delivery-ids.js';
 
 export const INBOUND_SCHEMA = 'inbound';
 export const MIGRATIONS = [
   InboundEvents1765000000000,
   InboundAutoPersist1765000000001,
   InboundUndispatched1765000000002,
+  InboundDeliveryIds1765000000003,
 ];
