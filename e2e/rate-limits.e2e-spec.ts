@@ -18,7 +18,8 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   stack = await startStack(
-    { RATE_LIMIT_READ_PER_MINUTE: '3', RATE_LIMIT_EXECUTE_PER_MINUTE: '2' },
+    // No worker runs here: the compute API turns record events into runs (and queues them), on the test's clock.
+    { RATE_LIMIT_READ_PER_MINUTE: '3', RATE_LIMIT_EXECUTE_PER_MINUTE: '2', COMPUTE_EVENT_CONSUMERS: 'api' },
     { clocks: { auth: clock, compute: clock } },
   );
   tokens[wsA] = await adminWorkspaceToken(stack, wsA);

@@ -13,7 +13,7 @@ import { EventRunsRepository } from './events/event-runs.repository.js';
 import { SchedulesRepository } from './schedules/schedules.repository.js';
 import { TriggerScheduler } from './schedules/trigger-scheduler.js';
 import { EventRunOffers } from './events/event-run-offers.js';
-import { TriggerEventConsumer } from './events/trigger-event-consumer.js';
+import { COMPUTE_PROCESS, TriggerEventConsumer } from './events/trigger-event-consumer.js';
 import { DraftsController, FunctionDraftsController, TriggerDraftsController } from './drafts/drafts.controller.js';
 import { DraftsRepository } from './drafts/drafts.repository.js';
 import { DraftsService } from './drafts/drafts.service.js';
@@ -105,6 +105,8 @@ export class ComputeAppModule {
         AutoPersistLinks,
         EventRunsRepository,
         EventRunOffers,
+        // Record events become runs here only when COMPUTE_EVENT_CONSUMERS is `api`.
+        { provide: COMPUTE_PROCESS, useValue: 'api' },
         TriggerEventConsumer,
         SchedulesRepository,
         TriggerScheduler,

@@ -1,4 +1,4 @@
-import { IsBoolean, IsInt, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsUrl, Matches, Max, Min } from 'class-validator';
 import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
 
 /** Settings of the compute service and its sandbox workers (environment variables; initialisers are the defaults). */
@@ -194,7 +194,17 @@ export class ComputeConfig extends ServiceConfig {
   @Max(50)
   COMPUTE_MAX_INVOCATION_DEPTH = 5;
 
-  /** Whether this API replica runs event-driven triggers (replicas share the durable consumer). */
+  /**
+   * Which processes turn record events into runs of event-driven triggers:
+   * `worker` (each sandbox worker runs the events it takes on its own isolates,
+   * with no hop between processes, and hands on or queues what it has no room
+   * for) or `api` (the compute API replicas, which offer each run to a worker
+   * over NATS). Either way they share one durable consumer.
+   */
+  @IsIn(['worker', 'api'])
+  COMPUTE_EVENT_CONSUMERS: 'worker' | 'api' = 'worker';
+
+  /** Whether this process takes its share of record events, when COMPUTE_EVENT_CONSUMERS names its kind. */
   @IsBoolean()
   COMPUTE_EVENT_TRIGGERS_ENABLED = true;
 
@@ -205,8 +215,9 @@ export class ComputeConfig extends ServiceConfig {
   COMPUTE_EVENT_CONCURRENCY = 16;
 
   /**
-   * How long the API waits for a worker to take an event's run offered to it
-   * (written and started by the worker) before it queues the run; 0 never offers.
+   * How long an event's consumer (a worker with no isolate free, or the API)
+   * waits for another worker to take a run offered to it (written and started
+   * by that worker) before it queues the run; 0 never offers.
    */
   @IsInt()
   @Min(0)

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
 import { issueWorkspaceScope } from '@strata/db';
 import { consumeRecordEvents, type RunningConsumer } from '@strata/events';
@@ -8,6 +8,10 @@ import type { JsonObject } from '../json.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { EventRunOffers } from './event-run-offers.js';
+
+/** Which kind of compute process this is, for COMPUTE_EVENT_CONSUMERS: the API or a sandbox worker. */
+export const COMPUTE_PROCESS = Symbol('ComputeProcess');
+export type ComputeProcess = 'api' | 'worker';
 
 /** A record event as far as matching needs it; the whole payload goes to the function untouched. */
 export interface WatchedEvent {
@@ -39,7 +43,8 @@ export function parseWatchedEvent(payload: unknown): WatchedEvent {
 }
 
 /**
- * Event-driven triggers: a durable pull consumer on the record events. Each event
+ * Event-driven triggers: a durable pull consumer on the record events, in the
+ * processes COMPUTE_EVENT_CONSUMERS names (the workers by default). Each event
  * runs every live, unpaused trigger of its workspace watching its name and
  * collection, with the event payload exactly as published as `executionParams`.
  * A (event id, trigger) pair is recorded in its run's transaction, so a
@@ -58,10 +63,11 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
     private readonly executions: TriggerExecutions,
     private readonly offers: EventRunOffers,
     private readonly config: ComputeConfig,
+    @Inject(COMPUTE_PROCESS) private readonly process: ComputeProcess,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.COMPUTE_EVENT_TRIGGERS_ENABLED) return;
+    if (!this.config.COMPUTE_EVENT_TRIGGERS_ENABLED || this.config.COMPUTE_EVENT_CONSUMERS !== this.process) return;
     const nc = await this.nats.get();
     this.consumer = await consumeRecordEvents(nc, {
       prefix: this.config.NATS_PREFIX,

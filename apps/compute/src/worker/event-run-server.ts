@@ -6,13 +6,14 @@ import {
   type EventRunOffer,
   type EventRunReply,
 } from '@strata/contracts';
-import { issueWorkspaceScope } from '@strata/db';
+import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import { extractTraceContext, jsonOf, respondJson } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import type { SandboxEngine } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
-import { parseCarriedRun } from '../runs/carried-run.js';
+import { carriedRun, parseCarriedRun } from '../runs/carried-run.js';
+import type { NewRun } from '../runs/runs.repository.js';
 import { RunExecutor } from './run-executor.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 
@@ -27,12 +28,13 @@ export function parseEventRunOffer(payload: unknown): EventRunOffer | undefined 
 }
 
 /**
- * Takes event-driven runs offered straight from their record event (a member
- * of the event-run queue group): with a background isolate free, it writes the
- * run as running with its (event, trigger) pair, in one statement, answers
- * `started` and runs it, which spares the run the job queue's hop and the
- * API's separate write. Full, it answers `busy` and the API queues the run;
- * the pair's unique key lets only one of the two paths start it.
+ * Takes event-driven runs straight from their record event: those this
+ * worker's own consumer took (`runHere`), and those offered over NATS (a
+ * member of the event-run queue group). With a background isolate free, it
+ * writes the run as running with its (event, trigger) pair, in one statement,
+ * answers `started` and runs it, which spares the run the job queue's hop.
+ * Full, it answers `busy` and the consumer queues the run; the pair's unique
+ * key lets only one of the two paths start it.
  */
 @Injectable()
 export class EventRunServer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -76,43 +78,61 @@ export class EventRunServer implements OnApplicationBootstrap, OnApplicationShut
     return available - queued - this.taking > 0;
   }
 
+  /**
+   * Runs an event's run this worker's own consumer took, as an offer from the
+   * group would run: written with its (event, trigger) pair and started here.
+   * Undefined when no background isolate is free (or the run cannot be carried);
+   * otherwise whether it is settled: true when this worker started it or the
+   * pair had started it already, false when it could not be written (the
+   * caller queues it; the pair's key lets only one of the two start it).
+   */
+  runHere(scope: WorkspaceScope, run: NewRun, eventId: string): Promise<boolean> | undefined {
+    const carried = run.refused ? undefined : carriedRun(run);
+    if (!carried?.triggerId || this.closing || !this.hasRoom()) return undefined;
+    const offer: EventRunOffer = { runId: run.id, workspaceSlug: scope.workspace, eventId, run: carried };
+    return new Promise<boolean>((resolve) => this.start(offer, (claimed) => resolve(!(claimed instanceof Error))));
+  }
+
   private accept(msg: Msg): void {
     const offer = parseEventRunOffer(jsonOf(msg));
     if (!offer || this.closing || !this.hasRoom()) {
       reply(msg, { kind: 'busy' });
       return;
     }
+    context.with(extractTraceContext(msg.headers), () =>
+      this.start(offer, (claimed) =>
+        reply(msg, { kind: claimed === true ? 'started' : claimed === false ? 'known' : 'busy' }),
+      ),
+    );
+  }
+
+  /** Takes `offer` (its isolate is spoken for at once); `answer` hears once how its write ended. */
+  private start(offer: EventRunOffer, answer: (claimed: boolean | Error) => void): void {
     this.taking++;
-    const served = this.serve(msg, offer)
+    const served = this.serve(offer, answer)
       .catch((err: unknown) => this.logger.error({ msg: 'event run not served', runId: offer.runId, err: String(err) }))
       .finally(() => this.running.delete(served));
     this.running.add(served);
   }
 
-  private async serve(msg: Msg, offer: EventRunOffer): Promise<void> {
+  private async serve(offer: EventRunOffer, answer: (claimed: boolean | Error) => void): Promise<void> {
     let answered = false;
     // Answered as soon as the run is written (or found started, or could not be): it starts right after.
-    const answer = (claimed: boolean | Error) => {
+    const once = (claimed: boolean | Error) => {
       if (answered) return;
       answered = true;
       this.taking--;
       if (claimed instanceof Error) {
-        this.logger.warn({
-          msg: 'offered run not written; the API queues it',
-          runId: offer.runId,
-          err: String(claimed),
-        });
+        this.logger.warn({ msg: 'offered run not written; it is queued', runId: offer.runId, err: String(claimed) });
       }
-      reply(msg, { kind: claimed === true ? 'started' : claimed === false ? 'known' : 'busy' });
+      answer(claimed);
     };
     try {
-      await context.with(extractTraceContext(msg.headers), async () => {
-        // The workspace of a record event our own API offered on our subject for a trigger in it.
-        const scope = issueWorkspaceScope(offer.workspaceSlug);
-        await this.executor.executeOffered(scope, offer.runId, offer.run, offer.eventId, answer);
-      });
+      // The workspace of a record event our own consumer took (or our API offered) for a trigger in it.
+      const scope = issueWorkspaceScope(offer.workspaceSlug);
+      await this.executor.executeOffered(scope, offer.runId, offer.run, offer.eventId, once);
     } finally {
-      answer(new Error('the offered run was not taken'));
+      once(new Error('the offered run was not taken'));
     }
   }
 }

@@ -22,6 +22,9 @@ import { RunExecutor } from './run-executor.js';
 import { EndpointServer } from './endpoint-server.js';
 import { EventRunServer } from './event-run-server.js';
 import { LocalFirstEndpointRunner } from './local-first-endpoint-runner.js';
+import { LocalFirstEventRunOffers } from './local-first-event-run-offers.js';
+import { EventRunOffers } from '../events/event-run-offers.js';
+import { COMPUTE_PROCESS, TriggerEventConsumer } from '../events/trigger-event-consumer.js';
 import { EndpointAuthenticator } from '../endpoints/endpoint-authenticator.js';
 import { EndpointCalls } from '../endpoints/endpoint-calls.service.js';
 import { EndpointCredentialsRepository } from '../endpoints/endpoint-credentials.repository.js';
@@ -35,9 +38,10 @@ import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
 
 /**
- * A sandbox worker: the job consumer, the executor and the engine, and the one
- * public route whose calls wait for a function, `/endpoints/{path}` (run on
- * its own isolates, with no hop to another process), besides its health. It
+ * A sandbox worker: the job consumer, the executor and the engine, the record
+ * events of event-driven triggers (COMPUTE_EVENT_CONSUMERS), and the one public
+ * route whose calls wait for a function, `/endpoints/{path}`, both run on its
+ * own isolates with no hop to another process, besides its health. It
  * runs in a process of its own (`main.js worker`), so a runaway isolate or a
  * crash in native code never takes the API down.
  */
@@ -88,6 +92,10 @@ export class WorkerModule {
         EndpointDispatcher,
         { provide: EndpointRunner, useClass: LocalFirstEndpointRunner },
         EndpointCalls,
+        // Record events become runs here when COMPUTE_EVENT_CONSUMERS is `worker` (the default).
+        { provide: COMPUTE_PROCESS, useValue: 'worker' },
+        { provide: EventRunOffers, useClass: LocalFirstEventRunOffers },
+        TriggerEventConsumer,
       ],
     };
   }
