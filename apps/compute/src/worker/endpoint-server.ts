@@ -141,48 +141,34 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     if (this.inFlight < this.capacity) {
       this.inFlight++;
       if (this.inFlight >= this.capacity) void this.leave();
-      let released = false;
       return {
         engine: this.endpointEngine,
         // Frees the endpoint isolate's slot and rejoins the group before the answer goes out.
-        release: () => {
-          if (released) return;
-          released = true;
+        release: once(() => {
           this.inFlight--;
           this.join();
-        },
+        }),
       };
     }
     // A borrowed isolate counts as free until its run acquires it: it is counted here until released (an
     // underestimate of what is free while the run holds it, never an overestimate that would queue a call).
     if (this.backgroundEngine.available() > this.borrowed) {
       this.borrowed++;
-      let released = false;
-      return {
-        engine: this.backgroundEngine,
-        release: () => {
-          if (released) return;
-          released = true;
-          this.borrowed--;
-        },
-      };
+      return { engine: this.backgroundEngine, release: once(() => this.borrowed--) };
     }
     return undefined;
   }
 
   /** Serves `dispatch` on `slot`; `answer` is called once: when the function is done, or `lost` if it cannot run. */
   private start(dispatch: EndpointDispatch, slot: Slot, answer: (reply: EndpointReply) => void): void {
-    let answered = false;
-    const once = (reply: EndpointReply) => {
-      if (answered) return;
-      answered = true;
+    const reply = once((r: EndpointReply) => {
       slot.release();
-      answer(reply);
-    };
-    const served = this.serve(dispatch, slot.engine, once)
+      answer(r);
+    });
+    const served = this.serve(dispatch, slot.engine, reply)
       .catch((err: unknown) => {
         this.logger.error({ msg: 'endpoint run not served', runId: dispatch.runId, err: String(err) });
-        once({ kind: 'lost' });
+        reply({ kind: 'lost' });
       })
       .finally(() => {
         slot.release();
@@ -214,6 +200,16 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     }
     await this.executor.execute(scope, run, { engine, onEnd: done });
   }
+}
+
+/** `fn` on the first call only: a slot is given back, and a caller answered, once, whichever path gets there first. */
+function once<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+  let done = false;
+  return (...args) => {
+    if (done) return;
+    done = true;
+    fn(...args);
+  };
 }
 
 /** An isolate taken for one call, and how to give it back. */
