@@ -508,6 +508,74 @@ describe('isolation', () => {
   });
 });
 
+describe('code left behind by a run', () => {
+  // One isolate: the next run is sure to land where the last one left its code.
+  const single = () => createIsolatedVmEngine({ isolates: 1, maxRunsPerIsolate: 50 });
+  const next = 'async function run() { return "next"; }';
+
+  it('never runs on in the next run: an api call answered after the end gives the isolate up', async () => {
+    const pool = single();
+    try {
+      // The bridge answers once the run has ended (its signal aborts): the continuation would loop there.
+      const late = recordingBridge(
+        (_method, _args, context) =>
+          new Promise((resolve) => context.signal.addEventListener('abort', () => resolve(null))),
+      );
+      const stray = await pool.run(
+        runJob(
+          'async function run() { api.fetchRecord("c", "x").then(() => { for (;;) {} }); return 1; }',
+          {},
+          { cpuMs: 300 },
+        ),
+        late,
+      );
+      expect(stray).toMatchObject({ status: 'succeeded', returnValue: 1 });
+      const after = await pool.run(runJob(next, {}, { cpuMs: 300 }), recordingBridge());
+      expect(after).toMatchObject({ status: 'succeeded', returnValue: 'next' });
+      expect(pool.stats().isolatesRetired.killed).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('keeps the limits on until the isolate has taken what was handed to it before the end', async () => {
+    const pool = single();
+    try {
+      // Answered at once and not awaited: the loop starts before or just after the end, never in the next run.
+      for (let i = 0; i < 5; i++) {
+        const stray = await pool.run(
+          runJob(
+            'async function run() { api.fetchRecord("c", "x").then(() => { for (;;) {} }); return 1; }',
+            {},
+            { cpuMs: 200 },
+          ),
+          recordingBridge(() => null),
+        );
+        expect(['succeeded', 'timed_out']).toContain(stray.status);
+        const after = await pool.run(runJob(next, {}, { cpuMs: 200 }), recordingBridge());
+        expect(after).toMatchObject({ status: 'succeeded', returnValue: 'next' });
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('keeps the isolate of a run whose calls were all answered and taken', async () => {
+    const pool = single();
+    try {
+      const done = await pool.run(
+        runJob('async function run() { return await api.fetchRecord("c", "x"); }'),
+        recordingBridge(() => 7),
+      );
+      expect(done).toMatchObject({ status: 'succeeded', returnValue: 7 });
+      await pool.run(runJob(next), recordingBridge());
+      expect(pool.stats()).toMatchObject({ isolatesCreated: 1, isolatesRetired: { killed: 0 } });
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('timers', () => {
   it('fires setTimeout inside the run and honours clearTimeout', async () => {
     const result = await run(`async function run() {

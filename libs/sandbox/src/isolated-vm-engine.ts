@@ -264,6 +264,10 @@ async function executeOnIsolate(
   const timers = new HostTimers(deadline, settings.maxTimers);
   let ended = false;
   let pendingCalls = 0;
+  /** api calls made and timers set: whether anything of the run can reach the isolate after its end. */
+  let asyncStarted = 0;
+  /** api calls answered and timers fired: each hands the isolate a continuation of user code. */
+  let settled = 0;
 
   // Killing: a host timer for the wall clock, a host poll of the isolate's CPU time (the `timeout`
   // option only covers synchronous stretches started by the host, not continuations after an await).
@@ -299,6 +303,14 @@ async function executeOnIsolate(
   };
 
   const hostCall = new ivm.Reference(async (method: unknown, argsJson: unknown): Promise<string> => {
+    asyncStarted++;
+    try {
+      return await answerCall(method, argsJson);
+    } finally {
+      settled++;
+    }
+  });
+  const answerCall = async (method: unknown, argsJson: unknown): Promise<string> => {
     const refuse = (message: string) => JSON.stringify({ ok: false, message });
     if (ended) return refuse('The run has ended');
     if (typeof method !== 'string' || !BRIDGED.has(method)) return refuse('api method not found');
@@ -328,11 +340,17 @@ async function executeOnIsolate(
     } finally {
       pendingCalls--;
     }
-  });
+  };
   const hostLog = new ivm.Reference((level: unknown, message: unknown) => {
     if (!ended) logs.add(level, message);
   });
-  const hostTimer = new ivm.Reference((id: unknown, ms: unknown): Promise<string> => timers.set(id, ms, ended));
+  const hostTimer = new ivm.Reference((id: unknown, ms: unknown): Promise<string> => {
+    asyncStarted++;
+    return timers.set(id, ms, ended).then((fired) => {
+      if (fired === 'fire') settled++;
+      return fired;
+    });
+  });
   const hostClearTimer = new ivm.Reference((id: unknown) => timers.clear(id));
   const config: PreludeConfig = {
     kind: job.kind,
@@ -351,8 +369,10 @@ async function executeOnIsolate(
   };
 
   const releasables: { release(): void }[] = [hostCall, hostLog, hostTimer, hostClearTimer];
+  let runContext: ivm.Context | undefined;
   const work = async (): Promise<unknown> => {
     const context = (await takeWarm(worker)) ?? (await isolate.createContext());
+    runContext = context;
     releasables.push(context);
     const start = await context.evalClosure(
       PRELUDE_SOURCE,
@@ -387,11 +407,30 @@ async function executeOnIsolate(
     outcome = classifyThrown(error, killed, isolate.isDisposed, limits);
   } finally {
     ended = true;
-    clearTimeout(wallTimer);
-    clearInterval(cpuTimer);
     timers.cancelAll();
     abort.abort();
   }
+  // An api call answered or a timer fired just before the end hands the isolate user code that runs after
+  // it, and a call still pending at the end is answered after it: code that must not share the isolate
+  // with the next run (a loop there would be charged to it). The run's limits stay on until the isolate
+  // has taken everything handed to it before this probe; a run whose calls were still being answered
+  // then (or that made more) gives its isolate up.
+  if (asyncStarted > 0 && !killed && runContext && !isolate.isDisposed) {
+    const settledAtEnd = settled;
+    const pendingAtEnd = pendingCalls;
+    try {
+      await Promise.race([runContext.eval('0'), killedSignal]);
+    } catch {
+      // killed (the limits are still on) or disposed: the isolate is retired below
+    }
+    if (pendingAtEnd > 0 || pendingCalls > 0 || settled !== settledAtEnd) {
+      // Disposed now: what it was handed may be running already (a heap reading would wait behind it).
+      readCpu();
+      disposeQuietly(isolate);
+    }
+  }
+  clearTimeout(wallTimer);
+  clearInterval(cpuTimer);
   if (killed && outcome.status !== 'timed_out') outcome = classifyThrown(undefined, killed, true, limits);
   for (const releasable of releasables) {
     try {
@@ -409,12 +448,14 @@ async function executeOnIsolate(
     if (outcome.status === 'memory_exceeded') memoryUsageBytes = limits.memoryMb * MIB;
   } else {
     try {
-      const heap = await isolate.getHeapStatistics();
+      const heap = await withinMs(isolate.getHeapStatistics(), HEAP_READ_MS);
       const heapBytes = heap.used_heap_size + heap.externally_allocated_size;
       memoryUsageBytes = Math.max(0, heapBytes - worker.heapBytes);
       worker.heapBytes = heapBytes;
       if (!retire && heapBytes > settings.maxHeapRatio * worker.memoryMb * MIB) retire = 'heap';
     } catch {
+      // The isolate did not answer (busy with something no run owns any more) or is gone.
+      disposeQuietly(isolate);
       retire = 'killed';
     }
     if (!retire && worker.runs >= settings.maxRunsPerIsolate) retire = 'runs';
@@ -432,6 +473,26 @@ async function executeOnIsolate(
   if (outcome.error) result.error = outcome.error;
   if (outcome.response) result.response = outcome.response;
   return { result, retire };
+}
+
+/** How long the heap reading after a run may take before the isolate is given up. */
+const HEAP_READ_MS = 1000;
+
+function disposeQuietly(isolate: ivm.Isolate): void {
+  try {
+    if (!isolate.isDisposed) isolate.dispose();
+  } catch {
+    // already disposed
+  }
+}
+
+/** `promise`, or a rejection once `ms` have passed. */
+function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** The envelope of a run whose gate stayed closed: no user code ran. */
