@@ -13,6 +13,10 @@
  * 3. Runs per second: `BENCH_COMPUTE_RUNS` test runs posted `BENCH_COMPUTE_CONCURRENCY` at a
  *    time, from the first queuedAt to the last finishedAt; baseline: the bare loop's runs/s on
  *    as many isolates (threads) as the worker has.
+ * 4. Drain: `BENCH_COMPUTE_DRAIN_RUNS` test runs queued while no worker runs, then the worker
+ *    (`BENCH_COMPUTE_DRAIN_WORKERS` of them) starts and takes them all: runs/s from the first
+ *    started to the last finished, what the workers execute without the API's POSTs on the same
+ *    cores. `BENCH_COMPUTE_PHASES=drain` runs this phase alone (with the bare loop).
  *
  * CPU per run by process (`/proc`, cpu.ts) is printed for each phase.
  */
@@ -35,6 +39,12 @@ const SAMPLES = env('BENCH_COMPUTE_SAMPLES', 200);
 const TOTAL = env('BENCH_COMPUTE_RUNS', 3000);
 /** Test POSTs at once in the throughput phase. */
 const CONCURRENCY = env('BENCH_COMPUTE_CONCURRENCY', 32);
+/** Runs queued while no worker runs, then drained by one worker (phase 4). */
+const DRAIN_TOTAL = env('BENCH_COMPUTE_DRAIN_RUNS', 5000);
+/** `drain` runs phase 4 alone (with the in-process baseline), for quick comparisons. */
+const ONLY_DRAIN = process.env['BENCH_COMPUTE_PHASES'] === 'drain';
+/** Sandbox worker processes in the drain phase (4), each with BENCH_COMPUTE_ISOLATES / this many isolates. */
+const DRAIN_WORKERS = env('BENCH_COMPUTE_DRAIN_WORKERS', 1);
 /** Isolates of the worker process, and of the in-process engine and bare loop. */
 const ISOLATES = env('BENCH_COMPUTE_ISOLATES', 2);
 /** How often the client-observed pass asks whether the run finished. */
@@ -175,8 +185,8 @@ interface Passes {
 
 async function main(): Promise<void> {
   const bare = await bareLoop();
-  const engine = await engineLoop(defaults.COMPUTE_RUNS_PER_ISOLATE);
-  const engineNoRecycle = await engineLoop(1_000_000);
+  const engine = ONLY_DRAIN ? bare : await engineLoop(defaults.COMPUTE_RUNS_PER_ISOLATE);
+  const engineNoRecycle = ONLY_DRAIN ? bare : await engineLoop(1_000_000);
 
   const services = await startUnlimitedServices({ COMPUTE_WORKER_ISOLATES: String(ISOLATES) }, [
     'auth',
@@ -191,6 +201,7 @@ async function main(): Promise<void> {
       data: services.pid('data'),
       compute: services.pid('compute'),
       worker: services.pid('worker'),
+      worker2: services.pid('worker2'),
       bench: process.pid,
     });
   try {
@@ -244,6 +255,71 @@ async function main(): Promise<void> {
         cpuPerRun: cpuPerOp(before, cpu(), samples),
       };
     };
+    const unfinished = async (jobIds: string[]) =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            `SELECT count(*) AS n FROM compute.runs WHERE job_id = ANY($1::uuid[]) AND finished_at IS NULL`,
+            [jobIds],
+          )
+        ).rows[0]!.n,
+      );
+    const waitFinished = async (jobIds: string[]) => {
+      const deadline = Date.now() + 300_000;
+      while ((await unfinished(jobIds)) > 0) {
+        if (Date.now() > deadline) throw new Error('the runs did not finish in 5 minutes');
+        await sleep(100);
+      }
+    };
+    const spanOf = async (jobIds: string[]) => {
+      const row = (
+        await db.query<{
+          first_queued: Date;
+          first_started: Date;
+          last_queued: Date;
+          last_finished: Date;
+          succeeded: string;
+        }>(
+          `SELECT min(queued_at) AS first_queued, min(started_at) AS first_started, max(queued_at) AS last_queued,
+                  max(finished_at) AS last_finished, count(*) FILTER (WHERE status = 'succeeded') AS succeeded
+             FROM compute.runs WHERE job_id = ANY($1::uuid[])`,
+          [jobIds],
+        )
+      ).rows[0]!;
+      if (Number(row.succeeded) !== jobIds.length)
+        throw new Error(`${row.succeeded} of ${jobIds.length} runs succeeded`);
+      return row;
+    };
+
+    // 4. Drain: runs queued while no worker runs, then one worker takes them all.
+    const drain = async () => {
+      await services.stopApp('worker');
+      const jobIds: string[] = [];
+      await measure(DRAIN_TOTAL, CONCURRENCY, async () => {
+        jobIds.push((await post()).jobId);
+      });
+      await Promise.all((['worker', 'worker2'] as const).slice(0, DRAIN_WORKERS).map((app) => services.startApp(app)));
+      const before = cpu();
+      await waitFinished(jobIds);
+      const cpuPerRun = cpuPerOp(before, cpu(), DRAIN_TOTAL);
+      const span = await spanOf(jobIds);
+      const spanMs = span.last_finished.getTime() - span.first_started.getTime();
+      return { perSecond: DRAIN_TOTAL / (spanMs / 1000), spanMs, cpuPerRun };
+    };
+    const ratio = (ours: number, baseline: number) => `${(ours / baseline).toFixed(2)}x`;
+    const drainLines = (drained: Awaited<ReturnType<typeof drain>>) => [
+      `4. drain: ${DRAIN_TOTAL} runs queued while no worker ran, then ${DRAIN_WORKERS} worker process(es) of ${ISOLATES} isolates take them`,
+      `  strata (first started → last finished) ${drained.perSecond.toFixed(0).padStart(6)} runs/s  (${(drained.spanMs / 1000).toFixed(2)} s)`,
+      `  bare loop, ${ISOLATES} isolates               ${bare.perSecond.toFixed(0).padStart(6)} runs/s`,
+      `  ratio (strata / bare): ${ratio(drained.perSecond, bare.perSecond)} (target: at least 1000 runs/s)`,
+      `  CPU ms per run (worker and what it talks to): ${drained.cpuPerRun}`,
+      '',
+    ];
+    if (ONLY_DRAIN) {
+      process.stdout.write([`compute/trivial runs, drain only`, '', ...drainLines(await drain())].join('\n'));
+      return;
+    }
+
     const quiet = await oneAtATime(SAMPLES, QUIET_POLL_MS);
     const fast = await oneAtATime(SAMPLES, FAST_POLL_MS);
 
@@ -253,36 +329,15 @@ async function main(): Promise<void> {
     const posted = await measure(TOTAL, CONCURRENCY, async () => {
       jobIds.push((await post()).jobId);
     });
-    const unfinished = async () =>
-      Number(
-        (
-          await db.query<{ n: string }>(
-            `SELECT count(*) AS n FROM compute.runs WHERE job_id = ANY($1::uuid[]) AND finished_at IS NULL`,
-            [jobIds],
-          )
-        ).rows[0]!.n,
-      );
-    const deadline = Date.now() + 300_000;
-    while ((await unfinished()) > 0) {
-      if (Date.now() > deadline) throw new Error('the throughput runs did not finish in 5 minutes');
-      await sleep(100);
-    }
+    await waitFinished(jobIds);
     const throughputCpu = cpuPerOp(before, cpu(), TOTAL);
-    const span = (
-      await db.query<{ first_queued: Date; last_queued: Date; last_finished: Date; succeeded: string }>(
-        `SELECT min(queued_at) AS first_queued, max(queued_at) AS last_queued, max(finished_at) AS last_finished,
-                count(*) FILTER (WHERE status = 'succeeded') AS succeeded
-           FROM compute.runs WHERE job_id = ANY($1::uuid[])`,
-        [jobIds],
-      )
-    ).rows[0]!;
-    if (Number(span.succeeded) !== TOTAL) throw new Error(`${span.succeeded} of ${TOTAL} runs succeeded`);
+    const span = await spanOf(jobIds);
     const spanMs = span.last_finished.getTime() - span.first_queued.getTime();
     const runsPerSecond = TOTAL / (spanMs / 1000);
     const drainLagMs = span.last_finished.getTime() - span.last_queued.getTime();
+    const drained = await drain();
     http.close();
 
-    const ratio = (ours: number, baseline: number) => `${(ours / baseline).toFixed(2)}x`;
     const lines = [
       `compute/trivial runs (\`${CODE}\`), ${ISOLATES} isolates; services in their own processes`,
       '',
@@ -316,6 +371,7 @@ async function main(): Promise<void> {
       `  ratio (strata / bare): ${ratio(runsPerSecond, bare.perSecond)} (target: at least 1000 runs/s)`,
       `  CPU ms per run: ${throughputCpu}`,
       '',
+      ...drainLines(drained),
     ];
     process.stdout.write(lines.join('\n'));
   } finally {

@@ -44,7 +44,7 @@ const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boole
  * A service process: the three HTTP services by default; `compute` (the compute API) and
  * `worker` (a sandbox worker, `apps/compute/dist/main.js worker`, no HTTP) when named.
  */
-export type App = (typeof APPS)[number] | 'compute' | 'worker' | 'inbound' | 'orchestration';
+export type App = (typeof APPS)[number] | 'compute' | 'worker' | 'worker2' | 'inbound' | 'orchestration';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -95,10 +95,11 @@ export async function startServices(
   await migrateAuth(loadConfig(AuthConfig, env));
   await migrateData(loadConfig(DataConfig, env));
   await migrateWebhooks(loadConfig(WebhooksConfig, env));
-  if (apps.includes('compute') || apps.includes('worker')) await migrateCompute(loadConfig(ComputeConfig, env));
+  if (apps.includes('compute') || apps.includes('worker') || apps.includes('worker2'))
+    await migrateCompute(loadConfig(ComputeConfig, env));
   if (apps.includes('inbound')) await migrateInbound(loadConfig(InboundConfig, env));
   if (apps.includes('orchestration')) await migrateOrchestration(loadConfig(OrchestrationConfig, env));
-  const urls: Record<Exclude<App, 'worker'>, string> = {
+  const urls: Record<Exclude<App, 'worker' | 'worker2'>, string> = {
     auth: authUrl,
     data: `http://127.0.0.1:${dataPort}`,
     webhooks: `http://127.0.0.1:${webhooksPort}`,
@@ -110,6 +111,11 @@ export async function startServices(
   const startApp = async (app: App) => {
     if (app === 'worker') {
       children.set(app, await spawnWorker(env));
+      return;
+    }
+    if (app === 'worker2') {
+      // A second sandbox worker: its endpoint route on a port of its own choosing.
+      children.set(app, await spawnWorker({ ...env, COMPUTE_WORKER_PORT: '0' }));
       return;
     }
     children.set(
