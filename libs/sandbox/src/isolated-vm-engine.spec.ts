@@ -393,6 +393,7 @@ describe('isolation', () => {
     expect(added).toEqual(['api', 'clearTimeout', 'console', 'executionParams', 'run', 'setTimeout', 'triggerParams']);
     expect(names).not.toEqual(expect.arrayContaining(['WebAssembly']));
     expect(names).not.toEqual(expect.arrayContaining(['SharedArrayBuffer']));
+    expect(names).not.toEqual(expect.arrayContaining(['FinalizationRegistry']));
   });
 
   it('leaves nothing host-side reachable: no $0, no Reference, no process, require, Buffer or fetch', async () => {
@@ -554,6 +555,43 @@ describe('code left behind by a run', () => {
         expect(['succeeded', 'timed_out']).toContain(stray.status);
         const after = await pool.run(runJob(next, {}, { cpuMs: 200 }), recordingBridge());
         expect(after).toMatchObject({ status: 'succeeded', returnValue: 'next' });
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('cannot leave a cleanup callback for a later garbage collection', async () => {
+    const pool = single();
+    try {
+      // Targets that die during the run: V8 would call the callback after a collection, in whatever run comes next.
+      const planted = await pool.run(
+        runJob(
+          `async function run() {
+            const Registry = globalThis.FinalizationRegistry ?? (function () {}).constructor('return FinalizationRegistry')();
+            const registry = new Registry(() => { for (;;) {} });
+            for (let i = 0; i < 10000; i++) registry.register({ held: new Array(100).fill(i) }, i);
+            globalThis.keep = registry;
+            let junk = [];
+            for (let i = 0; i < 300000; i++) { junk.push({ i }); if (junk.length > 50000) junk = []; }
+            return 'planted';
+          }`,
+          {},
+          { cpuMs: 300 },
+        ),
+        recordingBridge(),
+      );
+      expect(planted).toMatchObject({ status: 'failed', error: { name: 'ReferenceError' } });
+      for (let i = 0; i < 5; i++) {
+        const after = await pool.run(
+          runJob(
+            'async function run() { const a = []; for (let i = 0; i < 20000; i++) a.push({ i }); return a.length; }',
+            {},
+            { cpuMs: 300 },
+          ),
+          recordingBridge(),
+        );
+        expect(after).toMatchObject({ status: 'succeeded', returnValue: 20000 });
       }
     } finally {
       await pool.close();

@@ -237,6 +237,7 @@ const clearTimeout = function clearTimeout(id) {
 delete global.console; // V8's own console (prints nowhere); replaced below
 delete global.WebAssembly; // memory outside the heap limit, compilation outside the CPU accounting
 delete global.SharedArrayBuffer; // with Atomics.wait, a way to block the isolate's thread
+delete global.FinalizationRegistry; // its callbacks run after a garbage collection: in a later run, charged to it
 ObjectDefineProperty(global, 'api', { __proto__: null, value: api, writable: false, enumerable: false, configurable: false });
 const console = ObjectFreeze({ __proto__: null, log: log, info: log.info, warn: log.warn, error: log.error, debug: log.debug });
 const globals = { __proto__: null, console, setTimeout, clearTimeout, triggerParams: config.triggerParams, executionParams: config.executionParams };
