@@ -73,6 +73,41 @@ describe('IsolatePool', () => {
     expect(pool.available()).toBe(1);
   });
 
+  it('holds a reserved slot against every other taker until it is leased or given back', async () => {
+    const { pool, retired } = fakePool(1);
+    const reservation = pool.tryReserve()!;
+    expect(pool.available()).toBe(0);
+    expect(pool.tryAcquire(32)).toBeUndefined();
+    expect(pool.tryReserve()).toBeUndefined();
+    const waiting = pool.acquire(32);
+    // The held slot is the reserver's, whatever waits: leased for its own limit.
+    const lease = reservation.lease(64);
+    expect(lease.worker.memoryMb).toBe(64);
+    expect(() => reservation.lease(64)).toThrow(/already used/);
+    reservation.cancel(); // nothing once leased
+    expect(pool.available()).toBe(0);
+    lease.release();
+    expect((await waiting).worker.memoryMb).toBe(32);
+    expect(retired).toEqual(['limitChange']);
+  });
+
+  it('gives a cancelled reservation to the first waiter', async () => {
+    const { pool } = fakePool(1);
+    const reservation = pool.tryReserve()!;
+    const waiting = pool.acquire(32);
+    reservation.cancel();
+    expect((await waiting).worker.memoryMb).toBe(32);
+    expect(() => reservation.lease(32)).toThrow(/already used/);
+  });
+
+  it('refuses to lease a reservation after close', () => {
+    const { pool } = fakePool(1);
+    const reservation = pool.tryReserve()!;
+    pool.close();
+    expect(() => reservation.lease(32)).toThrow(/closed/);
+    expect(pool.tryReserve()).toBeUndefined();
+  });
+
   it('retires a worker released with a reason and creates a new one next time', () => {
     const { pool, retired } = fakePool(1);
     const lease = pool.tryAcquire(32)!;

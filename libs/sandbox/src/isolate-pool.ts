@@ -27,6 +27,14 @@ export interface Lease<W extends PooledWorker> {
   release(retire?: RetireReason): void;
 }
 
+/** An idle slot held for a run whose memory limit is not known yet. */
+export interface SlotReservation<W extends PooledWorker> {
+  /** The held slot, leased for `memoryMb`; once. */
+  lease(memoryMb: number): Lease<W>;
+  /** Gives the slot back unused; nothing once leased. */
+  cancel(): void;
+}
+
 export interface IsolatePoolOptions<W extends PooledWorker> {
   /** Runs at once = workers alive at most. */
   size: number;
@@ -59,6 +67,34 @@ export class IsolatePool<W extends PooledWorker> {
     if (this.closed) return undefined;
     const slot = this.pickIdle(memoryMb);
     return slot ? this.lease(slot, memoryMb) : undefined;
+  }
+
+  /**
+   * Holds an idle slot now (busy from here on) for a lease to come; undefined
+   * when every slot is busy (or the pool is closed).
+   */
+  tryReserve(): SlotReservation<W> | undefined {
+    if (this.closed) return undefined;
+    const slot = this.slots.find((candidate) => !candidate.busy);
+    if (!slot) return undefined;
+    slot.busy = true;
+    let settled = false;
+    return {
+      lease: (memoryMb) => {
+        if (settled) throw new SandboxBusyError('The reserved isolate was already used or given back');
+        settled = true;
+        if (this.closed) {
+          this.free(slot);
+          throw new SandboxBusyError('The sandbox engine is closed');
+        }
+        return this.lease(slot, memoryMb);
+      },
+      cancel: () => {
+        if (settled) return;
+        settled = true;
+        this.free(slot);
+      },
+    };
   }
 
   /** A slot, waiting in FIFO order when every slot is busy. */
@@ -112,10 +148,14 @@ export class IsolatePool<W extends PooledWorker> {
         if (released) return;
         released = true;
         if (reason) this.retire(slot, reason);
-        slot.busy = false;
-        this.handOver(slot);
+        this.free(slot);
       },
     };
+  }
+
+  private free(slot: Slot<W>): void {
+    slot.busy = false;
+    this.handOver(slot);
   }
 
   private handOver(slot: Slot<W>): void {

@@ -833,6 +833,34 @@ describe('pool', () => {
     }
   });
 
+  it('runs a reserved job on the isolate it held, before runs that queued after the reservation', async () => {
+    const pool = createIsolatedVmEngine({ isolates: 1, maxRunsPerIsolate: 50 });
+    try {
+      const order: string[] = [];
+      const reservation = pool.tryReserve()!;
+      expect(pool.available()).toBe(0);
+      expect(pool.tryReserve()).toBeUndefined();
+      expect(pool.tryRun(runJob('async function run() {}'), recordingBridge())).toBeUndefined();
+      const queued = pool
+        .run(runJob('async function run() { return "queued"; }'), recordingBridge())
+        .then((result) => order.push(JSON.stringify(result.returnValue)));
+      const reserved = reservation
+        .run(runJob('async function run() { return "reserved"; }'), recordingBridge())
+        .then((result) => order.push(JSON.stringify(result.returnValue)));
+      await Promise.all([queued, reserved]);
+      expect(order).toEqual(['"reserved"', '"queued"']);
+      await expect(reservation.run(runJob('async function run() {}'), recordingBridge())).rejects.toThrow(
+        /already used/,
+      );
+      // Given back unused, the isolate serves the next run at once.
+      const unused = pool.tryReserve()!;
+      unused.release();
+      expect(pool.available()).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('refuses runs beyond the queue bound, and after close', async () => {
     const pool = createIsolatedVmEngine({ isolates: 1, maxRunsPerIsolate: 10, maxQueue: 1 });
     const slow = runJob('async function run() { await new Promise((r) => setTimeout(r, 50)); return 1; }');

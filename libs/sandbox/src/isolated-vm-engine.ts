@@ -188,6 +188,27 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
       const lease = pool.tryAcquire(job.limits.memoryMb); // undefined after close, too
       return lease ? track(runLeased(lease, job, bridge)) : undefined;
     },
+    tryReserve() {
+      const reserved = pool.tryReserve(); // undefined after close, too
+      if (!reserved) return undefined;
+      return {
+        run(job, bridge) {
+          const invalid = invalidJob(job);
+          if (invalid) {
+            reserved.cancel();
+            return Promise.reject(invalid);
+          }
+          let lease;
+          try {
+            lease = reserved.lease(job.limits.memoryMb);
+          } catch (error) {
+            return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+          }
+          return track(runLeased(lease, job, bridge));
+        },
+        release: () => reserved.cancel(),
+      };
+    },
     available: () => pool.available(),
     stats(): SandboxStats {
       const counts = pool.counts();

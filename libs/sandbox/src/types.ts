@@ -121,12 +121,28 @@ export interface SandboxStats {
   isolatesRetired: { runs: number; heap: number; killed: number; limitChange: number; closed: number };
 }
 
+/** What runs a job: an engine, or one of its isolates held for one run. */
+export type SandboxRunner = Pick<SandboxEngine, 'run'>;
+
+/**
+ * An isolate held for one run that has not started yet, so that nothing else
+ * takes it in between (an endpoint call borrowing a background isolate).
+ */
+export interface SandboxReservation extends SandboxRunner {
+  /** Runs the job on the held isolate; once (a second call rejects with SandboxBusyError). */
+  run(job: SandboxJob, bridge: SandboxBridge): Promise<SandboxResult>;
+  /** Gives the isolate back unused; nothing once `run` was called. */
+  release(): void;
+}
+
 /** The engine: owns its isolates (or whatever it runs code in); the bridge belongs to the caller. */
 export interface SandboxEngine {
   /** Runs the job, waiting for a free isolate if needed; rejects with SandboxBusyError when the wait queue is full. */
   run(job: SandboxJob, bridge: SandboxBridge): Promise<SandboxResult>;
   /** Runs the job only if an isolate is free now; `undefined` otherwise (answer 503 rather than queue). */
   tryRun(job: SandboxJob, bridge: SandboxBridge): Promise<SandboxResult> | undefined;
+  /** Holds an isolate that is free now for one run to come; `undefined` when none is. */
+  tryReserve(): SandboxReservation | undefined;
   /** How many runs could start now without waiting. */
   available(): number;
   stats(): SandboxStats;

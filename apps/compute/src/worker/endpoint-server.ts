@@ -9,7 +9,7 @@ import {
 import { issueWorkspaceScope } from '@strata/db';
 import { extractTraceContext, jsonOf, respondJson } from '@strata/events';
 import { Clock, NatsConnectionHolder } from '@strata/platform';
-import type { SandboxEngine } from '@strata/sandbox';
+import type { SandboxEngine, SandboxRunner } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
 import type { DispatchResult } from '../endpoints/endpoint-runner.js';
@@ -45,8 +45,6 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
   private nc: NatsConnection | undefined;
   private subscription: Subscription | undefined;
   private inFlight = 0;
-  /** Background isolates taken for endpoint calls and not yet given back. */
-  private borrowed = 0;
   private closing = false;
   private readonly running = new Set<Promise<void>>();
 
@@ -150,13 +148,10 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
         }),
       };
     }
-    // A borrowed isolate counts as free until its run acquires it: it is counted here until released (an
-    // underestimate of what is free while the run holds it, never an overestimate that would queue a call).
-    if (this.backgroundEngine.available() > this.borrowed) {
-      this.borrowed++;
-      return { engine: this.backgroundEngine, release: once(() => this.borrowed--) };
-    }
-    return undefined;
+    // Held from now on: no background job or event run can take it before the call's run starts on it
+    // (a call that found it free never waits behind one).
+    const reservation = this.backgroundEngine.tryReserve();
+    return reservation ? { engine: reservation, release: once(() => reservation.release()) } : undefined;
   }
 
   /** Serves `dispatch` on `slot`; `answer` is called once: when the function is done, or `lost` if it cannot run. */
@@ -177,7 +172,7 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     this.running.add(served);
   }
 
-  private async serve(dispatch: EndpointDispatch, engine: SandboxEngine, answer: (reply: EndpointReply) => void) {
+  private async serve(dispatch: EndpointDispatch, engine: SandboxRunner, answer: (reply: EndpointReply) => void) {
     // The workspace of a run our own API (or this worker's own endpoint route) dispatched in that workspace.
     const scope = issueWorkspaceScope(dispatch.workspaceSlug);
     // The caller is answered as soon as the function is done and its run recorded; its outcome is written right after.
@@ -214,7 +209,7 @@ function once<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => vo
 
 /** An isolate taken for one call, and how to give it back. */
 interface Slot {
-  readonly engine: SandboxEngine;
+  readonly engine: SandboxRunner;
   readonly release: () => void;
 }
 

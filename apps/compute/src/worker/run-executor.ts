@@ -3,7 +3,7 @@ import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
 import { functionRunEndedSubject, type CarriedRun, type FunctionRunEnded } from '@strata/contracts';
 import { Clock, keyRingOf, NatsConnectionHolder } from '@strata/platform';
-import type { EndpointResponse, JsonValue, SandboxEngine, SandboxResult } from '@strata/sandbox';
+import type { EndpointResponse, JsonValue, SandboxEngine, SandboxResult, SandboxRunner } from '@strata/sandbox';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { heldRun } from '../runs/carried-run.js';
@@ -38,8 +38,8 @@ export function platformFailure(bridge: RunBridge, finishedAt: Date): RunOutcome
 
 /** How `RunExecutor.execute` runs a run, beyond the run itself. */
 export interface ExecuteOptions {
-  /** The worker's background engine unless told otherwise. */
-  readonly engine?: SandboxEngine;
+  /** The worker's background engine unless told otherwise (an endpoint isolate, a reserved background one). */
+  readonly engine?: SandboxRunner;
   /** A dispatched endpoint run executed without a takeover: its outcome is written under the dispatch's hold. */
   readonly holder?: string;
   /** Resolves once the run's row exists (a run the worker records itself); tried again until it does. */
@@ -179,7 +179,7 @@ export class RunExecutor {
   executeCarried(
     scope: WorkspaceScope,
     run: HeldRun,
-    engine: SandboxEngine,
+    engine: SandboxRunner,
     onEnd: (executed: ExecutedRun) => void,
   ): Promise<ExecutedRun | undefined> {
     const recorded = retried(async () => {
