@@ -172,6 +172,17 @@ describe('function runs through the test endpoint', () => {
         'async function run() { return { success: true, data: "x".repeat(20 * 1024 * 1024) }; }',
         (r) => expect(r.status).not.toBe('succeeded'),
       ],
+      [
+        // Its loop runs under its own limits or dies with its isolate, never in a later run.
+        'loop left behind an unawaited api call',
+        'async function run() { api.hmacSha256("k", "v").then(() => { for (;;) {} }); return { success: true, data: "left" }; }',
+        (r) => expect(['succeeded', 'timed_out']).toContain(r.status),
+      ],
+      [
+        'cleanup callback for a later garbage collection',
+        'async function run() { new FinalizationRegistry(() => { for (;;) {} }); return { success: true }; }',
+        (r) => expect(r).toMatchObject({ status: 'failed', error: { name: 'ReferenceError' } }),
+      ],
     ];
     const jobs = await Promise.all(cases.map(([, code]) => test(code)));
     const runs = await Promise.all(jobs.map((job) => finished(job)));
@@ -182,8 +193,11 @@ describe('function runs through the test endpoint', () => {
         throw new Error(`${name}: ${(err as Error).message}\n${JSON.stringify(runs[i])}`, { cause: err });
       }
     });
-    // The worker is alive and serves the next run.
-    expect((await run('async function run() { return { success: true, data: 1 }; }')).status).toBe('succeeded');
+    // The worker is alive and serves the next runs, on every isolate, with nothing of the ones before.
+    const next = await Promise.all(
+      [1, 2, 3, 4].map((n) => run(`async function run() { return { success: true, data: ${n} }; }`)),
+    );
+    expect(next.map((r) => [r.status, r.result?.data])).toEqual([1, 2, 3, 4].map((n) => ['succeeded', n]));
   });
 
   it('refuses bad test requests', async () => {
