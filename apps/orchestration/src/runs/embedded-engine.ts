@@ -31,13 +31,16 @@ import {
 import type { RunRow, StepRow } from './run-rows.js';
 import { RunsRepository } from './runs.repository.js';
 
+/** Runs one pass advances at most (each in a transaction of its own). */
+const RUNS_PER_TICK = 20;
+
 /** Steps one claim executes before the run yields (decisions chain without waiting). */
 const STEPS_PER_CLAIM = 50;
 
 /**
- * The embedded engine: every replica claims due runs (FOR UPDATE SKIP LOCKED)
- * every ORCHESTRATION_ENGINE_INTERVAL_MS and moves each as far as it can in the
- * claim's transaction, with the interpreter of `@strata/workflow`:
+ * The embedded engine: every replica claims due runs (FOR UPDATE SKIP LOCKED),
+ * one at a time, every ORCHESTRATION_ENGINE_INTERVAL_MS and moves each as far as
+ * it can in its claim's transaction, with the interpreter of `@strata/workflow`:
  *
  * - a decision is evaluated and recorded, and the run goes on at once;
  * - a delay records a `waiting` step and makes the run `waiting` until `resumeAt`;
@@ -94,13 +97,24 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
   /** A cancelled run is no longer due; a claim in flight sees its new status when it commits. */
   async cancelled(): Promise<void> {}
 
-  /** One pass: claims up to 20 due runs and advances each. */
+  /**
+   * One pass: advances up to 20 due runs, each claimed and advanced in a
+   * transaction of its own. A run's lock is held while its step asks compute,
+   * so one run at a time: the other due runs stay free for other replicas, and
+   * a run whose transaction fails takes no other run's progress with it.
+   */
   async tick(): Promise<number> {
-    return this.transactions.run(async (tx) => {
-      const due = await this.runs.claimDue(tx, this.clock.now(), 20);
-      for (const run of due) await this.advanceClaimed(tx, run);
-      return due.length;
-    });
+    let advanced = 0;
+    while (advanced < RUNS_PER_TICK && !this.stopped) {
+      const claimed = await this.transactions.run(async (tx) => {
+        const [run] = await this.runs.claimDue(tx, this.clock.now(), 1);
+        if (run) await this.advanceClaimed(tx, run);
+        return run !== undefined;
+      });
+      if (!claimed) break;
+      advanced++;
+    }
+    return advanced;
   }
 
   /** A compute step's function run ended: the run goes on now, on the replica that locks it first. */
