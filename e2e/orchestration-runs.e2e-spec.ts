@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
@@ -246,6 +247,55 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       const completed = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
       expect(completed.status).toBe(409);
     });
+
+    (_engine === 'embedded' ? it : it.skip)(
+      'a replica holds one claimed run at a time while it asks compute: the other due runs stay free',
+      async () => {
+        // The service behind the gateway stops running its engine; the runs are made due first.
+        await stack.restartOrchestration({ ...FAST, ...engineEnv, ORCHESTRATION_ENGINE_ENABLED: 'false' });
+        const id = await orchestration('held-one', [{ id: 'charge', type: 'compute', functionId: fns['charge'] }]);
+        for (let i = 0; i < 5; i++) {
+          const made = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+            token,
+            body: { input: { amount: i } },
+          });
+          expect(made.status).toBe(201);
+        }
+        // A replica whose questions to compute go to a subscriber of the test that never answers.
+        const silentPrefix = `${stack.natsPrefix}_silent`;
+        const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+        let asked = 0;
+        const silent = nc.subscribe(`${silentPrefix}.compute.functions.run`, { callback: () => void asked++ });
+        await nc.flush();
+        const replica = await stack.startOrchestrationReplica({
+          ...FAST,
+          ...engineEnv,
+          NATS_PREFIX: silentPrefix,
+          ORCHESTRATION_COMPUTE_TIMEOUT_MS: '5000',
+        });
+        const db = new pg.Client({ connectionString: stack.databaseUrl });
+        await db.connect();
+        try {
+          await eventually(async () => (asked > 0 ? true : undefined), 20_000);
+          // The claim waiting for compute holds its run's row; the four others can be claimed by any replica.
+          await db.query('BEGIN');
+          const free = await db.query(
+            'SELECT id FROM orchestration.runs WHERE orchestration_id = $1 FOR UPDATE SKIP LOCKED',
+            [id],
+          );
+          await db.query('ROLLBACK');
+          expect(free.rows).toHaveLength(4);
+        } finally {
+          await db.end();
+          await replica.close();
+          silent.unsubscribe();
+          await nc.close();
+          await stack.restartOrchestration({ ...FAST, ...engineEnv });
+        }
+        // With the engine back, the runs go on with the real compute.
+        for (const run of await runsOf(id)) expect((await runUntil(id, run.id, final)).status).toBe('completed');
+      },
+    );
 
     it('two replicas share the runs and execute every step once', async () => {
       const replica = await stack.startOrchestrationReplica({ ...FAST, ...engineEnv });
