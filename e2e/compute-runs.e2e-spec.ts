@@ -286,6 +286,29 @@ describe('the job pipeline', () => {
   });
 });
 
+describe('a worker asked to stop', () => {
+  it('exits once COMPUTE_WORKER_STOP_MS has passed, its unfinished run failed through its lease', async () => {
+    await stack.restartCompute({ COMPUTE_WALL_MS: '120000', COMPUTE_CPU_MS: '120000' });
+    const stubborn = await stack.startWorker({
+      COMPUTE_WORKER_STOP_MS: '500',
+      COMPUTE_LEASE_MS: '1500',
+      COMPUTE_WORKER_ISOLATES: '1',
+    });
+    await worker.stop();
+    // Only the stop's deadline can end this run's worker before the run's two minutes.
+    const job = await test('async function run() { await new Promise(() => {}); }');
+    const until = Date.now() + 30_000;
+    while ((await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0].status !== 'running') {
+      if (Date.now() > until) throw new Error('the run never started');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await stubborn.stop('SIGTERM');
+    expect(await finished(job)).toMatchObject({ status: 'failed', error: { name: 'WorkerLost' } });
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect((await run('async function run() { return { success: true }; }')).status).toBe('succeeded');
+  });
+});
+
 describe('function runs started for orchestration steps', () => {
   it('starts one run per job id: a start asked again answers the run the first one started', async () => {
     const fn = await call('POST', `${base()}/compute-functions`, {

@@ -36,6 +36,18 @@ export class ComputeConfig extends ServiceConfig {
   @Max(64)
   COMPUTE_WORKER_ENDPOINT_ISOLATES = 2;
 
+  /**
+   * How long a worker asked to stop (SIGTERM, SIGINT) may take to finish its
+   * runs and write their outcomes before it exits anyway (status 1): keep it
+   * above COMPUTE_WALL_MS plus a few seconds, and Kubernetes'
+   * terminationGracePeriodSeconds above it. Its runs cut short are failed as
+   * WorkerLost through their leases.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  COMPUTE_WORKER_STOP_MS = 45_000;
+
   /** Largest request body an endpoint trigger accepts, in bytes (413 above). */
   @IsInt()
   @Min(1024)

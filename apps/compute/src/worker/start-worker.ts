@@ -25,11 +25,29 @@ export async function startComputeWorker(config: ComputeConfig, clock?: Clock): 
   });
   await worker.listen(config.COMPUTE_WORKER_PORT, config.HOST);
   const { port } = worker.getHttpServer().address() as AddressInfo;
-  new Logger('ComputeWorker').log({
+  const logger = new Logger('ComputeWorker');
+  exitWhenStopOutlasts(config.COMPUTE_WORKER_STOP_MS, logger);
+  logger.log({
     msg: 'worker ready',
     port,
     isolates: config.COMPUTE_WORKER_ISOLATES,
     endpointIsolates: config.COMPUTE_WORKER_ENDPOINT_ISOLATES,
   });
   return worker;
+}
+
+/**
+ * Once the process is asked to stop, gives the graceful stop (runs finished,
+ * outcomes written, connections closed) `ms` before the process exits anyway:
+ * a worker never outlives its stop because something in it hangs.
+ */
+function exitWhenStopOutlasts(ms: number, logger: Logger): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        logger.error({ msg: 'worker did not stop in time; exiting with its runs unfinished', signal, afterMs: ms });
+        process.exit(1);
+      }, ms).unref();
+    });
+  }
 }
