@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { functionRunStartSubject } from '@strata/contracts';
+import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack, type WorkerProcess } from '@strata/testkit';
 
 let stack: Stack;
@@ -267,47 +268,46 @@ describe('the job pipeline', () => {
   });
 
   it('fails a run whose worker died mid-run once its lease expires, and another worker serves on', async () => {
-    // Runs long enough that only the kill can end this one.
-    await stack.restartCompute({ COMPUTE_WALL_MS: '120000', COMPUTE_CPU_MS: '120000' });
-    const doomed = await stack.startWorker({ COMPUTE_LEASE_MS: '1500', COMPUTE_WORKER_ISOLATES: '1' });
-    await worker.stop();
-    const job = await test('async function run() { await new Promise(() => {}); }');
-    // Wait until the doomed worker holds it, then kill the worker outright.
-    const until = Date.now() + 30_000;
-    while ((await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0].status !== 'running') {
-      if (Date.now() > until) throw new Error('the run never started');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await doomed.stop('SIGKILL');
-    const r = await finished(job);
-    expect(r).toMatchObject({ status: 'failed', error: { name: 'WorkerLost' } });
-    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
-    expect((await run('async function run() { return { success: true }; }')).status).toBe('succeeded');
+    const { holder, job } = await aWorkerHoldingARunThatNeverEnds();
+    await holder.stop('SIGKILL');
+    await expectLostAndServedOn(job);
   });
 });
 
 describe('a worker asked to stop', () => {
   it('exits once COMPUTE_WORKER_STOP_MS has passed, its unfinished run failed through its lease', async () => {
-    await stack.restartCompute({ COMPUTE_WALL_MS: '120000', COMPUTE_CPU_MS: '120000' });
-    const stubborn = await stack.startWorker({
-      COMPUTE_WORKER_STOP_MS: '500',
-      COMPUTE_LEASE_MS: '1500',
-      COMPUTE_WORKER_ISOLATES: '1',
-    });
-    await worker.stop();
-    // Only the stop's deadline can end this run's worker before the run's two minutes.
-    const job = await test('async function run() { await new Promise(() => {}); }');
-    const until = Date.now() + 30_000;
-    while ((await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0].status !== 'running') {
-      if (Date.now() > until) throw new Error('the run never started');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await stubborn.stop('SIGTERM');
-    expect(await finished(job)).toMatchObject({ status: 'failed', error: { name: 'WorkerLost' } });
-    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
-    expect((await run('async function run() { return { success: true }; }')).status).toBe('succeeded');
+    // Only the stop's deadline can end this worker before the run's two minutes.
+    const { holder, job } = await aWorkerHoldingARunThatNeverEnds({ COMPUTE_WORKER_STOP_MS: '500' });
+    await holder.stop('SIGTERM');
+    await expectLostAndServedOn(job);
   });
 });
+
+/**
+ * The suite's worker stopped and a worker of its own (`env` on top) holding a
+ * run that never settles under a two-minute limit: only the worker's end can
+ * end it, and its lease (1.5 s) then fails it.
+ */
+async function aWorkerHoldingARunThatNeverEnds(
+  env: Record<string, string> = {},
+): Promise<{ holder: WorkerProcess; job: string }> {
+  await stack.restartCompute({ COMPUTE_WALL_MS: '120000', COMPUTE_CPU_MS: '120000' });
+  const holder = await stack.startWorker({ COMPUTE_LEASE_MS: '1500', COMPUTE_WORKER_ISOLATES: '1', ...env });
+  await worker.stop();
+  const job = await test('async function run() { await new Promise(() => {}); }');
+  await eventually(async () => {
+    const listed = await call('GET', `${base()}/function-runs?jobId=${job}`, { token });
+    return listed.body.runs[0]?.status === 'running' ? true : undefined;
+  }, 30_000);
+  return { holder, job };
+}
+
+/** The run of a lost worker is failed as WorkerLost, and a new worker serves the next run. */
+async function expectLostAndServedOn(job: string): Promise<void> {
+  expect(await finished(job)).toMatchObject({ status: 'failed', error: { name: 'WorkerLost' } });
+  worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  expect((await run('async function run() { return { success: true }; }')).status).toBe('succeeded');
+}
 
 describe('function runs started for orchestration steps', () => {
   it('starts one run per job id: a start asked again answers the run the first one started', async () => {

@@ -9,6 +9,7 @@ import { ComputeConfig } from '../src/compute.config.js';
 import { computeDataSourceOptions } from '../src/compute-data-source.js';
 import { migrateCompute } from '../src/create-compute-app.js';
 import { RunsRepository, type HeldRun, type NewRun } from '../src/runs/runs.repository.js';
+import { eventRun } from './support/new-run.js';
 
 /**
  * An event's run is offered to a worker, which writes it as running with the
@@ -25,22 +26,7 @@ describe('the two writes of an event run against a real PostgreSQL', () => {
   const functionId = randomUUID();
   const now = new Date('2026-11-24T06:00:00Z');
 
-  const queued = (id: string): NewRun => ({
-    id,
-    jobId: randomUUID(),
-    functionId,
-    functionVersion: 1,
-    functionCodeHash: 'a'.repeat(64),
-    code: null,
-    triggerId,
-    executionSource: 'trigger',
-    sealedParams: 'sealed',
-    paramsKeyVersion: 1,
-    executionContext: { invocationDepth: 0 },
-    limits: { wallMs: 1000 },
-    createdBy: 'system:events',
-    queuedAt: now,
-  });
+  const queued = (id: string): NewRun => eventRun({ id, functionId, triggerId, queuedAt: now });
   const heldBy = (run: NewRun, worker: string): HeldRun => ({
     ...run,
     held: { by: worker, until: new Date(now.getTime() + 30_000), startedAt: now },

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Subscription } from '@nats-io/transport-node';
 import { computeEventRunQueue, computeEventRunSubject, type EventRunReply } from '@strata/contracts';
@@ -7,7 +6,7 @@ import { loadConfig, NatsConnectionHolder } from '@strata/platform';
 import { testNatsPrefix } from '@strata/testing';
 import { ComputeConfig } from '../src/compute.config.js';
 import { EventRunOffers } from '../src/events/event-run-offers.js';
-import type { NewRun } from '../src/runs/runs.repository.js';
+import { eventRun } from './support/new-run.js';
 
 /**
  * An event's run is offered to the event-run queue group; NATS hands the offer
@@ -25,22 +24,7 @@ describe('EventRunOffers against a real NATS server', () => {
   const scope = issueWorkspaceScope('offers-a');
   let member: Subscription | undefined;
 
-  const run = (): NewRun => ({
-    id: randomUUID(),
-    jobId: randomUUID(),
-    functionId: randomUUID(),
-    functionVersion: 1,
-    functionCodeHash: 'c'.repeat(64),
-    code: null,
-    triggerId: randomUUID(),
-    executionSource: 'trigger',
-    sealedParams: 'sealed',
-    paramsKeyVersion: 1,
-    executionContext: { invocationDepth: 0 },
-    limits: { wallMs: 1000 },
-    createdBy: 'system:events',
-    queuedAt: new Date(),
-  });
+  const run = () => eventRun();
 
   /** A member of the group answering the offers it gets with `answers`, in order (then the last one). */
   const joinAnswering = async (answers: EventRunReply['kind'][]) => {
