@@ -12,6 +12,7 @@ import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { workspaceApps } from './scripts/workspace-apps.js';
+import { queryRowsPlugin } from './eslint/query-rows.js';
 import { workspaceScopePlugin } from './eslint/workspace-scope.js';
 
 const APPS = workspaceApps();
@@ -110,10 +111,11 @@ export default tseslint.config(
   })),
   // Tenant isolation in the structure: repositories alone reach the database, and only trusted
   // code issues a WorkspaceScope (eslint/workspace-scope.js lists the exceptions and why).
+  // An UPDATE's or DELETE's RETURNING rows are read through rowsOf() (eslint/query-rows.js).
   {
     files: ['**/*.ts'],
-    plugins: { strata: workspaceScopePlugin },
-    rules: { 'strata/data-access': 'error', 'strata/scope-issuers': 'error' },
+    plugins: { strata: { rules: { ...workspaceScopePlugin.rules, ...queryRowsPlugin.rules } } },
+    rules: { 'strata/data-access': 'error', 'strata/scope-issuers': 'error', 'strata/update-rows': 'error' },
   },
   // Libraries never import apps.
   {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { managerOf, type Tx, type WorkspaceScope } from '@strata/db';
+import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 
 export interface NewFunctionPrincipal {
   readonly clientId: string;
@@ -66,10 +66,12 @@ export class FunctionPrincipalsRepository {
 
   /** Sets the principal's secret hash (after a key change); whether it changed. */
   async setSecretHash(scope: WorkspaceScope, clientId: string, secretHash: string): Promise<boolean> {
-    const rows = await this.db.query<{ client_id: string }[]>(
-      `UPDATE iam.service_accounts SET secret_hash = $3, updated_at = now()
-        WHERE workspace_slug = $1 AND client_id = $2 AND secret_hash <> $3 RETURNING client_id`,
-      [scope.workspace, clientId, secretHash],
+    const rows = rowsOf<{ client_id: string }>(
+      await this.db.query(
+        `UPDATE iam.service_accounts SET secret_hash = $3, updated_at = now()
+          WHERE workspace_slug = $1 AND client_id = $2 AND secret_hash <> $3 RETURNING client_id`,
+        [scope.workspace, clientId, secretHash],
+      ),
     );
     return rows.length > 0;
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { rowsOf } from '@strata/db';
 
 /**
  * compute.trigger_event_runs: which (event, trigger) pairs have started their run
@@ -12,10 +13,12 @@ export class EventRunsRepository {
 
   /** System (every workspace): forgets pairs older than `before` (the stream no longer holds their events). */
   async forgetBefore(before: Date, limit: number): Promise<number> {
-    const rows = await this.db.query<{ event_id: string }[]>(
-      `DELETE FROM compute.trigger_event_runs WHERE ctid IN (
-         SELECT ctid FROM compute.trigger_event_runs WHERE created_at < $1 LIMIT $2) RETURNING event_id`,
-      [before, limit],
+    const rows = rowsOf<{ event_id: string }>(
+      await this.db.query(
+        `DELETE FROM compute.trigger_event_runs WHERE ctid IN (
+           SELECT ctid FROM compute.trigger_event_runs WHERE created_at < $1 LIMIT $2) RETURNING event_id`,
+        [before, limit],
+      ),
     );
     return rows.length;
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { WorkspaceScope } from '@strata/db';
+import { rowsOf, type WorkspaceScope } from '@strata/db';
 import { RunDocumentEntity } from './run-document.entity.js';
 
 export interface NewRunDocument {
@@ -81,11 +81,13 @@ export class RunDocumentsRepository {
 
   /** System (every workspace): deletes up to `limit` expired documents; how many. */
   async deleteExpired(now: Date, limit: number): Promise<number> {
-    const rows = await this.db.query<{ id: string }[]>(
-      `DELETE FROM compute.run_documents WHERE id IN (
-         SELECT id FROM compute.run_documents WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED
-       ) RETURNING id`,
-      [now, limit],
+    const rows = rowsOf<{ id: string }>(
+      await this.db.query(
+        `DELETE FROM compute.run_documents WHERE id IN (
+           SELECT id FROM compute.run_documents WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED
+         ) RETURNING id`,
+        [now, limit],
+      ),
     );
     return rows.length;
   }

@@ -216,10 +216,12 @@ export class InboundEventsRepository {
 
   /** Takes the arrival's one auto-persist attempt (`pending` → `attempted`); whether this caller has it. */
   async takePersist(scope: WorkspaceScope, id: string): Promise<boolean> {
-    const rows = await this.db.query<{ id: string }[]>(
-      `UPDATE inbound.inbound_events SET persist_status = 'attempted'
-        WHERE workspace_slug = $1 AND id = $2 AND persist_status = 'pending' RETURNING id`,
-      [scope.workspace, id],
+    const rows = rowsOf<{ id: string }>(
+      await this.db.query(
+        `UPDATE inbound.inbound_events SET persist_status = 'attempted'
+          WHERE workspace_slug = $1 AND id = $2 AND persist_status = 'pending' RETURNING id`,
+        [scope.workspace, id],
+      ),
     );
     return rows.length > 0;
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { managerOf, type Tx, type WorkspaceScope } from '@strata/db';
+import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { Step } from '@strata/workflow';
 import type { RunRow, RunStatus, StepRow } from './run-rows.js';
 
@@ -164,11 +164,13 @@ export class RunsRepository {
 
   /** System-wide, for retention: deletes up to `limit` finished runs whose ttlExpiresAt passed (steps with them). */
   async deleteExpired(now: Date, limit: number): Promise<number> {
-    const rows = await this.db.query<{ id: string }[]>(
-      `DELETE FROM orchestration.runs WHERE id IN (
-         SELECT id FROM orchestration.runs WHERE status IN ('completed', 'failed') AND ttl_expires_at < $1
-          ORDER BY ttl_expires_at LIMIT $2) RETURNING id`,
-      [now, limit],
+    const rows = rowsOf<{ id: string }>(
+      await this.db.query(
+        `DELETE FROM orchestration.runs WHERE id IN (
+           SELECT id FROM orchestration.runs WHERE status IN ('completed', 'failed') AND ttl_expires_at < $1
+            ORDER BY ttl_expires_at LIMIT $2) RETURNING id`,
+        [now, limit],
+      ),
     );
     return rows.length;
   }
