@@ -283,6 +283,35 @@ describe('a worker asked to stop', () => {
   });
 });
 
+describe('a memory bomb that V8 cannot stop at the limit', () => {
+  it('ends its run as out of memory, lets the other runs finish, and its worker is replaced', async () => {
+    // A Map grown without end: V8 runs out of memory outside the limit's reach, and isolated-vm
+    // loses the isolate (its thread stays in V8's out-of-memory handler). Before, the worker
+    // aborted at once and every run on it was lost.
+    const slow = await test(
+      'async function run() { await new Promise((r) => setTimeout(r, 1500)); return { success: true, data: "finished" }; }',
+    );
+    await eventually(async () => {
+      const listed = await call('GET', `${base()}/function-runs?jobId=${slow}`, { token });
+      return listed.body.runs[0]?.status === 'running' ? true : undefined;
+    }, 30_000);
+    const bomb = await test(
+      'async function run() { api.log("growing"); const m = new Map(); for (let i = 0; ; i++) m.set(i, [i, i, i]); }',
+    );
+
+    expect(await finished(bomb)).toMatchObject({
+      status: 'failed',
+      error: { name: 'MemoryLimitExceeded' },
+      logs: [expect.objectContaining({ message: 'growing' })],
+    });
+    expect(await finished(slow)).toMatchObject({ status: 'succeeded', result: { data: 'finished' } });
+    // The worker stopped itself once its runs were done, by the signal of a graceful stop.
+    expect(await worker.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect((await run('async function run() { return { success: true, data: "next" }; }')).result.data).toBe('next');
+  });
+});
+
 /**
  * The suite's worker stopped and a worker of its own (`env` on top) holding a
  * run that never settles under a two-minute limit: only the worker's end can

@@ -41,6 +41,14 @@ export interface WorkerProcess {
   readonly url: string;
   /** Sends `signal` (SIGTERM by default) and waits for the process to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Resolves once the process has ended, however it ended. */
+  readonly exited: Promise<WorkerExit>;
+}
+
+/** How a worker process ended: its exit code, or the signal that ended it. */
+export interface WorkerExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 export interface Stack {
@@ -162,9 +170,15 @@ export async function startStack(overrides: Record<string, string> = {}, options
     });
     workers.add(worker);
     if (behindGateway) gatewayWorker = worker;
+    // A worker may end on its own (an isolate lost): its port is free for the next one.
+    void worker.exited.then(() => {
+      workers.delete(worker);
+      if (gatewayWorker === worker) gatewayWorker = undefined;
+    });
     return {
       pid: worker.pid,
       url: worker.url,
+      exited: worker.exited,
       async stop(signal) {
         workers.delete(worker);
         await worker.stop(signal);
@@ -415,6 +429,7 @@ interface SpawnedWorker {
   readonly pid: number;
   readonly url: string;
   stop(signal?: NodeJS.Signals): Promise<void>;
+  readonly exited: Promise<WorkerExit>;
 }
 
 /** Spawns a worker process and waits until it serves everything (it logs "worker ready" with its port). */
@@ -424,7 +439,7 @@ async function spawnWorker(env: Record<string, string | undefined>): Promise<Spa
     ['--no-node-snapshot', '--enable-source-maps', COMPUTE_MAIN, 'worker'],
     { env: { ...env, LOG_LEVEL: 'log' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<WorkerExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not start in 60 s:\n${output}`)), 60_000);
@@ -449,6 +464,7 @@ async function spawnWorker(env: Record<string, string | undefined>): Promise<Spa
   return {
     pid: child.pid!,
     url: `http://127.0.0.1:${port}`,
+    exited,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

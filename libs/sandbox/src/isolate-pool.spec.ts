@@ -4,12 +4,16 @@ import { IsolatePool, type PooledWorker, type RetireReason } from './isolate-poo
 class FakeWorker implements PooledWorker {
   runs = 0;
   disposed = false;
+  lost = false;
   constructor(
     readonly memoryMb: number,
     readonly id: number,
   ) {}
   dispose(): void {
     this.disposed = true;
+  }
+  usable(): boolean {
+    return !this.lost;
   }
 }
 
@@ -26,6 +30,16 @@ function fakePool(size: number, maxQueue = 10) {
 }
 
 describe('IsolatePool', () => {
+  it('replaces a worker lost while idle before its next run', () => {
+    const { pool, retired } = fakePool(1);
+    const first = pool.tryAcquire(32)!;
+    first.release();
+    first.worker.lost = true;
+    const second = pool.tryAcquire(32)!;
+    expect(second.worker).not.toBe(first.worker);
+    expect(retired).toEqual(['killed']);
+  });
+
   it('reuses an idle worker with the same memory limit', () => {
     const { pool } = fakePool(2);
     const first = pool.tryAcquire(32)!;

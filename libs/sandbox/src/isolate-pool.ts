@@ -8,6 +8,8 @@ export interface PooledWorker {
   readonly memoryMb: number;
   runs: number;
   dispose(): void;
+  /** False once the worker was lost while idle (it is replaced before its next run). */
+  usable?(): boolean;
 }
 
 interface Slot<W extends PooledWorker> {
@@ -134,6 +136,7 @@ export class IsolatePool<W extends PooledWorker> {
   }
 
   private lease(slot: Slot<W>, memoryMb: number): Lease<W> {
+    if (slot.worker && slot.worker.usable?.() === false) this.retire(slot, 'killed');
     if (slot.worker && slot.worker.memoryMb !== memoryMb) this.retire(slot, 'limitChange');
     if (!slot.worker) {
       slot.worker = this.options.create(memoryMb);

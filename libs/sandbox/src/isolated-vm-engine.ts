@@ -34,8 +34,11 @@ export interface IsolatedVmEngineOptions {
   /** setTimeout timers of one run pending at once. Default 64. */
   maxTimers?: number;
   /**
-   * isolated-vm's "V8 lost control of an isolate" callback. Its advice: stop taking work and end the
-   * process. Default: write the message to stderr and abort.
+   * isolated-vm's "V8 lost control of an isolate" callback (V8 ran out of memory where the limit
+   * could not stop the run; the isolate's thread now sleeps in its out-of-memory handler for good).
+   * The run on that isolate has ended as `memory_exceeded` by then, and the isolate is never used
+   * again. Its advice: stop taking work, finish the runs under way and end the process, by a signal
+   * (`process.exit` waits on the lost thread forever). Default: write the message to stderr and abort.
    */
   onCatastrophicError?: (message: string) => void;
 }
@@ -60,6 +63,8 @@ interface EngineIsolate extends PooledWorker {
    * making it failed.
    */
   warm?: Promise<ivm.Context | undefined>;
+  /** Set while a run is on the isolate: ends it as out of memory when isolated-vm loses the isolate. */
+  onLost?: () => void;
 }
 
 /**
@@ -91,7 +96,8 @@ async function takeWarm(worker: EngineIsolate): Promise<ivm.Context | undefined>
   return warm;
 }
 
-type Killed = 'wall' | 'cpu';
+/** What ended a run from outside: its wall clock, its CPU time, or V8's out-of-memory handler. */
+type Killed = 'wall' | 'cpu' | 'memory';
 
 /** A run's end, before it becomes a SandboxResult. */
 interface Outcome {
@@ -129,7 +135,16 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     size: positiveInteger(options.isolates, 'isolates'),
     maxQueue: options.maxQueue ?? 1000,
     create: (memoryMb) => {
-      const isolate = new ivm.Isolate({ memoryLimit: memoryMb, onCatastrophicError });
+      const isolate = new ivm.Isolate({
+        memoryLimit: memoryMb,
+        // Called on this thread once the isolate's own thread is lost: its run ends (as out of
+        // memory) before the host hears of it, so the host's stop finds that run's outcome ready.
+        onCatastrophicError: (message: string) => {
+          disposeQuietly(isolate);
+          worker.onLost?.();
+          onCatastrophicError(message);
+        },
+      });
       const heap = isolate.getHeapStatisticsSync();
       const worker: EngineIsolate = {
         isolate,
@@ -139,6 +154,7 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
         dispose: () => {
           if (!isolate.isDisposed) isolate.dispose();
         },
+        usable: () => !isolate.isDisposed,
       };
       warmUp(worker);
       return worker;
@@ -310,6 +326,7 @@ async function executeOnIsolate(
     signalKilled();
   };
   const wallTimer = setTimeout(() => kill('wall'), limits.wallMs);
+  worker.onLost = () => kill('memory');
   const cpuTimer = setInterval(
     () => {
       if (readCpu() - cpuStart > cpuBudget) kill('cpu');
@@ -451,6 +468,7 @@ async function executeOnIsolate(
     }
   }
   clearTimeout(wallTimer);
+  worker.onLost = undefined;
   clearInterval(cpuTimer);
   if (killed && outcome.status !== 'timed_out') outcome = classifyThrown(undefined, killed, true, limits);
   for (const releasable of releasables) {
@@ -618,6 +636,7 @@ function classifyThrown(error: unknown, killed: Killed | undefined, disposed: bo
     retire: 'killed',
   };
   if (killed === 'cpu') return cpuOut;
+  if (killed === 'memory') return { status: 'memory_exceeded', error: memoryError(limits), retire: 'killed' };
   const { name, message } = copiedError(error);
   if (message === SYNC_TIMEOUT_MESSAGE) return cpuOut;
   if (disposed) return { status: 'memory_exceeded', error: memoryError(limits), retire: 'killed' };

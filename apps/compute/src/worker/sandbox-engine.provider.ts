@@ -2,6 +2,7 @@ import type { OnApplicationShutdown, Provider } from '@nestjs/common';
 import type { SandboxEngine } from '@strata/sandbox';
 import { createIsolatedVmEngine } from '@strata/sandbox/isolated-vm';
 import { ComputeConfig } from '../compute.config.js';
+import { stopAfterLostIsolate } from './lost-isolate.js';
 
 /** Injection token of the worker's sandbox engine (an interface: the engine can change). */
 export const SANDBOX_ENGINE = Symbol('SandboxEngine');
@@ -14,6 +15,7 @@ export const SandboxEngineProvider: Provider = {
     const engine = createIsolatedVmEngine({
       isolates: config.COMPUTE_WORKER_ISOLATES,
       maxRunsPerIsolate: config.COMPUTE_RUNS_PER_ISOLATE,
+      onCatastrophicError: stopAfterLostIsolate,
     });
     return Object.assign(engine, { onApplicationShutdown: () => engine.close() });
   },
@@ -33,6 +35,7 @@ export const EndpointSandboxEngineProvider: Provider = {
     const engine = createIsolatedVmEngine({
       isolates: Math.max(1, config.COMPUTE_WORKER_ENDPOINT_ISOLATES),
       maxRunsPerIsolate: config.COMPUTE_RUNS_PER_ISOLATE,
+      onCatastrophicError: stopAfterLostIsolate,
     });
     return Object.assign(engine, { onApplicationShutdown: () => engine.close() });
   },

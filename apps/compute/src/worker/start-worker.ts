@@ -38,15 +38,17 @@ export async function startComputeWorker(config: ComputeConfig, clock?: Clock): 
 
 /**
  * Once the process is asked to stop, gives the graceful stop (runs finished,
- * outcomes written, connections closed) `ms` before the process exits anyway:
- * a worker never outlives its stop because something in it hangs.
+ * outcomes written, connections closed) `ms` before the process ends anyway:
+ * a worker never outlives its stop because something in it hangs. It ends by
+ * SIGKILL, not `process.exit`, which waits forever on an isolate's thread that
+ * isolated-vm lost (worker/lost-isolate.ts).
  */
 function exitWhenStopOutlasts(ms: number, logger: Logger): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       setTimeout(() => {
         logger.error({ msg: 'worker did not stop in time; exiting with its runs unfinished', signal, afterMs: ms });
-        process.exit(1);
+        process.kill(process.pid, 'SIGKILL');
       }, ms).unref();
     });
   }
