@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
@@ -202,6 +203,45 @@ describe('bytes that are not UTF-8 in a body', () => {
     ]);
     expectGeneralError(await json('PATCH', iam(`/groups/${groupId}`), surrogate), 400, 'body');
     expect(await groupDescription()).toBe('kept');
+  });
+});
+
+describe('a body whose Content-Encoding does not decode', () => {
+  it('is a 400 naming Content-Encoding in every service, and a body that decodes still works', async () => {
+    const compressed = (encoding: string, body: string | Buffer) => ({
+      body,
+      type: 'application/json',
+      headers: { 'content-encoding': encoding },
+    });
+    const valid = gzipSync(Buffer.from('{"description":"zipped"}'));
+    for (const [encoding, body] of [
+      ['gzip', 'not gzip'],
+      ['gzip', valid.subarray(0, valid.length - 6)], // truncated
+      ['deflate', 'not deflate'],
+      ['br', 'not brotli'],
+    ] as const) {
+      const records = await send('POST', data('/records'), compressed(encoding, body));
+      expectRecordsError(records, 400, 'Content-Encoding');
+      expect(records.body.error.message).toBe('Request body could not be decompressed');
+      const functions = await send('POST', data('/compute-functions'), compressed(encoding, body));
+      expect({ encoding, status: functions.status, body: functions.body }).toEqual({
+        encoding,
+        status: 400,
+        body: expect.objectContaining({
+          error: `The body is not valid ${encoding} (Content-Encoding)`,
+          statusCode: 400,
+        }),
+      });
+      expectGeneralError(await send('POST', workspaces(''), compressed(encoding, body)), 400, 'Content-Encoding');
+      expectGeneralError(
+        await send('PATCH', iam(`/groups/${groupId}`), compressed(encoding, body)),
+        400,
+        'Content-Encoding',
+      );
+    }
+    expect(await send('PATCH', iam(`/groups/${groupId}`), compressed('gzip', valid))).toMatchObject({ status: 200 });
+    expect(await groupDescription()).toBe('zipped');
+    await send('PATCH', iam(`/groups/${groupId}`), { body: '{"description":"kept"}', type: 'application/json' });
   });
 });
 

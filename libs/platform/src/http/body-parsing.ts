@@ -33,14 +33,15 @@ export function bodyParsing(options: BodyParsingOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!hasBody(req)) return next();
     const formRoute = options.formPaths?.test(req.path) ?? false;
+    const parsed: NextFunction = (err?: unknown) => next(undecompressable(req, err) ?? err);
     if (req.is(JSON_TYPES)) {
       if (!isUtf8Charset(req)) return next(unsupportedCharset());
-      json(req, res, next);
+      json(req, res, parsed);
       return;
     }
     if (formRoute && req.is(FORM_TYPE)) {
       if (!isUtf8Charset(req)) return next(unsupportedCharset());
-      form(req, res, next);
+      form(req, res, parsed);
       return;
     }
     next(unsupportedMediaType(formRoute ? FORM_TYPE : 'application/json'));
@@ -66,6 +67,22 @@ function unsupportedCharset(): StrataException {
   return new StrataException(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Request bodies must be encoded in UTF-8', [
     { field: 'Content-Type', message: 'charset must be utf-8' },
   ]);
+}
+
+/**
+ * A body whose Content-Encoding does not decode (a corrupt or truncated gzip,
+ * deflate or br stream): body-parser passes zlib's error on as a 400 without
+ * one of its own `type`s, which the error filter would answer as a 500.
+ */
+function undecompressable(req: IncomingMessage, err: unknown): StrataException | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as { status?: unknown; type?: unknown };
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (e.status !== 400 || e.type !== undefined || !encoding || encoding === 'identity') return undefined;
+  return StrataException.validation(
+    [{ field: 'Content-Encoding', message: `The body is not valid ${encoding} (Content-Encoding)` }],
+    'Request body could not be decompressed',
+  );
 }
 
 function unsupportedMediaType(expected: string): StrataException {
