@@ -115,6 +115,90 @@ describe('function triggers', () => {
     expect((await finished(bare.body)).result.data.executionParams).toEqual({});
   });
 
+  it("keeps a trigger draft's secrets sealed to the draft, and its published trigger runs with them", async () => {
+    const secretsIn = (body: unknown) =>
+      ['sk-draft-1', 'sk-draft-2', 'whsec-draft'].filter((s) => JSON.stringify(body).includes(s));
+    const draft = await call('POST', `${base()}/drafts`, {
+      token,
+      body: {
+        resourceType: 'function-triggers',
+        data: {
+          name: 'drafted-secret',
+          functionId,
+          triggerMetadata: { params: { region: 'eu', apiKey: { value: 'sk-draft-1', encrypt: true } } },
+        },
+      },
+    });
+    expect(draft.status).toBe(201);
+    const sealed = { value: expect.stringMatching(/^sv1\./), encrypted: true, keyVersion: 1 };
+    expect(draft.body.data.triggerMetadata.params).toEqual({ region: 'eu', apiKey: sealed });
+    const got = await call('GET', `${base()}/drafts/${draft.body.id}`, { token });
+    expect(secretsIn(got.body)).toEqual([]);
+    const listed = await call('GET', `${base()}/drafts?resourceType=function-triggers`, { token });
+    expect(secretsIn(listed.body)).toEqual([]);
+
+    // Sent back as GET answered it, the sealed value is kept; a new one is sealed; a value sealed for
+    // another draft does not open here.
+    const other = await call('POST', `${base()}/drafts`, {
+      token,
+      body: {
+        resourceType: 'function-triggers',
+        data: { name: 'other', triggerMetadata: { params: { apiKey: { value: 'sk-draft-2', encrypt: true } } } },
+      },
+    });
+    const foreign = await call('PUT', `${base()}/drafts/${draft.body.id}`, {
+      token,
+      body: { data: { ...got.body.data, triggerMetadata: { params: other.body.data.triggerMetadata.params } } },
+    });
+    expect(foreign).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('encrypted value of another trigger or parameter') },
+    });
+    const edited = await call('PUT', `${base()}/drafts/${draft.body.id}`, {
+      token,
+      body: {
+        data: {
+          ...got.body.data,
+          triggerMetadata: {
+            params: { ...got.body.data.triggerMetadata.params, extra: { value: 'sk-draft-2', encrypt: true } },
+          },
+        },
+      },
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body.data.triggerMetadata.params).toEqual({ region: 'eu', apiKey: sealed, extra: sealed });
+    expect(secretsIn(edited.body)).toEqual([]);
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT data::text AS d FROM compute.drafts WHERE id = $1', [draft.body.id]);
+      expect(secretsIn(rows[0].d)).toEqual([]);
+    } finally {
+      await db.end();
+    }
+
+    const published = await call('POST', `${base()}/function-triggers/${draft.body.id}/publish`, { token });
+    expect(published).toMatchObject({ status: 201, body: { triggerMetadata: { params: { apiKey: sealed } } } });
+    expect(secretsIn(published.body)).toEqual([]);
+    const executed = await call('POST', `${base()}/function-triggers/${published.body.id}/execute`, { token });
+    expect((await finished(executed.body)).result.data.triggerParams).toEqual({
+      region: 'eu',
+      apiKey: 'sk-draft-1',
+      extra: 'sk-draft-2',
+    });
+
+    // An http trigger's signing secret is a secret in a draft too.
+    const hook = await call('POST', `${base()}/drafts`, {
+      token,
+      body: {
+        resourceType: 'function-triggers',
+        data: { triggerMetadata: { path: 'drafted-hook', signingSecret: 'whsec-draft' } },
+      },
+    });
+    expect(hook.body.data.triggerMetadata.signingSecret).toEqual(sealed);
+    expect(secretsIn(hook.body)).toEqual([]);
+  });
+
   it('stores an http-trigger signing secret sealed, whatever form it was sent in', async () => {
     const created = await createTrigger({
       name: 'inbound-hook',

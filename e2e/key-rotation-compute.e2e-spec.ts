@@ -10,7 +10,7 @@ import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testk
 
 /**
  * Retiring a key version for compute's and inbound's envelopes (docs/runbooks.md):
- * trigger parameters and signing secrets (current and versions), endpoint signing
+ * trigger parameters and signing secrets (current, versions and drafts), endpoint signing
  * secrets, run parameters, and captured arrivals, written under key 1, moved to
  * key 2 by `reencrypt`, then read back through the API with key 1 gone.
  */
@@ -96,6 +96,15 @@ describe('retiring a key version: compute and inbound', () => {
       triggerMetadata: { path: 'open' },
     });
     expect(open.status).toBe(201);
+    const draft = await post('/drafts', {
+      resourceType: 'function-triggers',
+      data: {
+        name: 'drafted',
+        functionId: fn.body.id,
+        triggerMetadata: { params: { token: { value: 'draft-secret', encrypt: true } } },
+      },
+    });
+    expect(draft.status).toBe(201);
     const orchestration = await call('POST', `${stack.baseUrl}/orchestration/ws/${ws}/api/v1/orchestrations`, {
       token,
       body: {
@@ -122,6 +131,7 @@ describe('retiring a key version: compute and inbound', () => {
     expect(left).toMatchObject({
       'compute.triggers': 2,
       'compute.endpoint_credentials': 1,
+      'compute.drafts': 1,
       'inbound.inbound_events': 2,
       'orchestration.orchestrations': 1,
       'orchestration.orchestration_versions': 1,
@@ -140,6 +150,7 @@ describe('retiring a key version: compute and inbound', () => {
       UNION ALL SELECT metadata::text FROM compute.trigger_versions
       UNION ALL SELECT params FROM compute.runs
       UNION ALL SELECT coalesce(signing_secret, '') FROM compute.endpoint_credentials
+      UNION ALL SELECT data::text FROM compute.drafts
       UNION ALL SELECT payload || headers FROM inbound.inbound_events`);
     for (const { t } of rows) expect(t).not.toMatch(/sv1\.1\./);
 
@@ -161,5 +172,11 @@ describe('retiring a key version: compute and inbound', () => {
       body: {},
     });
     expect(rotated.status).toBe(200);
+    // The draft's secret opens under key 2 when it is published.
+    const published = await call('POST', `${base()}/function-triggers/${draft.body.id}/publish`, { token });
+    expect(published).toMatchObject({
+      status: 201,
+      body: { triggerMetadata: { params: { token: { keyVersion: 2 } } } },
+    });
   });
 });

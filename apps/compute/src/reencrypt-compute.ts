@@ -14,12 +14,14 @@ import { COMPUTE_ENTITIES } from './compute-data-source.js';
 import type { ComputeConfig } from './compute.config.js';
 import type { JsonObject, JsonValue } from './json.js';
 import { COMPUTE_SCHEMA, MIGRATIONS } from './migrations/index.js';
+import { draftBinding } from './drafts/draft-secrets.js';
+import { SIGNING_SECRET, triggerBinding, type SealBinding } from './triggers/trigger-params.js';
 
 /**
  * `node --no-node-snapshot dist/main.js reencrypt [--check]`: moves every envelope
  * compute holds to the active key (docs/runbooks.md): run parameters, stored
  * documents, endpoint signing secrets, and the sealed parameters and signing
- * secrets inside trigger metadata (current and every version).
+ * secrets inside trigger metadata (current and every version) and trigger drafts.
  */
 export function reencryptCompute(
   config: ComputeConfig,
@@ -57,6 +59,7 @@ export function reencryptCompute(
       }),
       triggerMetadata(ring, 'compute.triggers', 'id') as ReencryptionTarget<never>,
       triggerMetadata(ring, 'compute.trigger_versions', 'trigger_id') as ReencryptionTarget<never>,
+      draftMetadata(ring) as ReencryptionTarget<never>,
     ];
     return runReencryption(db, ring, targets, options);
   });
@@ -64,7 +67,8 @@ export function reencryptCompute(
 
 interface MetadataRow {
   readonly key: string;
-  readonly triggerId: string;
+  /** The trigger or draft the sealed values are bound to. */
+  readonly owner: string;
   readonly metadata: JsonObject;
 }
 
@@ -73,9 +77,9 @@ const isObject = (v: JsonValue | undefined): v is JsonObject =>
 const isSealed = (v: JsonValue | undefined): v is JsonObject & { value: string } =>
   isObject(v) && v['encrypted'] === true && typeof v['value'] === 'string';
 
-/** The sealed values of a trigger's metadata with their bindings (trigger-params.ts). */
+/** The sealed values of trigger metadata with their bindings (trigger-params.ts). */
 function sealedOf(
-  triggerId: string,
+  bind: SealBinding,
   metadata: JsonObject,
 ): { at: (m: JsonObject, v: JsonObject) => JsonObject; value: JsonObject & { value: string }; binding: string }[] {
   const out: ReturnType<typeof sealedOf> = [];
@@ -85,7 +89,7 @@ function sealedOf(
       if (isSealed(value)) {
         out.push({
           value,
-          binding: `compute.triggers.params:${triggerId}:${name}`,
+          binding: bind(name),
           at: (m, v) => ({ ...m, params: { ...(m['params'] as JsonObject), [name]: v } }),
         });
       }
@@ -93,11 +97,7 @@ function sealedOf(
   }
   const secret = metadata['signingSecret'];
   if (isSealed(secret)) {
-    out.push({
-      value: secret,
-      binding: `compute.triggers.params:${triggerId}:#signingSecret`,
-      at: (m, v) => ({ ...m, signingSecret: v }),
-    });
+    out.push({ value: secret, binding: bind(SIGNING_SECRET), at: (m, v) => ({ ...m, signingSecret: v }) });
   }
   return out;
 }
@@ -106,27 +106,16 @@ function sealedOf(
 function triggerMetadata(ring: KeyRing, table: string, keyColumn: string): ReencryptionTarget<MetadataRow> {
   const versioned = table.endsWith('versions');
   const keyExpr = versioned ? `${keyColumn}::text || ':' || lpad(version::text, 10, '0')` : `${keyColumn}::text`;
-  return {
+  return metadataTarget(ring, {
     name: table,
-    async batch(db: EntityManager, after, limit, lock) {
-      const rows = await db.query<{ key: string; trigger_id: string; metadata: JsonObject }[]>(
-        `SELECT ${keyExpr} AS key, ${keyColumn} AS trigger_id, metadata FROM ${table}
+    bind: triggerBinding,
+    async rows(db, after, limit, lock) {
+      const rows = await db.query<{ key: string; owner: string; metadata: JsonObject }[]>(
+        `SELECT ${keyExpr} AS key, ${keyColumn} AS owner, metadata FROM ${table}
           WHERE ($1::text IS NULL OR ${keyExpr} > $1) ORDER BY ${keyExpr} LIMIT $2 ${lock ? 'FOR UPDATE SKIP LOCKED' : ''}`,
-        [after?.key ?? null, limit],
+        [after ?? null, limit],
       );
-      return rows.map((r) => ({ key: r.key, triggerId: r.trigger_id, metadata: r.metadata }));
-    },
-    reseal(row) {
-      let metadata = row.metadata;
-      let changed = false;
-      for (const sealed of sealedOf(row.triggerId, row.metadata)) {
-        const moved = ring.reencrypt(sealed.value.value, sealed.binding);
-        if (moved !== sealed.value.value) {
-          metadata = sealed.at(metadata, { ...sealed.value, value: moved, keyVersion: KeyRing.versionOf(moved) });
-          changed = true;
-        }
-      }
-      return changed ? { ...row, metadata } : undefined;
+      return rows;
     },
     async save(tx, rows) {
       const match = versioned
@@ -138,9 +127,62 @@ function triggerMetadata(ring: KeyRing, table: string, keyColumn: string): Reenc
         [rows.map((r) => r.key), rows.map((r) => JSON.stringify(r.metadata))],
       );
     },
+  });
+}
+
+/** The envelopes inside trigger drafts' `triggerMetadata` (drafts/draft-secrets.ts). */
+function draftMetadata(ring: KeyRing): ReencryptionTarget<MetadataRow> {
+  return metadataTarget(ring, {
+    name: 'compute.drafts',
+    bind: draftBinding,
+    async rows(db, after, limit, lock) {
+      return db.query<{ key: string; owner: string; metadata: JsonObject }[]>(
+        `SELECT id::text AS key, id::text AS owner, data->'triggerMetadata' AS metadata FROM compute.drafts
+          WHERE resource_type = 'function-triggers' AND jsonb_typeof(data->'triggerMetadata') = 'object'
+            AND ($1::text IS NULL OR id::text > $1)
+          ORDER BY id::text LIMIT $2 ${lock ? 'FOR UPDATE SKIP LOCKED' : ''}`,
+        [after ?? null, limit],
+      );
+    },
+    async save(tx, rows) {
+      await tx.query(
+        `UPDATE compute.drafts d SET data = jsonb_set(d.data, '{triggerMetadata}', u.metadata)
+           FROM unnest($1::text[], $2::jsonb[]) AS u(key, metadata) WHERE d.id::text = u.key`,
+        [rows.map((r) => r.key), rows.map((r) => JSON.stringify(r.metadata))],
+      );
+    },
+  });
+}
+
+interface MetadataSource {
+  readonly name: string;
+  readonly bind: (owner: string) => SealBinding;
+  rows(db: EntityManager, after: string | undefined, limit: number, lock: boolean): Promise<MetadataRow[]>;
+  save(tx: EntityManager, rows: readonly MetadataRow[]): Promise<void>;
+}
+
+/** Moves the sealed values inside a metadata document to the active key, each under its own binding. */
+function metadataTarget(ring: KeyRing, source: MetadataSource): ReencryptionTarget<MetadataRow> {
+  const sealedIn = (row: MetadataRow) => sealedOf(source.bind(row.owner), row.metadata);
+  return {
+    name: source.name,
+    batch: (db, after, limit, lock) => source.rows(db, after?.key, limit, lock),
+    reseal(row) {
+      let metadata = row.metadata;
+      let changed = false;
+      for (const sealed of sealedIn(row)) {
+        const moved = ring.reencrypt(sealed.value.value, sealed.binding);
+        if (moved !== sealed.value.value) {
+          metadata = sealed.at(metadata, { ...sealed.value, value: moved, keyVersion: KeyRing.versionOf(moved) });
+          changed = true;
+        }
+      }
+      return changed ? { ...row, metadata } : undefined;
+    },
+    save: (tx, rows) => source.save(tx, rows),
     census(row, verify): EnvelopeCensus {
       const versions = new Map<number, number>();
-      for (const sealed of sealedOf(row.triggerId, row.metadata)) {
+      for (const sealed of sealedIn(row)) {
         const v = KeyRing.versionOf(sealed.value.value);
         versions.set(v, (versions.get(v) ?? 0) + 1);
         if (verify) ring.decrypt(sealed.value.value, sealed.binding);
@@ -148,7 +190,7 @@ function triggerMetadata(ring: KeyRing, table: string, keyColumn: string): Reenc
       return { versions, stale: 0 };
     },
     describe(row) {
-      return `${table} ${row.key}`;
+      return `${source.name} ${row.key}`;
     },
   };
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Transactions, type WorkspaceScope } from '@strata/db';
-import { Clock, createValidationPipe, StrataException, type Grants } from '@strata/platform';
+import type { KeyRing } from '@strata/crypto';
+import { Clock, createValidationPipe, keyRingOf, StrataException, type Grants } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
 import { CreateFunctionRequest } from '../functions/dto/function.requests.js';
 import { functionView, type FunctionView } from '../functions/function-view.js';
 import { FunctionsService } from '../functions/functions.service.js';
@@ -10,6 +12,7 @@ import { TriggersService } from '../triggers/triggers.service.js';
 import { TriggerChanges } from '../triggers/trigger-changes.js';
 import type { JsonObject } from '../json.js';
 import type { DraftEntity } from './draft.entity.js';
+import { openDraftSecrets, sealDraftSecrets } from './draft-secrets.js';
 import { DraftsRepository } from './drafts.repository.js';
 import type { CreateDraftRequest, DraftResourceType } from './dto/draft.requests.js';
 
@@ -41,6 +44,7 @@ const draftView = (d: DraftEntity): DraftView => ({
 @Injectable()
 export class DraftsService {
   private readonly validation = createValidationPipe();
+  private readonly ring: KeyRing;
 
   constructor(
     private readonly drafts: DraftsRepository,
@@ -49,15 +53,19 @@ export class DraftsService {
     private readonly transactions: Transactions,
     private readonly changes: TriggerChanges,
     private readonly clock: Clock,
-  ) {}
+    config: ComputeConfig,
+  ) {
+    this.ring = keyRingOf(config);
+  }
 
   async create(scope: WorkspaceScope, by: string, grants: Grants, body: CreateDraftRequest): Promise<DraftView> {
     this.assertMayWrite(grants, body.resourceType);
     const now = this.clock.now();
+    const id = randomUUID();
     const draft = await this.drafts.insert(scope, {
-      id: randomUUID(),
+      id,
       resourceType: body.resourceType,
-      data: body.data,
+      data: this.sealed(body.resourceType, id, body.data),
       createdBy: by,
       createdAt: now,
       updatedAt: now,
@@ -79,7 +87,7 @@ export class DraftsService {
     const draft = await this.drafts.find(scope, id);
     if (!draft) throw StrataException.notFound(DRAFT_NOT_FOUND);
     this.assertMayWrite(grants, draft.resourceType);
-    await this.drafts.replaceData(scope, id, data, this.clock.now());
+    await this.drafts.replaceData(scope, id, this.sealed(draft.resourceType, id, data), this.clock.now());
     return this.get(scope, id);
   }
 
@@ -112,7 +120,7 @@ export class DraftsService {
     const created = await this.transactions.run(async (tx) => {
       const draft = await this.drafts.find(scope, id, tx);
       if (!draft || draft.resourceType !== 'function-triggers') throw StrataException.notFound(DRAFT_NOT_FOUND);
-      const body = (await this.validation.transform(draft.data, {
+      const body = (await this.validation.transform(openDraftSecrets(this.ring, id, draft.data), {
         type: 'body',
         metatype: CreateTriggerRequest,
       })) as CreateTriggerRequest;
@@ -122,6 +130,14 @@ export class DraftsService {
     });
     await this.changes.changed(scope);
     return this.triggers.view(scope, created);
+  }
+
+  /** A trigger draft's body with its secrets sealed to the draft (draft-secrets.ts); other drafts as they are. */
+  private sealed(resourceType: string, id: string, data: JsonObject): JsonObject {
+    if (resourceType !== 'function-triggers') return data;
+    const sealed = sealDraftSecrets(this.ring, id, data);
+    if ('errors' in sealed) throw StrataException.validation(sealed.errors);
+    return sealed.data;
   }
 
   private assertMayWrite(grants: Grants, resourceType: string): void {

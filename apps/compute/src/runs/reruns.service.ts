@@ -7,7 +7,7 @@ import { ComputeConfig } from '../compute.config.js';
 import { codeHash } from '../functions/function-code.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { JsonObject } from '../json.js';
-import { openTriggerParams } from '../triggers/trigger-params.js';
+import { openTriggerParams, triggerBinding } from '../triggers/trigger-params.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 import type { RerunRequest } from './dto/rerun.requests.js';
 import { openRunParams, type RunParams } from './run-params.js';
@@ -94,7 +94,7 @@ export class RerunsService {
           // The trigger's parameters as they are now (a rotated secret is the new one).
           triggerParams: trigger.isSystem
             ? (params.triggerParams ?? {})
-            : openTriggerParams(this.ring, trigger.id, (trigger.metadata['params'] ?? {}) as JsonObject),
+            : openTriggerParams(this.ring, triggerBinding(trigger.id), (trigger.metadata['params'] ?? {}) as JsonObject),
           executionParams,
           ...(params.request ? { request: rerunRequest(params.request, body.overrideParams) } : {}),
         },

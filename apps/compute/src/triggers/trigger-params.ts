@@ -1,9 +1,24 @@
 import { KeyRing } from '@strata/crypto';
-import { signingSecretAad, type FieldError } from '@strata/contracts';
+import type { FieldError } from '@strata/contracts';
 import type { JsonObject, JsonValue } from '../json.js';
 
-/** Additional data binding a sealed parameter to its trigger and name: moved elsewhere, it does not open. */
-const aad = (triggerId: string, name: string): string => `compute.triggers.params:${triggerId}:${name}`;
+/**
+ * The additional data a sealed value is bound to, by its name: the owner (a
+ * trigger, a draft) and the parameter. Moved elsewhere, it does not open.
+ */
+export type SealBinding = (name: string) => string;
+
+/** The name a signing secret is sealed under, beside the parameters. */
+export const SIGNING_SECRET = '#signingSecret';
+
+/**
+ * A trigger's parameters and signing secret. The inbound service opens the
+ * secret with the same data (`signingSecretAad` of @strata/contracts).
+ */
+export const triggerBinding =
+  (triggerId: string): SealBinding =>
+  (name) =>
+    `compute.triggers.params:${triggerId}:${name}`;
 
 const isObject = (v: JsonValue | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -19,11 +34,10 @@ function isSealed(v: JsonValue | undefined): v is { value: string; encrypted: tr
  */
 export function sealSigningSecret(
   ring: KeyRing,
-  triggerId: string,
+  bind: SealBinding,
   secret: JsonValue,
 ): { secret: JsonObject } | { errors: FieldError[] } {
-  // The inbound service opens it with the same additional data (@strata/contracts).
-  const bound = signingSecretAad(triggerId);
+  const bound = bind(SIGNING_SECRET);
   if (isSealed(secret)) {
     try {
       ring.decrypt(secret.value, bound);
@@ -53,18 +67,18 @@ export function sealSigningSecret(
  */
 export function sealTriggerParams(
   ring: KeyRing,
-  triggerId: string,
+  bind: SealBinding,
   params: JsonObject,
 ): { params: JsonObject } | { errors: FieldError[] } {
   const out: JsonObject = {};
   const errors: FieldError[] = [];
   for (const [name, value] of Object.entries(params)) {
     if (isObject(value) && value['encrypt'] === true) {
-      const envelope = ring.encrypt(JSON.stringify(value['value'] ?? null), aad(triggerId, name));
+      const envelope = ring.encrypt(JSON.stringify(value['value'] ?? null), bind(name));
       out[name] = { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) };
     } else if (isSealed(value)) {
       try {
-        ring.decrypt(value.value, aad(triggerId, name));
+        ring.decrypt(value.value, bind(name));
         out[name] = { value: value.value, encrypted: true, keyVersion: KeyRing.versionOf(value.value) };
       } catch {
         errors.push({
@@ -80,12 +94,32 @@ export function sealTriggerParams(
 }
 
 /** The parameters as the function receives them in `triggerParams`: sealed ones opened. */
-export function openTriggerParams(ring: KeyRing, triggerId: string, params: JsonObject): JsonObject {
+export function openTriggerParams(ring: KeyRing, bind: SealBinding, params: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [name, value] of Object.entries(params)) {
-    out[name] = isSealed(value)
-      ? (JSON.parse(ring.decryptString(value.value, aad(triggerId, name))) as JsonValue)
-      : value;
+    out[name] = isSealed(value) ? openSealed(ring, value.value, bind(name)) : value;
   }
   return out;
+}
+
+/**
+ * The parameters as a request would send them again: sealed ones opened back
+ * into `{value, encrypt: true}` (a draft published into a trigger, which seals
+ * them for itself).
+ */
+export function resendableParams(ring: KeyRing, bind: SealBinding, params: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [name, value] of Object.entries(params)) {
+    out[name] = isSealed(value) ? { value: openSealed(ring, value.value, bind(name)), encrypt: true } : value;
+  }
+  return out;
+}
+
+/** A sealed signing secret as a request would send it again (`{value, encrypt: true}`); others as they are. */
+export function resendableSigningSecret(ring: KeyRing, bind: SealBinding, secret: JsonValue): JsonValue {
+  return isSealed(secret) ? { value: openSealed(ring, secret.value, bind(SIGNING_SECRET)), encrypt: true } : secret;
+}
+
+function openSealed(ring: KeyRing, envelope: string, aad: string): JsonValue {
+  return JSON.parse(ring.decryptString(envelope, aad)) as JsonValue;
 }

@@ -19,7 +19,7 @@ import { functionKindOf } from '../functions/function-code.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { AutoPersistLinks } from '../http-triggers/auto-persist-links.js';
 import { checkTriggerMetadata, nextScheduledTime, type ExecutionType, type Schedule } from './metadata/index.js';
-import { sealSigningSecret, sealTriggerParams } from './trigger-params.js';
+import { sealSigningSecret, sealTriggerParams, triggerBinding } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
 import type { TriggerEntity } from './trigger.entity.js';
 import { TRIGGER_SORT_FIELDS, TriggersRepository } from './triggers.repository.js';
@@ -283,11 +283,11 @@ export class TriggersService {
     if ('errors' in checked) throw StrataException.validation(checked.errors);
     const metadata = checked.metadata as unknown as JsonObject;
     const params = (metadata['params'] ?? {}) as JsonObject;
-    const sealed = sealTriggerParams(this.ring, triggerId, params);
+    const sealed = sealTriggerParams(this.ring, triggerBinding(triggerId), params);
     const errors: FieldError[] = 'errors' in sealed ? [...sealed.errors] : [];
     let signingSecret: JsonObject | undefined;
     if (metadata['signingSecret'] !== undefined) {
-      const secret = sealSigningSecret(this.ring, triggerId, metadata['signingSecret']);
+      const secret = sealSigningSecret(this.ring, triggerBinding(triggerId), metadata['signingSecret']);
       if ('errors' in secret) errors.push(...secret.errors);
       else signingSecret = secret.secret;
     }

@@ -1,0 +1,66 @@
+import type { KeyRing } from '@strata/crypto';
+import type { FieldError } from '@strata/contracts';
+import type { JsonObject, JsonValue } from '../json.js';
+import {
+  resendableParams,
+  resendableSigningSecret,
+  sealSigningSecret,
+  sealTriggerParams,
+  type SealBinding,
+} from '../triggers/trigger-params.js';
+
+/** A trigger draft's secrets are bound to the draft: copied into another draft or a trigger, they do not open. */
+export const draftBinding =
+  (draftId: string): SealBinding =>
+  (name) =>
+    `compute.drafts.params:${draftId}:${name}`;
+
+const isObject = (v: JsonValue | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A function-triggers draft's body with its secrets sealed as a trigger seals
+ * them: each `{value, encrypt: true}` parameter and the signing secret become
+ * `{value: <envelope>, encrypted: true, keyVersion}`, so a draft never keeps or
+ * answers them in the clear. A value sealed for this draft (as GET answered it)
+ * is kept; one sealed elsewhere is refused. The rest of the body is kept as
+ * sent: a draft need not be complete or valid until it is published.
+ */
+export function sealDraftSecrets(
+  ring: KeyRing,
+  draftId: string,
+  data: JsonObject,
+): { data: JsonObject } | { errors: FieldError[] } {
+  const metadata = data['triggerMetadata'];
+  if (!isObject(metadata)) return { data };
+  const bind = draftBinding(draftId);
+  const sealed: JsonObject = { ...metadata };
+  const errors: FieldError[] = [];
+  const params = metadata['params'];
+  if (isObject(params)) {
+    const result = sealTriggerParams(ring, bind, params);
+    if ('errors' in result) errors.push(...result.errors);
+    else sealed['params'] = result.params;
+  }
+  const secret = metadata['signingSecret'];
+  if (secret !== undefined && secret !== null) {
+    const result = sealSigningSecret(ring, bind, secret);
+    if ('errors' in result) errors.push(...result.errors);
+    else sealed['signingSecret'] = result.secret;
+  }
+  if (errors.length) return { errors: errors.map((e) => ({ ...e, field: `data.${e.field}` })) };
+  return { data: { ...data, triggerMetadata: sealed } };
+}
+
+/** The draft's body as the create request would carry it: its sealed secrets opened back into `{value, encrypt: true}`. */
+export function openDraftSecrets(ring: KeyRing, draftId: string, data: JsonObject): JsonObject {
+  const metadata = data['triggerMetadata'];
+  if (!isObject(metadata)) return data;
+  const bind = draftBinding(draftId);
+  const opened: JsonObject = { ...metadata };
+  if (isObject(metadata['params'])) opened['params'] = resendableParams(ring, bind, metadata['params']);
+  if (metadata['signingSecret'] !== undefined) {
+    opened['signingSecret'] = resendableSigningSecret(ring, bind, metadata['signingSecret']);
+  }
+  return { ...data, triggerMetadata: opened };
+}
