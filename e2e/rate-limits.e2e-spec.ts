@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { loginWithPassword } from '@strata/sdk';
 import { ManualClock } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
@@ -77,6 +78,23 @@ describe('rate limits', () => {
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+
+  it('lets a workspace whose reads are spent write through another service: permission lookups are not reads', async () => {
+    while ((await list(wsA)).status !== 429);
+    // A token no service has looked up yet: the compute service asks the auth service what it may do.
+    const { accessToken: fresh } = await loginWithPassword({
+      authUrl: stack.authUrl,
+      email: stack.adminEmail,
+      password: stack.adminPassword,
+      workspace: wsA,
+    });
+    const created = await call('POST', `${stack.baseUrl}/data/workspace/${wsA}/api/v1/compute-functions`, {
+      token: fresh,
+      body: { name: 'written-after-reads', code: 'async function run() { return { success: true }; }' },
+    });
+    expect(created.status).toBe(201);
+    expect((await list(wsA)).status).toBe(429);
   });
 
   it('counts function executions against the execute budget, answered in the functions error shape', async () => {

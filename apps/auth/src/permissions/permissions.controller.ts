@@ -5,6 +5,7 @@ import {
   Authenticated,
   CallerScope,
   CurrentPrincipal,
+  RateLimit,
   type PermissionsResponse,
   type Principal,
 } from '@strata/platform';
@@ -24,6 +25,8 @@ export class PermissionsController {
 
   @Get('me')
   @Authenticated()
+  // The services' lookups on their callers' behalf: a budget of their own, not the workspace's reads.
+  @RateLimit('lookups')
   @ApiOperation({ summary: 'Effective permissions of the caller in the workspace' })
   async me(
     @CallerScope() scope: WorkspaceScope,

@@ -96,6 +96,16 @@ export class HttpPermissionResolver extends PermissionResolver {
     if (res.status === 403 || res.status === 404) {
       throw StrataException.forbidden('The credential has no access to this workspace', ErrorCode.WORKSPACE_MISMATCH);
     }
+    if (res.status === 429) {
+      // The workspace's lookups budget is spent: the caller is told when to come back, as for any limit.
+      const retryAfter = res.headers.get('retry-after');
+      throw new StrataException(
+        ErrorCode.RATE_LIMITED,
+        'Rate limit exceeded: permission lookups of this workspace',
+        undefined,
+        retryAfter ? { 'Retry-After': retryAfter } : undefined,
+      );
+    }
     if (!res.ok)
       throw new StrataException(ErrorCode.UNAVAILABLE, `Permission resolution failed with status ${res.status}`);
     const body = (await res.json()) as PermissionsResponse;

@@ -111,6 +111,10 @@ export class ServiceConfig {
   @IsInt()
   @Min(1)
   RATE_LIMIT_EXECUTE_PER_MINUTE = 500;
+  /** Permission lookups the services make for a workspace's callers (a budget of its own, not the spec's read). */
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_LOOKUPS_PER_MINUTE = 5000;
   /** Window of every rate limit, in milliseconds. */
   @IsInt()
   @Min(1000)

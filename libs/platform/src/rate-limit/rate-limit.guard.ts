@@ -1,14 +1,14 @@
 import { ExecutionContext, Injectable, Logger, type CanActivate } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
-import { ErrorCode, type RateLimitClass } from '@strata/contracts';
+import { ErrorCode } from '@strata/contracts';
 import { hashToken } from '@strata/crypto';
 import { Clock } from '../clock/clock.js';
 import { ServiceConfig } from '../config/service-config.js';
 import { StrataException } from '../errors/strata.exception.js';
 import { PRINCIPAL, type AuthenticatedRequest } from '../auth/access.decorators.js';
 import { workspaceOf } from '../auth/access.guard.js';
-import { RATE_LIMIT_CLASS, RATE_LIMIT_IN_HANDLER } from './rate-limit.decorator.js';
+import { RATE_LIMIT_CLASS, RATE_LIMIT_IN_HANDLER, type RateLimitBudget } from './rate-limit.decorator.js';
 import { RateLimitStore } from './rate-limit.store.js';
 
 /**
@@ -22,7 +22,7 @@ import { RateLimitStore } from './rate-limit.store.js';
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly logger = new Logger('RateLimit');
-  private readonly limits: Record<RateLimitClass, number>;
+  private readonly limits: Record<RateLimitBudget, number>;
 
   constructor(
     private readonly reflector: Reflector,
@@ -35,6 +35,7 @@ export class RateLimitGuard implements CanActivate {
       write: config.RATE_LIMIT_WRITE_PER_MINUTE,
       bulk: config.RATE_LIMIT_BULK_PER_MINUTE,
       execute: config.RATE_LIMIT_EXECUTE_PER_MINUTE,
+      lookups: config.RATE_LIMIT_LOOKUPS_PER_MINUTE,
     };
   }
 
@@ -51,11 +52,11 @@ export class RateLimitGuard implements CanActivate {
     ) {
       return true;
     }
-    const declared = this.reflector.getAllAndOverride<RateLimitClass | undefined>(RATE_LIMIT_CLASS, [
+    const declared = this.reflector.getAllAndOverride<RateLimitBudget | undefined>(RATE_LIMIT_CLASS, [
       context.getHandler(),
       context.getClass(),
     ]);
-    const cls: RateLimitClass = declared ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write');
+    const cls: RateLimitBudget = declared ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write');
     const limit = this.limits[cls];
     let count: number;
     let resetAt: number;
