@@ -35,7 +35,9 @@ const principal: Principal = {
 
 describe('HttpPermissionResolver', () => {
   let server: Server | undefined;
-  afterEach(() => server?.close());
+  afterEach(() => {
+    server?.close();
+  });
 
   it("answers the auth service's 429 as a 429 with its Retry-After, not as the service unavailable", async () => {
     server = await authAnswering(429, { 'retry-after': '7' });
