@@ -182,6 +182,35 @@ describe('compute functions', () => {
         shape: ['details', 'error', 'statusCode'],
       });
     }
+    // Every bad parameter is one entry, a bad sort beside the others.
+    for (const [query, fields] of [
+      ['limit=abc&page=-1&sort=notjson', ['limit', 'page', 'sort']],
+      ['sort=notjson&searchField=zzz', ['searchField', 'sort']],
+      [`sort=${encodeURIComponent('[{"field":"code"}]')}&page=0`, ['page', 'sort']],
+    ] as const) {
+      const res = await call('GET', `${base()}/compute-functions?${query}`, { token });
+      expect({ query, fields: res.body.details?.map((d: { field: string }) => d.field).sort() }).toEqual({
+        query,
+        fields,
+      });
+    }
+    const unknownField = await call(
+      'GET',
+      `${base()}/compute-functions?sort=${encodeURIComponent('[{"field":"code"}]')}`,
+      {
+        token,
+      },
+    );
+    expect(unknownField.body.details).toEqual([
+      { field: 'sort', message: expect.stringMatching(/^sort\[0\]\.field: must be one of/) },
+    ]);
+    // An empty sort is the default order, newest first.
+    const empty = await call('GET', `${base()}/compute-functions?search=list-&sort=%5B%5D`, { token });
+    expect(empty.body.functions.map((f: { name: string }) => f.name)).toEqual([
+      'list-gamma',
+      'list-beta',
+      'list-alpha',
+    ]);
   });
 
   it('keeps workspaces apart and enforces permissions', async () => {

@@ -328,6 +328,14 @@ describe('function triggers', () => {
     });
     const listed = await call('GET', `${base()}/function-triggers?search=dup`, { token });
     expect(listed.body).toMatchObject({ total: 1, page: 1, limit: 500 });
+    const refused = await call('GET', `${base()}/function-triggers?limit=0&page=0&sort=x&searchField=zz`, { token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'limit',
+      'page',
+      'searchField',
+      'sort',
+    ]);
     expect(Object.keys(listed.body.triggers[0]).sort()).toEqual(
       ['createdAt', 'executionType', 'functionId', 'id', 'isSystem', 'name', 'paused'].sort(),
     );

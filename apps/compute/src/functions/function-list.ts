@@ -28,6 +28,8 @@ export function parseSortParam<F extends string>(
   }
   if (!Array.isArray(parsed))
     return { errors: [{ field: 'sort', message: 'must be a JSON array of {field, direction}' }] };
+  // No keys is the default order (newest first), never whatever order the database happens to give.
+  if (parsed.length === 0) return { sort: [...defaults] };
   if (parsed.length > fields.length) {
     return { errors: [{ field: 'sort', message: `must have at most ${fields.length} entries` }] };
   }

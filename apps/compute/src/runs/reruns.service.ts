@@ -94,7 +94,11 @@ export class RerunsService {
           // The trigger's parameters as they are now (a rotated secret is the new one).
           triggerParams: trigger.isSystem
             ? (params.triggerParams ?? {})
-            : openTriggerParams(this.ring, triggerBinding(trigger.id), (trigger.metadata['params'] ?? {}) as JsonObject),
+            : openTriggerParams(
+                this.ring,
+                triggerBinding(trigger.id),
+                (trigger.metadata['params'] ?? {}) as JsonObject,
+              ),
           executionParams,
           ...(params.request ? { request: rerunRequest(params.request, body.overrideParams) } : {}),
         },

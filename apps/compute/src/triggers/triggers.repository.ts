@@ -35,6 +35,8 @@ const SEARCH_COLUMNS = { name: 't.name', description: 't.description', execution
 export type TriggerSortField = keyof typeof SORT_COLUMNS;
 export type TriggerSearchField = keyof typeof SEARCH_COLUMNS;
 export const TRIGGER_SORT_FIELDS = Object.keys(SORT_COLUMNS) as TriggerSortField[];
+/** Newest first, when a list names no sort. */
+export const DEFAULT_TRIGGER_SORT: readonly SortKey<TriggerSortField>[] = [{ field: 'createdAt', direction: 'desc' }];
 export const TRIGGER_SEARCH_FIELDS = Object.keys(SEARCH_COLUMNS) as TriggerSearchField[];
 
 export interface TriggerListQuery {

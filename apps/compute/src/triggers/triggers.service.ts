@@ -22,7 +22,7 @@ import { checkTriggerMetadata, nextScheduledTime, type ExecutionType, type Sched
 import { sealSigningSecret, sealTriggerParams, triggerBinding } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
 import type { TriggerEntity } from './trigger.entity.js';
-import { TRIGGER_SORT_FIELDS, TriggersRepository } from './triggers.repository.js';
+import { DEFAULT_TRIGGER_SORT, TRIGGER_SORT_FIELDS, TriggersRepository } from './triggers.repository.js';
 import { TriggerChanges } from './trigger-changes.js';
 
 export const TRIGGER_NOT_FOUND = 'Trigger not found.';
@@ -181,7 +181,7 @@ export class TriggersService {
   }
 
   async list(scope: WorkspaceScope, q: TriggerListQueryRequest) {
-    const sorted = parseSortParam(q.sort, TRIGGER_SORT_FIELDS, [{ field: 'createdAt', direction: 'desc' }]);
+    const sorted = parseSortParam(q.sort, TRIGGER_SORT_FIELDS, DEFAULT_TRIGGER_SORT);
     if ('errors' in sorted) throw StrataException.validation(sorted.errors);
     const query = {
       search: q.search || undefined,

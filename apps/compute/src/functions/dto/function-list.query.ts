@@ -1,7 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength } from 'class-validator';
 import { IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
-import { FUNCTION_SEARCH_FIELDS, type FunctionSearchField } from '../functions.repository.js';
+import { IsSortParam } from '../../lists/is-sort-param.js';
+import { DEFAULT_FUNCTION_SORT } from '../function-list.js';
+import { FUNCTION_SEARCH_FIELDS, FUNCTION_SORT_FIELDS, type FunctionSearchField } from '../functions.repository.js';
 
 /** `GET /compute-functions` query: search, searchField, limit, page, sort (a JSON array of {field, direction}). */
 export class FunctionListQueryRequest {
@@ -29,5 +31,6 @@ export class FunctionListQueryRequest {
   @IsOptional()
   @IsString()
   @MaxLength(1000)
+  @IsSortParam(FUNCTION_SORT_FIELDS, DEFAULT_FUNCTION_SORT)
   sort?: string;
 }

@@ -3,7 +3,13 @@ import { ArrayNotEmpty, IsArray, IsIn, IsObject, IsString, IsUUID, MaxLength } f
 import { IsNullable, IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
 import { IsText } from '../../functions/dto/is-text.js';
 import { EXECUTION_TYPES, type ExecutionType } from '../metadata/index.js';
-import { TRIGGER_SEARCH_FIELDS, type TriggerSearchField } from '../triggers.repository.js';
+import { IsSortParam } from '../../lists/is-sort-param.js';
+import {
+  DEFAULT_TRIGGER_SORT,
+  TRIGGER_SEARCH_FIELDS,
+  TRIGGER_SORT_FIELDS,
+  type TriggerSearchField,
+} from '../triggers.repository.js';
 
 const NAME = {
   required: 'Trigger name is required.',
@@ -83,6 +89,7 @@ export class TriggerListQueryRequest {
   @IsOptional()
   @IsString()
   @MaxLength(1000)
+  @IsSortParam(TRIGGER_SORT_FIELDS, DEFAULT_TRIGGER_SORT)
   sort?: string;
 }
 
