@@ -186,14 +186,17 @@ describe('api inside a function: records through the data service, as the functi
         () => api.updateRecord('00000000-0000-4000-8000-000000000000', { qty: 1 }),
         () => api.createRecord('orders'),
         () => api.fetchRecord(42),
+        () => api.queryRecords('orders', { filter: 'qty>5' }),
       ]) {
         try { await attempt(); errors.push('no error'); } catch (e) { errors.push(e.message); }
       }
       return { success: true, data: errors };
     }`);
     expect(r.status).toBe('succeeded');
-    const [invalid, unknown, missing, noData, badId] = r.result.data as string[];
-    expect(invalid).toMatch(/^400: /);
+    const [invalid, unknown, missing, noData, badId, badFilter] = r.result.data as string[];
+    // The data service's reasons come with its status, by field.
+    expect(invalid).toMatch(/^400: .* \(.*data\.qty: must be a number\)$/);
+    expect(badFilter).toMatch(/^400: .* \(filter: .+\)$/);
     expect(unknown).toMatch(/^404: /);
     expect(missing).toMatch(/^404: /);
     expect(noData).toBe('data must be an object');

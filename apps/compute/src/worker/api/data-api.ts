@@ -22,17 +22,33 @@ function messageOf(body: unknown, status: number): string {
   if (typeof body === 'object' && body !== null) {
     const b = body as Record<string, unknown>;
     const nested = b['error'];
-    if (
-      typeof nested === 'object' &&
-      nested !== null &&
-      typeof (nested as { message?: unknown }).message === 'string'
-    ) {
-      return (nested as { message: string }).message;
-    }
-    if (typeof b['message'] === 'string') return b['message'];
-    if (typeof nested === 'string') return nested;
+    // The records shape nests {message, details} under `error`; the general shape has them at the top.
+    const source = typeof nested === 'object' && nested !== null ? (nested as Record<string, unknown>) : b;
+    const message =
+      typeof source['message'] === 'string' ? source['message'] : typeof nested === 'string' ? nested : undefined;
+    if (message !== undefined) return withDetails(message, source['details']);
   }
   return `the data service answered ${status}`;
+}
+
+/** Most characters of the data service's reasons a function is told (its own limit on error messages applies too). */
+const MAX_DETAILS_CHARS = 2000;
+
+/** `Validation failed (filter: expected ":" …; sort[0].field: …)`: the reasons the data service gave, by field. */
+function withDetails(message: string, details: unknown): string {
+  if (!Array.isArray(details) || details.length === 0) return message;
+  const reasons = details
+    .map((d: unknown) => {
+      if (typeof d !== 'object' || d === null) return undefined;
+      const { field, message: reason } = d as { field?: unknown; message?: unknown };
+      if (typeof reason !== 'string') return undefined;
+      return typeof field === 'string' && field ? `${field}: ${reason}` : reason;
+    })
+    .filter((r): r is string => r !== undefined)
+    .join('; ');
+  if (!reasons) return message;
+  const text = reasons.length > MAX_DETAILS_CHARS ? `${reasons.slice(0, MAX_DETAILS_CHARS)}…` : reasons;
+  return `${message} (${text})`;
 }
 
 /**
