@@ -606,10 +606,10 @@ describe('re-runs', () => {
       rerunBy: expect.any(String),
       rerunReason: 'provider was down',
       executionSource: 'rerun',
-      functionVersion: 1,
+      functionVersion: 2,
       triggerId: trigger.body.id,
-      // The version the original ran, unless useLatestCode.
-      result: { data: { v: 1, p: { a: 1, b: 2 } } },
+      // The function's current code, as the spec's re-run says (useLatestCode or not): a re-run runs the fix.
+      result: { data: { v: 2, p: { a: 1, b: 2 } } },
     });
     const latest = await call('POST', `${base()}/function-runs/${original.id}/rerun`, {
       token,
@@ -648,7 +648,7 @@ describe('re-runs', () => {
     const job = (await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body: {} }))
       .body;
     const run = await finished(job);
-    // Another workspace never learns the run exists.
+    // Another workspace is told the run is not its own, as the spec's table says (nothing of it is read).
     const foreign = await call(
       'POST',
       `${stack.baseUrl}/data/workspace/${otherWs}/api/v1/function-runs/${run.id}/rerun`,
@@ -657,7 +657,14 @@ describe('re-runs', () => {
         body: {},
       },
     );
-    expect(foreign).toMatchObject({ status: 400, body: { error: 'Original run not found.' } });
+    expect(foreign).toMatchObject({ status: 400, body: { error: 'Run does not belong to this workspace.' } });
+    const foreignHistory = await call(
+      'GET',
+      `${stack.baseUrl}/data/workspace/${otherWs}/api/v1/function-runs/${run.id}/rerun-history`,
+      { token: otherToken },
+    );
+    expect(foreignHistory).toMatchObject({ status: 400, body: { error: 'Run does not belong to this workspace.' } });
+    expect(JSON.stringify(foreignHistory.body)).not.toContain(trigger.body.id);
     const reader = await serviceAccountToken(stack, ws, token, {
       name: `rerun-reader-${suffix}`,
       resource: 'function-runs',

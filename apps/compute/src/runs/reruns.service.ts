@@ -20,6 +20,7 @@ import { RunsRepository } from './runs.repository.js';
 export const RERUN = {
   invalidId: 'Invalid run ID.',
   notFound: 'Original run not found.',
+  otherWorkspace: 'Run does not belong to this workspace.',
   noParameters: 'Original run has no parameters stored.',
   undecryptable: 'Failed to decrypt original run parameters.',
   triggerGone: 'Original trigger not found. It may have been deleted.',
@@ -60,10 +61,7 @@ export class RerunsService {
   }
 
   async rerun(scope: WorkspaceScope, by: string, id: string, body: RerunRequest) {
-    if (!ID_FORMATS.uuid.test(id)) throw refuse(RERUN.invalidId);
-    // Another workspace's run is "not found" here: this API never confirms it exists.
-    const original = await this.runs.find(scope, id);
-    if (!original) throw refuse(RERUN.notFound);
+    const original = await this.original(scope, id);
     if (!original.params) throw refuse(RERUN.noParameters);
     let params: RunParams;
     try {
@@ -73,14 +71,7 @@ export class RerunsService {
     }
     const trigger = original.triggerId ? await this.triggers.find(scope, original.triggerId) : undefined;
     if (!trigger) throw refuse(RERUN.triggerGone);
-    const target = await this.targetOf(
-      scope,
-      original.code,
-      original.functionId,
-      original.functionVersion,
-      trigger.id,
-      body,
-    );
+    const target = await this.targetOf(scope, original.code, original.functionId, trigger.id);
     const executionParams = {
       ...(typeof params.executionParams === 'object' && params.executionParams !== null ? params.executionParams : {}),
       ...(body.overrideParams ?? {}),
@@ -118,9 +109,7 @@ export class RerunsService {
   }
 
   async history(scope: WorkspaceScope, id: string) {
-    if (!ID_FORMATS.uuid.test(id)) throw refuse(RERUN.invalidId);
-    const original = await this.runs.find(scope, id);
-    if (!original) throw refuse(RERUN.notFound);
+    const original = await this.original(scope, id);
     const reruns = await this.runs.reruns(scope, id);
     return {
       originalRunId: original.id,
@@ -129,23 +118,33 @@ export class RerunsService {
     };
   }
 
-  /** What the re-run executes: a test run's own code, or the function (its current version, or the original's). */
+  /**
+   * The run to re-run, or the spec's refusal: an id that is not one, a run that
+   * does not exist, or one of another workspace (whose existence is all the
+   * answer says: nothing of it is read).
+   */
+  private async original(scope: WorkspaceScope, id: string) {
+    if (!ID_FORMATS.uuid.test(id)) throw refuse(RERUN.invalidId);
+    const original = await this.runs.find(scope, id);
+    if (original) return original;
+    throw refuse((await this.runs.belongsElsewhere(scope, id)) ? RERUN.otherWorkspace : RERUN.notFound);
+  }
+
+  /**
+   * What the re-run executes: a test run's own code, or the function's current
+   * code, as the spec's re-run describes (`useLatestCode` defaults to false, and
+   * the current behaviour always uses the current function code): a re-run after
+   * a fix runs the fix.
+   */
   private async targetOf(
     scope: WorkspaceScope,
     code: string | null,
     functionId: string | null,
-    version: number | null,
     triggerId: string,
-    body: RerunRequest,
   ): Promise<RunTarget> {
     if (code !== null) return { kind: 'code', code, codeHash: codeHash(code) };
     const fn = functionId ? await this.functions.find(scope, functionId) : undefined;
     if (!fn) throw refuse(RERUN.functionGone(triggerId));
-    if (body.useLatestCode || version === null || version === fn.version) {
-      return { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash };
-    }
-    const kept = await this.functions.version(scope, fn.id, version);
-    if (!kept) throw refuse(RERUN.functionGone(triggerId));
-    return { kind: 'function', functionId: fn.id, version: kept.version, codeHash: kept.codeHash };
+    return { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash };
   }
 }

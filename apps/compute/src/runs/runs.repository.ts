@@ -235,6 +235,20 @@ export class RunsRepository {
     return row ?? undefined;
   }
 
+  /**
+   * Whether a run with this id exists in a workspace other than the caller's
+   * (its existence only: the spec's re-run answers "Run does not belong to this
+   * workspace." for it). Nothing of that run is read.
+   */
+  async belongsElsewhere(scope: WorkspaceScope, id: string): Promise<boolean> {
+    const rows = await queryPrepared<{ found: number }>(
+      this.db.manager,
+      'SELECT 1 AS found FROM compute.runs WHERE id = $2 AND workspace_slug <> $1 LIMIT 1',
+      [scope.workspace, id],
+    );
+    return rows.length > 0;
+  }
+
   /** The run of a job id in the workspace, if there is one. */
   async findByJobId(scope: WorkspaceScope, jobId: string): Promise<RunEntity | undefined> {
     const row = await this.db
