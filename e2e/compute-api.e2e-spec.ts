@@ -268,7 +268,7 @@ describe('the allowed-domains list', () => {
       status: 409,
       body: { error: "Domain 'api.example.com' is already allowed.", statusCode: 409 },
     });
-    for (const bad of ['10.0.0.1', 'https://x.example.com', 'x.example.com:8443', 'intranet', '']) {
+    for (const bad of ['10.0.0.1', 'https://x.example.com', 'x.example.com:8443', 'intranet', '', 'a..com']) {
       const res = await call('POST', domains(), { token, body: { domain: bad } });
       expect({ bad, status: res.status, field: res.body.details?.[0]?.field }).toEqual({
         bad,
@@ -283,6 +283,10 @@ describe('the allowed-domains list', () => {
     ]);
     expect((await call('DELETE', `${domains()}/api.example.com`, { token })).status).toBe(200);
     expect((await call('DELETE', `${domains()}/api.example.com`, { token })).status).toBe(404);
+    expect(await call('DELETE', `${domains()}/a..com`, { token })).toMatchObject({
+      status: 400,
+      body: { details: [{ field: 'domain', message: expect.stringMatching(/not a valid host name/) }] },
+    });
     // Another workspace's list is its own.
     expect((await call('GET', domains(otherWs), { token: otherToken })).body.domains).toEqual([]);
   });

@@ -40,9 +40,13 @@ export class AllowedDomainsService {
   }
 
   async remove(scope: WorkspaceScope, input: string): Promise<{ success: true; message: string }> {
-    const domain = this.checked(input);
-    if (!(await this.domains.remove(scope, domain)))
+    const normalised = normaliseDomain(input);
+    // A name stored before a rule refused it (an empty label, say) can still be taken off the list.
+    const domain = 'domain' in normalised ? normalised.domain : input.trim().toLowerCase();
+    if (!(await this.domains.remove(scope, domain))) {
+      if ('error' in normalised) this.checked(input);
       throw StrataException.notFound(`Domain '${domain}' is not allowed.`);
+    }
     return { success: true, message: `Domain '${domain}' removed.` };
   }
 

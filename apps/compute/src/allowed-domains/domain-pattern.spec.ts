@@ -27,6 +27,25 @@ describe('normaliseDomain', () => {
       expect({ bad, result: 'error' in normaliseDomain(bad) }).toEqual({ bad, result: true });
     }
   });
+
+  it('refuses a name with an empty, over-long or hyphen-edged label, with that reason', () => {
+    for (const bad of [
+      'a..com',
+      '..',
+      '.example.com',
+      '-api.example.com',
+      'api-.example.com',
+      `${'a'.repeat(64)}.com`,
+      'a_b.com',
+    ]) {
+      expect({ bad, result: normaliseDomain(bad) }).toEqual({
+        bad,
+        result: { error: expect.stringContaining('is not a valid host name') },
+      });
+    }
+    expect(normaliseDomain(`${'a'.repeat(63)}.example.com`)).toEqual({ domain: `${'a'.repeat(63)}.example.com` });
+    expect(normaliseDomain('xn--bcher-kva.example')).toEqual({ domain: 'xn--bcher-kva.example' });
+  });
 });
 
 describe('isAllowedHost', () => {

@@ -1,5 +1,8 @@
 import { isIP } from 'node:net';
 
+/** One label of a host name (after IDNA mapping): LDH, 1 to 63 characters, no hyphen at either end. */
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/u;
+
 /** Most domains one workspace may allow. */
 export const MAX_ALLOWED_DOMAINS = 100;
 
@@ -24,7 +27,14 @@ export function normaliseDomain(input: string): { domain: string } | { error: st
   } catch {
     return { error: 'is not a valid host name' };
   }
-  if (isIP(host) || /^[\d.]+$/u.test(host)) return { error: 'must be a domain name, not an IP address' };
+  if (isIP(host)) return { error: 'must be a domain name, not an IP address' };
+  if (!host.split('.').every((label) => LABEL.test(label))) {
+    return {
+      error:
+        'is not a valid host name: each dot-separated label is 1 to 63 letters, digits or hyphens, with no hyphen at either end',
+    };
+  }
+  if (/^[\d.]+$/u.test(host)) return { error: 'must be a domain name, not an IP address' };
   if (!host.includes('.') && host !== 'localhost') return { error: 'must be a fully qualified domain name' };
   if (host.length > 253) return { error: 'is longer than 253 characters' };
   return { domain: wildcard ? `*.${host}` : host };
