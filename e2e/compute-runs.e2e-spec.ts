@@ -77,7 +77,11 @@ describe('function runs through the test endpoint', () => {
       result: { success: true, data: { greeting: 'hi ada', trigger: {} } },
       error: null,
       storedParameters: { encrypted: true, keyVersion: expect.any(Number) },
-      executionContext: { trigger: { name: 'system-default' }, environment: { runtime: 'isolated-vm' } },
+      executionContext: {
+        trigger: { name: 'system-default' },
+        invocationDepth: 0,
+        environment: { runtime: 'isolated-vm' },
+      },
       memoryUsageBytes: expect.any(Number),
       cpuUsageSeconds: expect.any(Number),
     });

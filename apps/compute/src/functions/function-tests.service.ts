@@ -41,7 +41,10 @@ export class FunctionTestsService {
         executionParams: body.params,
         ...(kind === 'endpoint' ? { request: testRequest(body.params) } : {}),
       },
-      context: { trigger: { id: triggerId, name: SYSTEM_TRIGGER_NAME, executionType: 'on-demand' } },
+      context: {
+        trigger: { id: triggerId, name: SYSTEM_TRIGGER_NAME, executionType: 'on-demand' },
+        invocationDepth: 0,
+      },
       by,
     });
     return { jobId: queued.jobId, status: queued.status, queuedAt: queued.queuedAt };

@@ -82,6 +82,7 @@ export class FunctionRunsDirectory implements OnApplicationBootstrap, OnApplicat
       params: { triggerParams: {}, executionParams: s.executionParams ?? {} },
       context: {
         trigger: { id: triggerId, name: SYSTEM_TRIGGER_NAME, executionType: 'on-demand' },
+        invocationDepth: 0,
         orchestration: (s.origin ?? {}) as JsonObject,
       },
       by: 'system:orchestration',
