@@ -206,6 +206,30 @@ describe('bytes that are not UTF-8 in a body', () => {
   });
 });
 
+describe('a body of valid JSON that is not an object or array', () => {
+  it('is a 400 saying what it is, in every service, not a parser error about valid JSON', async () => {
+    for (const [body, kind] of [
+      ['5', 'a number'],
+      ['"str"', 'a string'],
+      ['null', 'null'],
+      ['true', 'a boolean'],
+    ] as const) {
+      const message = `The body must be a JSON object or array, not ${kind}.`;
+      const records = await json('POST', data('/records'), body);
+      expectRecordsError(records, 400, 'body');
+      expect(records.body.error.details).toEqual([{ field: 'body', message }]);
+      expect(await json('POST', data('/compute-functions'), body)).toMatchObject({
+        status: 400,
+        body: { error: message, statusCode: 400 },
+      });
+      expectGeneralError(await json('POST', workspaces(''), body), 400, 'body');
+    }
+    // Malformed JSON is still named as such.
+    const malformed = await json('POST', data('/records'), '{"a":');
+    expect(malformed.body.error.message).toBe('Request body is not valid JSON');
+  });
+});
+
 describe('a body whose Content-Encoding does not decode', () => {
   it('is a 400 naming Content-Encoding in every service, and a body that decodes still works', async () => {
     const compressed = (encoding: string, body: string | Buffer) => ({

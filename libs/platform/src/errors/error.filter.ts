@@ -133,13 +133,39 @@ function bodyParserError(exception: unknown): Omit<RenderableError, 'requestId'>
   if (!BODY_PARSER_CLIENT_ERRORS.has(e.type) || e.status < 400 || e.status >= 500) return undefined;
   const details: FieldError[] = [{ field: 'body', message: String(e.message) }];
   switch (e.type) {
-    case 'entity.parse.failed':
+    case 'entity.parse.failed': {
+      // Valid JSON that is not an object or array ("str", 5, null) is refused by the strict parser
+      // with JSON.parse's own words, as if it were malformed: say what it is instead.
+      const kind = topLevelKind((exception as { body?: unknown }).body);
+      if (kind !== undefined) {
+        return {
+          status: 400,
+          code: ErrorCode.VALIDATION_ERROR,
+          message: 'Request body must be a JSON object or array',
+          details: [{ field: 'body', message: `The body must be a JSON object or array, not ${kind}.` }],
+        };
+      }
       return { status: 400, code: ErrorCode.VALIDATION_ERROR, message: 'Request body is not valid JSON', details };
+    }
     case 'entity.too.large':
       return { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, message: 'Request body is too large' };
     default:
       return { status: e.status, code: codeOfStatus(e.status), message: String(e.message), details };
   }
+}
+
+/** What a body that parses as JSON holds at its top ('a string', 'null', …); undefined when it does not parse. */
+function topLevelKind(body: unknown): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return 'null';
+  if (typeof value === 'object') return undefined;
+  return typeof value === 'number' ? 'a number' : typeof value === 'boolean' ? 'a boolean' : 'a string';
 }
 
 function describe(exception: unknown): Record<string, unknown> {
