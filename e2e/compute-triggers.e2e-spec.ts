@@ -368,6 +368,14 @@ describe('function triggers', () => {
         error: 'The system default trigger cannot be updated or deleted.',
       });
     }
+    expect(
+      await call('POST', `${base()}/function-triggers/${run.triggerId}/execute`, { token, body: {} }),
+    ).toMatchObject({
+      status: 400,
+      body: {
+        error: 'The system default trigger runs test code only (POST /compute-functions/test); it cannot be executed.',
+      },
+    });
   });
 
   it('stops triggers when their function is deleted, publishes drafts, and keeps workspaces apart', async () => {
@@ -446,12 +454,18 @@ describe('function triggers', () => {
       job = r.result.data.next;
     }
     expect(depths).toEqual([0, 1, 2, 3, 4, 5]);
+    const onEvents = await createTrigger({
+      name: 'not-invokable',
+      executionType: 'event-driven',
+      triggerMetadata: { event: 'record_created', recordSlug: 'nothing-here' },
+    });
+    expect(onEvents.status).toBe(201);
     const refused = await call('POST', `${base()}/compute-functions/test`, {
       token,
       body: {
         code: `async function run() {
           const out = [];
-          for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
+          for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000', '${onEvents.body.id}']) {
             try { await api.invokeTrigger(id); out.push('started'); } catch (e) { out.push(e.message); }
           }
           return { success: true, data: out };
@@ -460,7 +474,11 @@ describe('function triggers', () => {
       },
     });
     const r = await finished(refused.body.jobId);
-    expect(r.result.data).toEqual(['triggerId must be a UUID', '404: Trigger not found.']);
+    expect(r.result.data).toEqual([
+      'triggerId must be a UUID',
+      '404: Trigger not found.',
+      '400: Only on-demand triggers can be executed this way; this trigger is event-driven.',
+    ]);
   });
 });
 

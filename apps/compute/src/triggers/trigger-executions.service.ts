@@ -22,6 +22,13 @@ export const HTTP_TRIGGER_WALL_MS = 5 * 60_000;
  * (sealed ones opened) as `triggerParams`, and the invocation's input as
  * `executionParams`. Every execution by a trigger goes through here.
  */
+/** The system default trigger has no function: it runs the code a test run carries. */
+export const SYSTEM_TRIGGER_NOT_EXECUTABLE =
+  'The system default trigger runs test code only (POST /compute-functions/test); it cannot be executed.';
+
+/** A 400 naming the trigger id, whose message is the reason (the function sees it from api.invokeTrigger too). */
+const refusal = (message: string): StrataException => StrataException.validation([{ field: 'id', message }], message);
+
 @Injectable()
 export class TriggerExecutions {
   private readonly ring: KeyRing;
@@ -49,14 +56,10 @@ export class TriggerExecutions {
   /** A live on-demand trigger that is not paused: what /execute and api.invokeTrigger may start. */
   async onDemand(scope: WorkspaceScope, id: string): Promise<TriggerEntity> {
     const trigger = await this.triggers.find(scope, id);
-    if (!trigger || trigger.isSystem) throw StrataException.notFound(TRIGGER_NOT_FOUND);
+    if (!trigger) throw StrataException.notFound(TRIGGER_NOT_FOUND);
+    if (trigger.isSystem) throw refusal(SYSTEM_TRIGGER_NOT_EXECUTABLE);
     if (trigger.executionType !== 'on-demand') {
-      throw StrataException.validation([
-        {
-          field: 'id',
-          message: `Only on-demand triggers can be executed this way; this trigger is ${trigger.executionType}.`,
-        },
-      ]);
+      throw refusal(`Only on-demand triggers can be executed this way; this trigger is ${trigger.executionType}.`);
     }
     if (trigger.paused) throw StrataException.conflict('Trigger is paused.');
     return trigger;
