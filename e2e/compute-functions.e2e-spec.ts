@@ -194,6 +194,9 @@ describe('compute functions', () => {
         fields,
       });
     }
+    // One message for a number out of range or not a number at all.
+    const notANumber = await call('GET', `${base()}/compute-functions?limit=abc`, { token });
+    expect(notANumber.body.details).toEqual([{ field: 'limit', message: 'limit must be an integer from 1 to 1000' }]);
     const unknownField = await call(
       'GET',
       `${base()}/compute-functions?sort=${encodeURIComponent('[{"field":"code"}]')}`,

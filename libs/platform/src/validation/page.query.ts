@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, Max, Min, registerDecorator } from 'class-validator';
 import { IsOptional } from './optional.js';
 
 /** Deepest offset a page may start at; walk further with cursors. */
@@ -35,8 +35,21 @@ export function QueryInteger(min: number, max: number, defaultValue: number): Pr
     ApiPropertyOptional({ minimum: min, maximum: max, default: defaultValue }),
     IsOptional(),
     Type(() => Number),
-    IsInt(),
-    Min(min),
-    Max(max),
+    IsIntegerFrom(min, max),
   );
+}
+
+/** One check and one message for an integer in a range (`abc` is not three problems). */
+function IsIntegerFrom(min: number, max: number): PropertyDecorator {
+  return (target: object, propertyName: string | symbol): void => {
+    registerDecorator({
+      name: 'isIntegerFrom',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max,
+        defaultMessage: () => `${String(propertyName)} must be an integer from ${min} to ${max}`,
+      },
+    });
+  };
 }
