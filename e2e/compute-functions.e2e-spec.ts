@@ -66,6 +66,10 @@ describe('compute functions', () => {
     const first = await call('GET', `${base()}/compute-functions/${id}/versions/1`, { token });
     expect(first.body).toMatchObject({ version: 1, code: CODE, name: 'greet', description: 'says hello' });
     expect((await call('GET', `${base()}/compute-functions/${id}/versions/9`, { token })).status).toBe(404);
+    expect(await call('GET', `${base()}/compute-functions/${id}/versions/abc`, { token })).toMatchObject({
+      status: 400,
+      body: { error: "Invalid id 'abc': expected a positive integer" },
+    });
 
     const deleted = await call('DELETE', `${base()}/compute-functions/${id}`, { token });
     expect(deleted.status).toBe(200);

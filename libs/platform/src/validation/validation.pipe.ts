@@ -32,6 +32,14 @@ class StrataValidationPipe extends ValidationPipe {
     if (original !== undefined) restoreFreeForm(result, original);
     return result;
   }
+
+  /**
+   * Path parameters reach their own pipes as the text they were: `IntegerIdPipe`
+   * converts a number and names what it was given (`Invalid id 'abc'`, not `'NaN'`).
+   */
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
 }
 
 /**
