@@ -70,7 +70,8 @@ const ISSUERS = {
     'the workspace our own inbound service names for an arrival on its URL (internal NATS)',
 };
 
-const TEST = /(\.spec|\.int-spec|\.e2e-spec)\.ts$|^(e2e|testkit|bench)\//;
+// Tests, and the support files of an app's integration tests (apps/<app>/test/).
+const TEST = /(\.spec|\.int-spec|\.e2e-spec)\.ts$|^(e2e|testkit|bench)\/|^apps\/[^/]+\/test\//;
 
 const relative = (context) => path.relative(ROOT, context.filename).split(path.sep).join('/');
 

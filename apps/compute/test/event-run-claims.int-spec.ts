@@ -1,14 +1,10 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { issueWorkspaceScope } from '@strata/db';
-import { loadConfig } from '@strata/platform';
-import { createTestDatabase, type TestDatabase } from '@strata/testing';
-import { ComputeConfig } from '../src/compute.config.js';
-import { computeDataSourceOptions } from '../src/compute-data-source.js';
-import { migrateCompute } from '../src/create-compute-app.js';
 import { RunsRepository, type HeldRun, type NewRun } from '../src/runs/runs.repository.js';
+import { openComputeTestDatabase, type ComputeTestDatabase } from './support/compute-database.js';
 import { eventRun } from './support/new-run.js';
 
 /**
@@ -18,12 +14,12 @@ import { eventRun } from './support/new-run.js';
  * lets exactly one run exist, and a redelivered event writes none.
  */
 describe('the two writes of an event run against a real PostgreSQL', () => {
-  let db: TestDatabase;
+  let db: ComputeTestDatabase;
   let ds: DataSource;
   let runs: RunsRepository;
+  let functionId: string;
   const scope = issueWorkspaceScope('event-runs-a');
   const triggerId = randomUUID();
-  const functionId = randomUUID();
   const now = new Date('2026-11-24T06:00:00Z');
 
   const queued = (id: string): NewRun => eventRun({ id, functionId, triggerId, queuedAt: now });
@@ -42,22 +38,13 @@ describe('the two writes of an event run against a real PostgreSQL', () => {
     );
 
   beforeAll(async () => {
-    db = await createTestDatabase('strata_compute_test');
-    const config = loadConfig(ComputeConfig, { ...process.env, STRATA_ENV: 'development', DATABASE_URL: db.url });
-    await migrateCompute(config);
-    ds = new DataSource(computeDataSourceOptions(config, 4));
-    await ds.initialize();
+    db = await openComputeTestDatabase(scope.workspace);
+    ({ ds, functionId } = db);
     runs = new RunsRepository(ds);
-    await ds.query(
-      `INSERT INTO compute.functions (id, workspace_slug, name, code, version, code_hash, created_by, updated_by)
-       VALUES ($1, 'event-runs-a', 'fn', 'async function run() {}', 1, $2, 'test', 'test')`,
-      [functionId, 'a'.repeat(64)],
-    );
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   it("a worker's write first: the API's queued write for the pair adds nothing", async () => {

@@ -1,46 +1,33 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { issueWorkspaceScope } from '@strata/db';
-import { loadConfig } from '@strata/platform';
-import { createTestDatabase, type TestDatabase } from '@strata/testing';
-import { ComputeConfig } from '../src/compute.config.js';
-import { computeDataSourceOptions } from '../src/compute-data-source.js';
-import { migrateCompute } from '../src/create-compute-app.js';
 import { EventRunsRepository } from '../src/events/event-runs.repository.js';
 import { RunDocumentsRepository } from '../src/run-documents/run-documents.repository.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
+import { openComputeTestDatabase, type ComputeTestDatabase } from './support/compute-database.js';
 import { eventRun } from './support/new-run.js';
 
 const DAY_MS = 24 * 3_600_000;
 
 /** The run sweep's clean-ups delete what is due, and say how many rows went (its log line reports them). */
 describe("the run sweep's clean-ups, against a real PostgreSQL", () => {
-  let db: TestDatabase;
+  let db: ComputeTestDatabase;
   let ds: DataSource;
   let runs: RunsRepository;
+  let functionId: string;
   const scope = issueWorkspaceScope('sweep-counts-a');
-  const functionId = randomUUID();
   const now = new Date('2026-11-26T08:00:00Z');
 
   beforeAll(async () => {
-    db = await createTestDatabase('strata_compute_test');
-    const config = loadConfig(ComputeConfig, { ...process.env, STRATA_ENV: 'development', DATABASE_URL: db.url });
-    await migrateCompute(config);
-    ds = new DataSource(computeDataSourceOptions(config, 2));
-    await ds.initialize();
+    db = await openComputeTestDatabase(scope.workspace, 2);
+    ({ ds, functionId } = db);
     runs = new RunsRepository(ds);
-    await ds.query(
-      `INSERT INTO compute.functions (id, workspace_slug, name, code, version, code_hash, created_by, updated_by)
-       VALUES ($1, 'sweep-counts-a', 'fn', 'async function run() {}', 1, $2, 'test', 'test')`,
-      [functionId, 'a'.repeat(64)],
-    );
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   /** An event's run, with its (event, trigger) pair written at `at`; its id. */
