@@ -287,6 +287,33 @@ describe('a worker asked to stop', () => {
   });
 });
 
+describe('a worker asked to stop with a run waiting for an isolate', () => {
+  it('finishes the run under way and hands the waiting one back to the queue for the next worker', async () => {
+    // One isolate, and a stop deadline shorter than the two runs one after the other: before, the
+    // stopping worker started the waiting run too, was cut off by its deadline, and lost it.
+    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_STOP_MS: '3000' });
+    await worker.stop();
+    const nap = (label: string) =>
+      test(
+        `async function run() { await new Promise((r) => setTimeout(r, 2000)); return { success: true, data: '${label}' }; }`,
+      );
+    const statusOf = async (job: string) =>
+      (await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0]?.status as string;
+    const underWay = await nap('under way');
+    await eventually(async () => ((await statusOf(underWay)) === 'running' ? true : undefined), 30_000);
+    // Claimed by the worker (running, with a lease) while its one isolate is busy.
+    const waiting = await nap('waiting');
+    await eventually(async () => ((await statusOf(waiting)) === 'running' ? true : undefined), 30_000);
+
+    await holder.stop('SIGTERM');
+    expect(await holder.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(await finished(underWay)).toMatchObject({ status: 'succeeded', result: { data: 'under way' } });
+    expect(await statusOf(waiting)).toBe('queued');
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect(await finished(waiting)).toMatchObject({ status: 'succeeded', result: { data: 'waiting' } });
+  });
+});
+
 describe('a memory bomb that V8 cannot stop at the limit', () => {
   it('ends its run as out of memory, lets the other runs finish, and its worker is replaced', async () => {
     // A Map grown without end: V8 runs out of memory outside the limit's reach, and isolated-vm

@@ -381,6 +381,22 @@ export class RunsRepository {
     return this.updateHeld(scope, id, workerId, { leaseExpiresAt: leaseUntil });
   }
 
+  /**
+   * Gives a run this worker holds but never started back to the queue (the
+   * worker stops before an isolate was free for it): `queued` again, as if no
+   * worker had claimed it. Whether it still held it.
+   */
+  async handBack(scope: WorkspaceScope, id: string, workerId: string): Promise<boolean> {
+    const rows = await queryPrepared<{ id: string }>(
+      this.db.manager,
+      `UPDATE compute.runs SET status = 'queued', worker_id = NULL, started_at = NULL, lease_expires_at = NULL
+        WHERE workspace_slug = $1 AND id = $2 AND status = 'running' AND worker_id = $3
+        RETURNING id`,
+      [scope.workspace, id, workerId],
+    );
+    return rows.length > 0;
+  }
+
   /** Records how a run this worker holds ended; whether it still held it. */
   async finish(scope: WorkspaceScope, id: string, workerId: string, o: RunOutcome): Promise<boolean> {
     const rows = await queryPrepared<{ id: string }>(

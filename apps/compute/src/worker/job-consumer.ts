@@ -1,4 +1,10 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -33,7 +39,7 @@ export function parseComputeJob(payload: unknown): ComputeJob {
  * never outlives an ack deadline and a lost worker is found by its lease.
  */
 @Injectable()
-export class JobConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('JobConsumer');
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
@@ -88,6 +94,18 @@ export class JobConsumer implements OnApplicationBootstrap, OnApplicationShutdow
       durable,
       isolates: this.config.COMPUTE_WORKER_ISOLATES,
     });
+  }
+
+  /**
+   * Takes no more jobs, before the engine closes (the sandbox engine provider):
+   * what it holds unstarted goes back. Not awaited: the iterator ends only once
+   * this loop takes its next message, which may wait for a job the engine's
+   * closing ends.
+   */
+  beforeApplicationShutdown(): void {
+    this.messages
+      ?.close()
+      .catch((err: unknown) => this.logger.warn({ msg: 'job consumer not closed', err: String(err) }));
   }
 
   async onApplicationShutdown(): Promise<void> {

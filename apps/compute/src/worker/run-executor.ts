@@ -3,12 +3,20 @@ import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
 import { functionRunEndedSubject, type CarriedRun, type FunctionRunEnded } from '@strata/contracts';
 import { Clock, keyRingOf, NatsConnectionHolder } from '@strata/platform';
-import type { EndpointResponse, JsonValue, SandboxEngine, SandboxResult, SandboxRunner } from '@strata/sandbox';
+import {
+  SandboxBusyError,
+  type EndpointResponse,
+  type JsonValue,
+  type SandboxEngine,
+  type SandboxResult,
+  type SandboxRunner,
+} from '@strata/sandbox';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { heldRun } from '../runs/carried-run.js';
 import type { RunEntity } from '../runs/run.entity.js';
 import type { RunLimits } from '../runs/run-limits.js';
+import { RunJobs } from '../runs/run-jobs.js';
 import { openRunParams } from '../runs/run-params.js';
 import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
 import { RunApi } from './api/run-api.js';
@@ -124,6 +132,7 @@ export class RunExecutor {
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
     private readonly nats: NatsConnectionHolder,
+    private readonly jobs: RunJobs,
   ) {
     this.ring = keyRingOf(config);
   }
@@ -250,6 +259,11 @@ export class RunExecutor {
       } catch (err) {
         // A run that never became this worker's has nothing to record.
         if (gate && !(await gate)) return undefined;
+        // No isolate took it before the engine closed (the worker stops): it goes back to the queue.
+        if (err instanceof SandboxBusyError && holder === undefined) {
+          await this.handBack(scope, run.id);
+          return undefined;
+        }
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
         executed = { outcome: platformFailure(bridge, this.clock.now()) };
       }
@@ -264,6 +278,21 @@ export class RunExecutor {
       return executed;
     } finally {
       if (heartbeat) clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Puts a run this worker claimed but never started back in the queue, with a
+   * job for any worker (the stream would drop the run's first job id as a
+   * duplicate). A failure is left to the run's lease: the sweep fails it as WorkerLost.
+   */
+  private async handBack(scope: WorkspaceScope, runId: string): Promise<void> {
+    try {
+      if (!(await this.runs.handBack(scope, runId, WORKER_ID))) return;
+      await this.jobs.publish({ runId, workspaceSlug: scope.workspace }, `${runId}:handed-back:${WORKER_ID}`);
+      this.logger.log({ msg: 'run handed back to the queue: the worker stops before it started', runId });
+    } catch (err) {
+      this.logger.warn({ msg: 'run not handed back; its lease will expire', runId, err: String(err) });
     }
   }
 

@@ -1,4 +1,4 @@
-import type { OnApplicationShutdown, Provider } from '@nestjs/common';
+import type { BeforeApplicationShutdown, OnApplicationShutdown, Provider } from '@nestjs/common';
 import type { SandboxEngine } from '@strata/sandbox';
 import { createIsolatedVmEngine } from '@strata/sandbox/isolated-vm';
 import { ComputeConfig } from '../compute.config.js';
@@ -7,17 +7,32 @@ import { stopAfterLostIsolate } from './lost-isolate.js';
 /** Injection token of the worker's sandbox engine (an interface: the engine can change). */
 export const SANDBOX_ENGINE = Symbol('SandboxEngine');
 
-/** The isolated-vm engine, sized by COMPUTE_WORKER_ISOLATES; closed when the worker shuts down. */
+/**
+ * The isolated-vm engine, sized by COMPUTE_WORKER_ISOLATES. It closes as soon
+ * as the worker starts to stop (after the job consumer stopped taking jobs):
+ * the runs waiting for an isolate are refused at once, and their executor hands
+ * them back to the queue for another worker, instead of running them during the
+ * stop (a backlog of long runs outlasted COMPUTE_WORKER_STOP_MS and was lost).
+ * The runs under way finish.
+ */
 export const SandboxEngineProvider: Provider = {
   provide: SANDBOX_ENGINE,
   inject: [ComputeConfig],
-  useFactory: (config: ComputeConfig): SandboxEngine & OnApplicationShutdown => {
+  useFactory: (config: ComputeConfig): SandboxEngine & BeforeApplicationShutdown & OnApplicationShutdown => {
     const engine = createIsolatedVmEngine({
       isolates: config.COMPUTE_WORKER_ISOLATES,
       maxRunsPerIsolate: config.COMPUTE_RUNS_PER_ISOLATE,
       onCatastrophicError: stopAfterLostIsolate,
     });
-    return Object.assign(engine, { onApplicationShutdown: () => engine.close() });
+    let closing: Promise<void> | undefined;
+    const close = () => (closing ??= engine.close());
+    return Object.assign(engine, {
+      // Refuses the waiting runs now; the stop goes on meanwhile, and waits for the running ones below.
+      beforeApplicationShutdown: () => {
+        close().catch(() => undefined);
+      },
+      onApplicationShutdown: close,
+    });
   },
 };
 
