@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
@@ -412,6 +413,24 @@ describe('endpoint triggers', () => {
     const text = await call('POST', endpoint('bodies'), { body: 'a=1', headers: { 'content-type': 'text/plain' } });
     expect(text.status).toBe(200);
     expect(text.body.req.payload).toBe('a=1');
+
+    // A compressed body reaches the function decoded, as on every other route; one that does not decode is refused.
+    const compressed = async (encoding: string, body: Buffer) => {
+      const res = await fetch(endpoint('bodies'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const zipped = await compressed('gzip', gzipSync(Buffer.from('{"zipped":true}')));
+    expect(zipped).toMatchObject({ status: 200, body: { req: { payload: { zipped: true } } } });
+    expect(await compressed('gzip', Buffer.from('not gzip'))).toMatchObject({
+      status: 400,
+      body: { error: 'The body is not valid gzip (Content-Encoding)' },
+    });
+    expect((await compressed('bogus', Buffer.from('{}'))).status).toBe(415);
+    expect(await compressed('gzip', gzipSync(Buffer.alloc(1024 * 1024 + 10, 32)))).toMatchObject({ status: 413 });
   });
 
   it('an endpoint call does not wait behind queued background jobs', async () => {

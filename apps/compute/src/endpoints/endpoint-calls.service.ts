@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, isWorkspaceSlug, type DispatchedRun } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
-import { Clock, readRawBody, StrataException } from '@strata/platform';
+import { Clock, decodeContentEncoding, readRawBody, StrataException } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type RunRequest } from '../runs/run-queue.js';
@@ -70,8 +70,9 @@ export class EndpointCalls {
     const body = await readRawBody(req, this.config.COMPUTE_ENDPOINT_MAX_BODY_BYTES);
     const rawQuery = queryStringOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '');
     const target = `/endpoints/${path}${rawQuery ? `?${rawQuery}` : ''}`;
+    // An hmac signature covers the body as sent; the function sees it decoded.
     const caller = await this.authenticator.authenticate({ req, res, scope, trigger, target, body });
-    const payload = payloadOf(req, body);
+    const payload = payloadOf(req, decodeContentEncoding(req, body, this.config.COMPUTE_ENDPOINT_MAX_BODY_BYTES));
     const request = endpointRequestOf(req, path, rawQuery, payload, {
       mode: caller.mode,
       ...(caller.principalType ? { principalType: caller.principalType } : {}),

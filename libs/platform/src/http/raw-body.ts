@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import zlib from 'node:zlib';
 import { ErrorCode } from '@strata/contracts';
 import { StrataException } from '../errors/strata.exception.js';
 
@@ -22,4 +23,37 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
 
 function tooLarge(limit: number): StrataException {
   return new StrataException(ErrorCode.PAYLOAD_TOO_LARGE, `Request body is larger than ${limit} bytes.`);
+}
+
+/** The Content-Encodings a raw body may arrive in, as the JSON parser of every other route takes them. */
+const DECODERS: Readonly<Record<string, (body: Buffer, options: { maxOutputLength: number }) => Buffer>> = {
+  gzip: zlib.gunzipSync,
+  'x-gzip': zlib.gunzipSync,
+  deflate: zlib.inflateSync,
+  br: zlib.brotliDecompressSync,
+};
+
+/**
+ * A raw body with its `Content-Encoding` undone (at most `limit` bytes once
+ * decoded: 413 beyond). An encoding it does not know is a 415, a body that does
+ * not decode a 400 naming Content-Encoding, as on every route that parses JSON.
+ */
+export function decodeContentEncoding(req: IncomingMessage, body: Buffer, limit: number): Buffer {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return body;
+  const decode = DECODERS[encoding];
+  if (!decode) {
+    throw new StrataException(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `Content-Encoding '${encoding}' is not supported`, [
+      { field: 'Content-Encoding', message: 'must be gzip, deflate, br or identity' },
+    ]);
+  }
+  try {
+    return decode(body, { maxOutputLength: limit });
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit);
+    throw StrataException.validation(
+      [{ field: 'Content-Encoding', message: `The body is not valid ${encoding} (Content-Encoding)` }],
+      'Request body could not be decompressed',
+    );
+  }
 }
