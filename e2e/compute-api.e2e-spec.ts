@@ -197,6 +197,7 @@ describe('api inside a function: records through the data service, as the functi
     // The data service's reasons come with its status, by field.
     expect(invalid).toMatch(/^400: .* \(.*data\.qty: must be a number\)$/);
     expect(badFilter).toMatch(/^400: .* \(filter: .+\)$/);
+    expect(badFilter).not.toContain('filter: filter:');
     expect(unknown).toMatch(/^404: /);
     expect(missing).toMatch(/^404: /);
     expect(noData).toBe('data must be an object');

@@ -42,7 +42,9 @@ function withDetails(message: string, details: unknown): string {
       if (typeof d !== 'object' || d === null) return undefined;
       const { field, message: reason } = d as { field?: unknown; message?: unknown };
       if (typeof reason !== 'string') return undefined;
-      return typeof field === 'string' && field ? `${field}: ${reason}` : reason;
+      // Some reasons name their field already (`filter: expected ":" …`).
+      const named = typeof field === 'string' && field !== '' && !reason.startsWith(`${field}:`);
+      return named ? `${field}: ${reason}` : reason;
     })
     .filter((r): r is string => r !== undefined)
     .join('; ');
