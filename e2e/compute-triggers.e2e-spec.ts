@@ -187,6 +187,23 @@ describe('function triggers', () => {
       extra: 'sk-draft-2',
     });
 
+    // A secret in a form the trigger would refuse is refused by the draft too, never kept in the clear.
+    for (const malformed of [
+      { value: 'sk-draft-1', encrypt: 'true' },
+      { value: 'sk-draft-1', encrypt: true, encrypted: true },
+      { encrypt: true },
+    ]) {
+      const refused = await call('POST', `${base()}/drafts`, {
+        token,
+        body: { resourceType: 'function-triggers', data: { triggerMetadata: { params: { s: malformed } } } },
+      });
+      expect({ malformed, status: refused.status, field: refused.body.details?.[0]?.field }).toEqual({
+        malformed,
+        status: 400,
+        field: 'data.triggerMetadata.params.s',
+      });
+    }
+
     // An http trigger's signing secret is a secret in a draft too.
     const hook = await call('POST', `${base()}/drafts`, {
       token,

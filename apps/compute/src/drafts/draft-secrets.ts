@@ -38,6 +38,7 @@ export function sealDraftSecrets(
   const errors: FieldError[] = [];
   const params = metadata['params'];
   if (isObject(params)) {
+    errors.push(...malformedSecrets(params));
     const result = sealTriggerParams(ring, bind, params);
     if ('errors' in result) errors.push(...result.errors);
     else sealed['params'] = result.params;
@@ -50,6 +51,29 @@ export function sealDraftSecrets(
   }
   if (errors.length) return { errors: errors.map((e) => ({ ...e, field: `data.${e.field}` })) };
   return { data: { ...data, triggerMetadata: sealed } };
+}
+
+/**
+ * Parameters marked for encryption in a form the trigger would refuse (`encrypt:
+ * "true"`, no value, extra keys beside value and encrypt): a draft need not be valid, but
+ * such a value would be kept in the clear, or sealed into a trigger its create
+ * refuses. Each is refused here, by name.
+ */
+function malformedSecrets(params: JsonObject): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (!isObject(value) || !('encrypt' in value)) continue;
+    const encrypt = value['encrypt'];
+    const extra = Object.keys(value).filter((key) => key !== 'value' && key !== 'encrypt');
+    const wellFormed = encrypt === false || (encrypt === true && 'value' in value && extra.length === 0);
+    if (!wellFormed) {
+      errors.push({
+        field: `triggerMetadata.params.${name}`,
+        message: 'a parameter to encrypt is {value, encrypt: true}: encrypt a boolean, a value, no other key',
+      });
+    }
+  }
+  return errors;
 }
 
 /** The draft's body as the create request would carry it: its sealed secrets opened back into `{value, encrypt: true}`. */
