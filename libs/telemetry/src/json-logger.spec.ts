@@ -57,6 +57,19 @@ describe('JsonLogger', () => {
     expect(String(lines[0]!['stack'])).toContain('Error: boom');
   });
 
+  it('leaves out the stack Nest passes as undefined for an error logged as an object', () => {
+    const { logger, lines } = capture();
+    logger.error({ msg: 'run outcome lost', runId: 'r1' }, undefined, 'RunExecutor');
+    expect(lines[0]).toEqual({
+      time: expect.any(String),
+      level: 'error',
+      service: 'data',
+      context: 'RunExecutor',
+      msg: 'run outcome lost',
+      runId: 'r1',
+    });
+  });
+
   it('redacts secret-looking keys but leaves the rest alone', () => {
     expect(redact({ apiKey: 'k', privateJwk: { d: 'x' }, count: 3, nested: { cookie: 'c', ok: true } })).toEqual({
       apiKey: '[redacted]',

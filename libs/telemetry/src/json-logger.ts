@@ -43,8 +43,9 @@ export class JsonLogger implements LoggerService {
   private emit(level: LogLevel, message: unknown, rest: unknown[]): void {
     if (ORDER[level] < this.min) return;
     const entry: Record<string, unknown> = { time: new Date().toISOString(), level, service: this.service };
-    // Nest passes the context as the last string argument, and a stack before it for errors.
-    const args = [...rest];
+    // Nest passes the context as the last string argument, and a stack before it for errors
+    // (undefined when there is none: `logger.error({...})` arrives as (message, undefined, context)).
+    const args = rest.filter((a) => a !== undefined);
     if (typeof args.at(-1) === 'string') entry['context'] = args.pop();
     if (level === 'error' && typeof args[0] === 'string') entry['stack'] = args.shift();
     if (message instanceof Error) {
