@@ -17,6 +17,9 @@ const CODE = {
   notify: 'async function run() { return { success: true, data: { notified: executionParams.steps.charge.amount } }; }',
   flaky: "async function run() { throw new Error('provider down'); }",
   slow: 'async function run() { await new Promise((r) => setTimeout(r, 1500)); return { slept: true }; }',
+  count:
+    'async function run() { return { success: true, data: { n: (executionParams.steps.count?.n ?? 0) + 1, at: Math.random() } }; }',
+  echoInput: 'async function run() { return { success: true, data: executionParams.input }; }',
 };
 
 async function orchestration(slug: string, steps: unknown[]): Promise<string> {
@@ -246,6 +249,87 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       expect(waitingAgain.steps.filter((s: any) => s.stepId === 'charge')).toHaveLength(1);
       const completed = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
       expect(completed.status).toBe(409);
+    });
+
+    it('runs a compute step anew on every pass of a loop, and waits at its delay on every pass', async () => {
+      const id = await orchestration('poll-loop', [
+        { id: 'count', type: 'compute', functionId: fns['count'], nextStepId: 'wait' },
+        { id: 'wait', type: 'delay', delayMs: 50, nextStepId: 'check' },
+        {
+          id: 'check',
+          type: 'decision',
+          cases: [{ conditions: [{ path: 'steps.count.output.n', op: 'gte', value: 4 }], nextStepId: 'done' }],
+          defaultNextStepId: 'count',
+        },
+        { id: 'done', type: 'decision', cases: [] },
+      ]);
+      const started = await call('POST', `${base()}/orchestrations/${id}/runs`, { token, body: { input: {} } });
+      const run = await runUntil(id, started.body.id, final);
+      // Before, every pass got the first pass's function run (the same job id) and the loop never ended.
+      expect(run).toMatchObject({ status: 'completed', stepOutputs: { count: { n: 4 } }, delayStepCount: 4 });
+      const counts = run.steps.filter((s: any) => s.stepId === 'count');
+      expect(counts.map((s: any) => s.output.n)).toEqual([1, 2, 3, 4]);
+      expect(new Set(counts.map((s: any) => s.functionRunId)).size).toBe(4);
+      expect(run.steps.filter((s: any) => s.stepId === 'wait' && s.status === 'succeeded')).toHaveLength(4);
+
+      // A loop of a decision and a delay alone waits at the delay on every pass too.
+      const waits = await orchestration('wait-loop', [
+        {
+          id: 'again',
+          type: 'decision',
+          cases: [{ conditions: [{ path: 'input.stop', op: 'exists' }], nextStepId: 'done' }],
+          defaultNextStepId: 'nap',
+        },
+        { id: 'nap', type: 'delay', delayMs: 150, nextStepId: 'again' },
+        { id: 'done', type: 'decision', cases: [] },
+      ]);
+      const looping = await call('POST', `${base()}/orchestrations/${waits}/runs`, { token, body: { input: {} } });
+      const seen = await runUntil(waits, looping.body.id, (r) => r.delayStepCount >= 3);
+      // Every pass through the delay has its row and its wait: no pass is skipped inside one claim.
+      const naps = seen.steps.filter((s: any) => s.stepId === 'nap');
+      expect(naps.length).toBeGreaterThanOrEqual(seen.delayStepCount);
+      expect(seen.executedSteps.filter((s: string) => s === 'nap').length).toBeLessThanOrEqual(naps.length);
+      await call('POST', `${base()}/orchestrations/${waits}/runs/${looping.body.id}/cancel`, { token });
+    });
+
+    it('runs the function again when a failed run is retried, with its current code', async () => {
+      const fn = await call('POST', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions`, {
+        token,
+        body: { name: `fixable-${_engine}`, code: "async function run() { throw new Error('first'); }" },
+      });
+      const id = await orchestration('fixable', [{ id: 'call', type: 'compute', functionId: fn.body.id }]);
+      const started = await call('POST', `${base()}/orchestrations/${id}/runs`, { token, body: { input: {} } });
+      expect(await runUntil(id, started.body.id, final)).toMatchObject({ status: 'failed' });
+      await call('PUT', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions/${fn.body.id}`, {
+        token,
+        body: { code: 'async function run() { return { success: true, data: { fixed: true } }; }' },
+      });
+      const retried = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });
+      expect(retried.status).toBe(200);
+      // Before, the retry was answered with the first attempt's function run and failed again.
+      const run = await runUntil(id, started.body.id, final);
+      expect(run).toMatchObject({ status: 'completed', stepOutputs: { call: { fixed: true } } });
+      const calls = run.steps.filter((s: any) => s.stepId === 'call');
+      expect(new Set(calls.map((s: any) => s.functionRunId)).size).toBe(2);
+    });
+
+    it('fails a compute step whose parameters are too large to send, instead of leaving the run running', async () => {
+      const id = await orchestration('too-large', [
+        { id: 'first', type: 'compute', functionId: fns['echoInput'], nextStepId: 'second' },
+        { id: 'second', type: 'compute', functionId: fns['echoInput'] },
+      ]);
+      // The input alone fits; with the first step's output (the same again) the second step's parameters do not.
+      const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+        token,
+        body: { input: { blob: 'x'.repeat(600_000) } },
+      });
+      expect(started.status).toBe(201);
+      const run = await runUntil(id, started.body.id, final);
+      expect(run).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('bytes of JSON') });
+      expect(run.steps.find((s: any) => s.stepId === 'second')).toMatchObject({
+        status: 'failed',
+        error: { code: 'PARAMETERS_TOO_LARGE' },
+      });
     });
 
     (_engine === 'embedded' ? it : it.skip)(

@@ -419,7 +419,12 @@ export interface FunctionRunStart {
 
 export type FunctionRunStartReply =
   | { readonly started: true; readonly runId: string; readonly jobId: string; readonly rateLimited: boolean }
-  | { readonly started: false; readonly reason: string };
+  | {
+      readonly started: false;
+      readonly reason: string;
+      /** Why, for the step's error (`FUNCTION_NOT_FOUND` when absent). */
+      readonly code?: 'FUNCTION_NOT_FOUND' | 'PARAMETERS_TOO_LARGE';
+    };
 
 /**
  * Compute's notice (core NATS publish, no queue group: every orchestration

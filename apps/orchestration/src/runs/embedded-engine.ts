@@ -177,7 +177,13 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
         finishRun(run, { kind: 'fail', reason: `Step ${run.current_step_id} does not exist` }, now, this.retentionMs);
         break;
       }
-      const inFlight = open.find((s) => s.step_id === step.id && s.attempt === run.current_attempt);
+      // Open rows only: a row this claim finished (a loop passing the step again) is not in flight.
+      const inFlight = open.find(
+        (s) =>
+          s.step_id === step.id &&
+          s.attempt === run.current_attempt &&
+          (s.status === 'running' || s.status === 'waiting'),
+      );
       const transition = await this.execute(scope, tx, run, step, inFlight, ended);
       if (transition === 'later') break;
       if (!this.apply(run, transition)) break;

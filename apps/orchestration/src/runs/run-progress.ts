@@ -17,12 +17,16 @@ import type { RunRow, StepRow } from './run-rows.js';
 const STEP_ATTEMPT_JOBS = '6f1c8e2a-3b7d-5c41-9a0e-2d4b8f6c1e73';
 
 /**
- * The job id of one attempt of one compute step of a run: the same every time
- * the engine asks compute to start it, so a start repeated after a lost answer
- * or a rolled-back claim finds the run started first instead of a second one.
+ * The job id of one attempt of one visit of a compute step of a run: the same
+ * every time the engine asks compute to start it, so a start repeated after a
+ * lost answer or a rolled-back claim finds the run started first instead of a
+ * second one. `visit` is how many steps the run had executed when the attempt
+ * began (`executedSteps.length`): a loop's next pass through the step, and a
+ * retry of a failed run, are new visits and start the function anew (before,
+ * both were answered with the first run's outcome).
  */
-export function stepAttemptJobId(runId: string, stepId: string, attempt: number): string {
-  return nameBasedUuid(`${runId}/${stepId}/${attempt}`, STEP_ATTEMPT_JOBS);
+export function stepAttemptJobId(runId: string, stepId: string, attempt: number, visit: number): string {
+  return nameBasedUuid(`${runId}/${stepId}/${attempt}/${visit}`, STEP_ATTEMPT_JOBS);
 }
 
 /**
@@ -95,7 +99,7 @@ export function functionRunOf(run: RunRow, step: ComputeStep): Omit<FunctionRunS
     },
     timeoutMs: step.timeoutMs ?? DEFAULT_COMPUTE_TIMEOUT_MS,
     origin: { orchestrationId: run.orchestration_id, runId: run.id, stepId: step.id, attempt: run.current_attempt },
-    jobId: stepAttemptJobId(run.id, step.id, run.current_attempt),
+    jobId: stepAttemptJobId(run.id, step.id, run.current_attempt, run.executed_steps.length),
   };
 }
 
@@ -122,7 +126,7 @@ export function startedStepRow(
   if (started.started && !started.rateLimited) return { row };
   const error = started.started
     ? { message: 'The workspace reached its function executions limit', code: 'RATE_LIMITED' }
-    : { message: started.reason, code: 'FUNCTION_NOT_FOUND' };
+    : { message: started.reason, code: started.code ?? 'FUNCTION_NOT_FOUND' };
   row.status = 'failed';
   row.error = error;
   row.completed_at = now;
