@@ -136,6 +136,20 @@ describe('the scheduler', () => {
     await expectRuns(cron.body.id, 2);
   });
 
+  it('keeps the next due time when an update leaves the schedule alone', async () => {
+    const trigger = await scheduled('kept-time', { interval: 600, params: { v: 1 } });
+    const due = await dueOf(trigger.body.id);
+    expect(due).toEqual(expect.any(Number));
+    clock.advance(120_000);
+    // Before, any metadata update restarted the interval from the update.
+    const updated = await call('PUT', `${base()}/function-triggers/${trigger.body.id}`, {
+      token,
+      body: { description: 'described', triggerMetadata: { interval: 600, params: { v: 2 } } },
+    });
+    expect(updated.status).toBe(200);
+    expect(await dueOf(trigger.body.id)).toBe(due);
+  });
+
   it('reschedules at once when the schedule is updated', async () => {
     const trigger = await scheduled('rescheduled', { interval: 3600 });
     clock.advance(120_000);

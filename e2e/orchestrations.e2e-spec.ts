@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
@@ -155,6 +156,46 @@ describe('orchestrations', () => {
     expect((await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'running' } })).status).toBe(
       400,
     );
+  });
+
+  it('keeps a schedule’s next due time when an update leaves the schedule alone', async () => {
+    const made = await create({
+      slug: 'every-ten-minutes',
+      name: 'Every ten minutes',
+      status: 'active',
+      trigger: { type: 'scheduled', scheduleType: 'interval', interval: 600 },
+      steps: [{ id: 'only', type: 'compute', functionId }],
+    });
+    expect(made.status).toBe(201);
+    const dueOf = async (): Promise<number | null> => {
+      const db = new pg.Client({ connectionString: stack.databaseUrl });
+      await db.connect();
+      try {
+        const { rows } = await db.query('SELECT due_at FROM orchestration.schedules WHERE orchestration_id = $1', [
+          made.body.id,
+        ]);
+        return rows[0] ? (rows[0].due_at as Date).getTime() : null;
+      } finally {
+        await db.end();
+      }
+    };
+    const due = await dueOf();
+    expect(due).toEqual(expect.any(Number));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Before, a description-only update restarted the interval from the update.
+    const described = await call('PUT', `${base()}/orchestrations/${made.body.id}`, {
+      token,
+      body: { description: 'only a description' },
+    });
+    expect(described.status).toBe(200);
+    expect(await dueOf()).toBe(due);
+    const faster = await call('PUT', `${base()}/orchestrations/${made.body.id}`, {
+      token,
+      body: { trigger: { type: 'scheduled', scheduleType: 'interval', interval: 60 } },
+    });
+    expect(faster.status).toBe(200);
+    expect(await dueOf()).not.toBe(due);
+    await call('DELETE', `${base()}/orchestrations/${made.body.id}`, { token });
   });
 
   it('lists with page, pageSize (max 100), sort and order', async () => {

@@ -247,3 +247,31 @@ export function nextScheduledTime(meta: Schedule, after: Date): Date | null {
     }
   }
 }
+
+/** What decides a schedule's due times, in any object that holds one (trigger metadata, an orchestration's trigger). */
+interface ScheduleFields {
+  readonly scheduleType?: unknown;
+  readonly interval?: unknown;
+  readonly cronExpression?: unknown;
+  readonly scheduledAt?: unknown;
+  readonly timezone?: unknown;
+}
+
+/**
+ * Whether two schedules fire at the same times: the same type, interval, cron
+ * expression, instant and time zone (UTC when absent). An update that leaves
+ * them alone (a description, a parameter) keeps the next due time; one that
+ * changes any of them reschedules. Undefined (no schedule) equals only undefined.
+ */
+export function sameSchedule(a: ScheduleFields | undefined, b: ScheduleFields | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  const key = (s: ScheduleFields) =>
+    JSON.stringify([
+      s.scheduleType ?? null,
+      s.interval ?? null,
+      s.cronExpression ?? null,
+      s.scheduledAt ?? null,
+      s.timezone ?? 'UTC',
+    ]);
+  return key(a) === key(b);
+}

@@ -4,6 +4,7 @@ import type { FieldError } from '@strata/contracts';
 import type { KeyRing } from '@strata/crypto';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, StrataException } from '@strata/platform';
+import { sameSchedule } from '@strata/schedule';
 import { ComputeConfig } from '../compute.config.js';
 import { parseSortParam } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
@@ -31,6 +32,11 @@ export const TRIGGER_PATH_TAKEN = 'Another trigger of this type already has that
 export const SYSTEM_TRIGGER_FIXED = 'The system default trigger cannot be updated or deleted.';
 
 /** Triggers of a workspace: create (per-type checks, sealed parameters), read, list, update (versioned), delete, pause. */
+/** The fields that decide a scheduled trigger's due times (undefined for the other types). */
+function scheduleFieldsOf(trigger: TriggerEntity): Record<string, unknown> | undefined {
+  return trigger.executionType === 'scheduled' ? trigger.metadata : undefined;
+}
+
 @Injectable()
 export class TriggersService {
   private readonly ring: KeyRing;
@@ -227,7 +233,10 @@ export class TriggersService {
           by,
           this.clock.now(),
         );
-        if (metadata !== undefined) await this.reschedule(scope, tx, updated);
+        // Only a change of when it fires moves the next due time (an update of its parameters does not).
+        if (metadata !== undefined && !sameSchedule(scheduleFieldsOf(current), scheduleFieldsOf(updated))) {
+          await this.reschedule(scope, tx, updated);
+        }
         const issued = metadata === undefined ? undefined : await this.credentials.align(scope, tx, updated);
         return issued ? { trigger: updated, issued } : { trigger: updated };
       });

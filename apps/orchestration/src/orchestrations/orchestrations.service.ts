@@ -3,6 +3,7 @@ import type { FieldError } from '@strata/contracts';
 import { KeyRing, newOrchestrationId } from '@strata/crypto';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, StrataException } from '@strata/platform';
+import { sameSchedule } from '@strata/schedule';
 import { evaluateDecision, validateSteps, type Step } from '@strata/workflow';
 import { scopeOfTestData } from './test-decision.js';
 import { ComputeFunctions } from '../functions/compute-functions.js';
@@ -17,7 +18,7 @@ import { orchestrationView } from './orchestration-view.js';
 import type { OrchestrationEntity, OrchestrationStatus } from './orchestration.entity.js';
 import { ORCHESTRATION_NOT_FOUND, secretAad } from './orchestration-names.js';
 import { OrchestrationsRepository } from './orchestrations.repository.js';
-import { OrchestrationScheduler } from '../schedules/orchestration-scheduler.js';
+import { OrchestrationScheduler, scheduleOf } from '../schedules/orchestration-scheduler.js';
 
 /**
  * Orchestrations of a workspace: create, read, list, update (a new version each
@@ -110,7 +111,8 @@ export class OrchestrationsService {
           updatedAt: this.clock.now(),
         };
         await this.orchestrations.save(scope, tx, next);
-        await this.scheduler.reschedule(scope, tx, next);
+        // Only a change of when it fires (or of whether it is active) moves the next due time.
+        if (!sameSchedule(scheduleOf(current), scheduleOf(next))) await this.scheduler.reschedule(scope, tx, next);
         return next;
       })
       .catch((err: unknown) => {
