@@ -131,6 +131,25 @@ describe('orchestrations', () => {
     const missing = await create({ slug: 'x', name: 'X' });
     expect(missing.status).toBe(400);
     expect(missing.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['steps', 'trigger']);
+    // A bad name does not hide the trigger's and the steps' problems: all of them at once.
+    const everything = await create({
+      slug: 'mb-x',
+      name: '',
+      trigger: { type: 'bogus' },
+      steps: [{ id: 'a', type: 'loop' }],
+    });
+    expect(everything.status).toBe(400);
+    const all = everything.body.details.map((d: { field: string }) => d.field);
+    expect(all).toEqual(expect.arrayContaining(['name', 'trigger.type']));
+    expect(all.some((f: string) => f.startsWith('steps[0]'))).toBe(true);
+    const badUpdate = await call('PUT', `${base()}/orchestrations/${id}`, {
+      token,
+      body: { name: '', steps: [{ id: 'a', type: 'loop' }] },
+    });
+    expect(badUpdate.status).toBe(400);
+    expect(badUpdate.body.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(['name', expect.stringMatching(/^steps\[0\]/)]),
+    );
   });
 
   it('updates: a new version each time, status set directly or through isActive', async () => {

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import type { WorkspaceScope } from '@strata/db';
 import { CallerScope, CurrentPrincipal, RequirePermission, UseErrorShape, type Principal } from '@strata/platform';
 import {
@@ -28,12 +28,14 @@ export class OrchestrationsController {
   }
 
   @Post()
+  @ApiBody({ type: CreateOrchestrationRequest })
   @HttpCode(201)
   @RequirePermission('orchestrations', 'create')
   create(
     @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() p: Principal,
-    @Body() body: CreateOrchestrationRequest,
+    // Checked by the service, with the trigger and the steps, so that every problem is reported at once.
+    @Body() body: unknown,
   ) {
     return this.orchestrations.create(scope, p.id, body);
   }
@@ -45,12 +47,13 @@ export class OrchestrationsController {
   }
 
   @Put(':id')
+  @ApiBody({ type: UpdateOrchestrationRequest })
   @RequirePermission('orchestrations', 'update')
   update(
     @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,
-    @Body() body: UpdateOrchestrationRequest,
+    @Body() body: unknown,
   ) {
     return this.orchestrations.update(scope, p.id, id, body);
   }

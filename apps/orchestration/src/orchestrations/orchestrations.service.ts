@@ -2,16 +2,16 @@ import { Injectable } from '@nestjs/common';
 import type { FieldError } from '@strata/contracts';
 import { KeyRing, newOrchestrationId } from '@strata/crypto';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
-import { Clock, keyRingOf, StrataException } from '@strata/platform';
+import { checkBody, Clock, keyRingOf, StrataException } from '@strata/platform';
 import { sameSchedule } from '@strata/schedule';
 import { evaluateDecision, validateSteps, type Step } from '@strata/workflow';
 import { scopeOfTestData } from './test-decision.js';
 import { ComputeFunctions } from '../functions/compute-functions.js';
 import { OrchestrationConfig } from '../orchestration.config.js';
-import type {
+import {
   CreateOrchestrationRequest,
-  OrchestrationListQueryRequest,
   UpdateOrchestrationRequest,
+  type OrchestrationListQueryRequest,
 } from './dto/orchestration.requests.js';
 import { checkOrchestrationTrigger, type OrchestrationTrigger } from './orchestration-trigger.js';
 import { orchestrationView } from './orchestration-view.js';
@@ -25,6 +25,39 @@ import { OrchestrationScheduler, scheduleOf } from '../schedules/orchestration-s
  * time, kept), delete. Steps and trigger are checked together and every problem
  * is one `details` entry; compute confirms the steps' functions exist.
  */
+interface CheckedParts {
+  readonly trigger?: OrchestrationTrigger;
+  readonly steps?: Step[];
+  readonly errors: FieldError[];
+}
+
+/** A top-level field of a body that may not be an object at all. */
+function fieldOf(raw: unknown, key: string): unknown {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+    ? (raw as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/**
+ * The checked trigger and steps, or every problem of the body, the trigger and
+ * the steps together in one 400 (a field named by both the body's check and the
+ * parts' once).
+ */
+function refuseAll(
+  bodyErrors: readonly FieldError[],
+  parts: CheckedParts,
+): { trigger?: OrchestrationTrigger; steps?: Step[] } {
+  const named = new Set(bodyErrors.map((e) => e.field));
+  const errors = [...bodyErrors, ...parts.errors.filter((e) => !named.has(e.field))];
+  if (errors.length > 0) {
+    throw StrataException.validation(
+      errors,
+      `Invalid orchestration: ${errors.length} problem${errors.length === 1 ? '' : 's'}`,
+    );
+  }
+  return { ...(parts.trigger ? { trigger: parts.trigger } : {}), ...(parts.steps ? { steps: parts.steps } : {}) };
+}
+
 @Injectable()
 export class OrchestrationsService {
   private readonly ring: KeyRing;
@@ -40,9 +73,12 @@ export class OrchestrationsService {
     this.ring = keyRingOf(config);
   }
 
-  async create(scope: WorkspaceScope, by: string, body: CreateOrchestrationRequest) {
+  async create(scope: WorkspaceScope, by: string, raw: unknown) {
     const id = newOrchestrationId();
-    const { trigger, steps } = await this.checked(scope, id, body.trigger, body.steps);
+    const dto = await checkBody(CreateOrchestrationRequest, raw);
+    const parts = await this.checkedParts(scope, id, fieldOf(raw, 'trigger'), fieldOf(raw, 'steps'));
+    const { trigger, steps } = refuseAll(dto.errors, parts);
+    const body = dto.value!;
     const now = this.clock.now();
     try {
       const created = await this.transactions.run(async (tx) => {
@@ -84,9 +120,9 @@ export class OrchestrationsService {
     return { data: rows.map(orchestrationView), meta: { total, page: query.page, pageSize: query.pageSize } };
   }
 
-  async update(scope: WorkspaceScope, by: string, id: string, body: UpdateOrchestrationRequest) {
+  async update(scope: WorkspaceScope, by: string, id: string, raw: unknown) {
     const given = ['name', 'description', 'status', 'isActive', 'trigger', 'steps'].filter(
-      (k) => (body as Record<string, unknown>)[k] !== undefined,
+      (k) => fieldOf(raw, k) !== undefined,
     );
     if (given.length === 0) {
       throw StrataException.validation([
@@ -94,7 +130,10 @@ export class OrchestrationsService {
       ]);
     }
     await this.found(scope, id);
-    const { trigger, steps } = await this.checked(scope, id, body.trigger, body.steps, true);
+    const dto = await checkBody(UpdateOrchestrationRequest, raw);
+    const parts = await this.checkedParts(scope, id, fieldOf(raw, 'trigger'), fieldOf(raw, 'steps'), true);
+    const { trigger, steps } = refuseAll(dto.errors, parts);
+    const body = dto.value!;
     const saved = await this.transactions
       .run(async (tx: Tx) => {
         const current = await this.orchestrations.find(scope, id, tx);
@@ -149,13 +188,14 @@ export class OrchestrationsService {
    * one details entry; then whether compute knows every step's function. The
    * trigger's signing secret is sealed (bound to the orchestration).
    */
-  private async checked(
+  /** The trigger and the steps checked (functions included), with every problem found; nothing thrown. */
+  private async checkedParts(
     scope: WorkspaceScope,
     id: string,
     rawTrigger: unknown,
     rawSteps: unknown,
     optional = false,
-  ): Promise<{ trigger?: OrchestrationTrigger; steps?: Step[] }> {
+  ): Promise<CheckedParts> {
     const errors: FieldError[] = [];
     let trigger: OrchestrationTrigger | undefined;
     let steps: Step[] | undefined;
@@ -180,12 +220,7 @@ export class OrchestrationsService {
           errors.push({ field: `steps[${w.i}].functionId`, message: 'names no function of this workspace' });
       }
     }
-    if (errors.length > 0)
-      throw StrataException.validation(
-        errors,
-        `Invalid orchestration: ${errors.length} problem${errors.length === 1 ? '' : 's'}`,
-      );
-    return { ...(trigger ? { trigger } : {}), ...(steps ? { steps } : {}) };
+    return { ...(trigger ? { trigger } : {}), ...(steps ? { steps } : {}), errors };
   }
 
   private sealSecret(id: string, trigger: OrchestrationTrigger, errors: FieldError[]): OrchestrationTrigger {

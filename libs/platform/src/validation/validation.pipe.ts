@@ -58,3 +58,24 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: (errors) => StrataException.validation(flattenValidationErrors(errors)),
   });
 }
+
+/**
+ * Checks `raw` against a DTO as the validation pipe would, answering the
+ * problems instead of throwing them: for a body whose other parts (a workflow's
+ * steps, say) are checked by the service, so that every problem is reported
+ * at once. `value` is the transformed DTO when there are none.
+ */
+export async function checkBody<T extends object>(
+  metatype: new () => T,
+  raw: unknown,
+): Promise<{ value: T; errors: [] } | { value: undefined; errors: FieldError[] }> {
+  try {
+    const value = (await createValidationPipe().transform(raw, { type: 'body', metatype })) as T;
+    return { value, errors: [] };
+  } catch (err) {
+    if (err instanceof StrataException && Array.isArray(err.details)) {
+      return { value: undefined, errors: err.details };
+    }
+    throw err;
+  }
+}
