@@ -29,6 +29,16 @@ export type FailedRecordEventName = (typeof FAILED_RECORD_EVENTS)[number];
 
 export type AnyRecordEventName = RecordEventName | BulkRecordEventName | FailedRecordEventName;
 
+/**
+ * A record event's name in its underscore form: the spec's records and
+ * orchestration pages also write dotted forms (`record.created`,
+ * `records.bulk_created`), accepted wherever an event is named and stored as
+ * the underscore form the events carry. Anything else is returned as it is.
+ */
+export function recordEventName(name: unknown): unknown {
+  return typeof name === 'string' && /^records?\.[a-z_]+$/.test(name) ? name.replace('.', '_') : name;
+}
+
 /** The record object carried by per-record events (secret fields masked). */
 export interface EventRecord {
   id: string;

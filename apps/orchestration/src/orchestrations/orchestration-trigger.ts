@@ -1,4 +1,4 @@
-import { BULK_RECORD_EVENTS, RECORD_EVENTS, TRIGGER_PATH, type FieldError } from '@strata/contracts';
+import { BULK_RECORD_EVENTS, RECORD_EVENTS, recordEventName, TRIGGER_PATH, type FieldError } from '@strata/contracts';
 import { checkCronExpression, isTimezone, MAX_INTERVAL_SECONDS, parseDateTime } from '@strata/schedule';
 
 export const ORCHESTRATION_TRIGGER_TYPES = ['event-driven', 'scheduled', 'on-demand', 'http-trigger'] as const;
@@ -68,7 +68,7 @@ export function checkOrchestrationTrigger(
   for (const key of Object.keys(raw)) if (!FIELDS[kind].includes(key)) add(key, `is not a field of a ${kind} trigger`);
   const trigger: Record<string, unknown> = { type: kind };
   if (kind === 'event-driven') {
-    const eventType = raw['eventType'];
+    const eventType = recordEventName(raw['eventType']);
     if (!EVENTS.includes(eventType as string)) add('eventType', `is required: one of ${EVENTS.join(', ')}`);
     else trigger['eventType'] = eventType;
     const slug = raw['structureSlug'];
