@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
@@ -454,6 +455,28 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       const notObject = '[1,2]';
       const arraySig = createHmac('sha256', 'orch-hook-secret').update(notObject).digest('hex');
       expect((await send(`${base()}/webhooks/orders`, arraySig, notObject)).status).toBe(400);
+      // The body rules of every route: a compressed body is decoded (the signature covers it as sent),
+      // another content type or charset is a 415, a body that does not decode a 400.
+      const raw = async (payload: Buffer, headers: Record<string, string>) => {
+        const signature = createHmac('sha256', 'orch-hook-secret').update(payload).digest('hex');
+        const res = await fetch(`${base()}/webhooks/orders`, {
+          method: 'POST',
+          headers: { 'x-signature': `sha256=${signature}`, ...headers },
+          body: payload,
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, any> };
+      };
+      const zipped = await raw(gzipSync(Buffer.from('{"amount":7}')), {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      });
+      expect(zipped.status).toBe(200);
+      expect((await runUntil(id, zipped.body.runId, final)).input).toEqual({ amount: 7 });
+      const json = { 'content-type': 'application/json' };
+      expect((await raw(Buffer.from('not gzip'), { ...json, 'content-encoding': 'gzip' })).status).toBe(400);
+      expect((await raw(Buffer.from('{}'), { ...json, 'content-encoding': 'compress' })).status).toBe(415);
+      expect((await raw(Buffer.from('{}'), { 'content-type': 'text/plain' })).status).toBe(415);
+      expect((await raw(Buffer.from('{}'), { 'content-type': 'application/json; charset=latin1' })).status).toBe(415);
       // Another orchestration cannot take the same path.
       const clash = await call('POST', `${base()}/orchestrations`, {
         token,

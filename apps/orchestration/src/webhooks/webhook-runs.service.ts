@@ -4,7 +4,15 @@ import type { Request } from 'express';
 import { ErrorCode, isWorkspaceSlug } from '@strata/contracts';
 import { checkArrivalSignature, type KeyRing } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
-import { Clock, findJsonProblems, keyRingOf, readRawBody, StrataException } from '@strata/platform';
+import {
+  assertJsonBody,
+  Clock,
+  decodeContentEncoding,
+  findJsonProblems,
+  keyRingOf,
+  readRawBody,
+  StrataException,
+} from '@strata/platform';
 import type { JsonValue } from '@strata/workflow';
 import { OrchestrationConfig } from '../orchestration.config.js';
 import type { SealedSecret } from '../orchestrations/orchestration-trigger.js';
@@ -45,9 +53,11 @@ export class WebhookRuns {
         ? await this.orchestrations.find(scope, by.id)
         : await this.orchestrations.byWebhookPath(scope, by.path);
     if (!orchestration || orchestration.trigger.type !== 'http-trigger') throw notFound();
+    assertJsonBody(req);
     const body = await readRawBody(req, MAX_BODY_BYTES);
+    // The signature covers the body as sent; the run's input is the body decoded.
     this.checkSignature(orchestration, req, body);
-    const input = inputOf(body);
+    const input = inputOf(decodeContentEncoding(req, body, MAX_BODY_BYTES));
     if (orchestration.status !== 'active') {
       throw StrataException.conflict(
         `Orchestration is ${orchestration.status}: only an active one starts runs from its trigger`,

@@ -63,6 +63,17 @@ function isUtf8Charset(req: IncomingMessage): boolean {
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 
+/**
+ * For a route that reads its body raw (a signed webhook): a body that states a
+ * content type must be JSON in UTF-8, as on every route the body parser serves
+ * (415 otherwise); one that states none is taken as JSON.
+ */
+export function assertJsonBody(req: Request): void {
+  if (!hasBody(req) || req.headers['content-type'] === undefined) return;
+  if (!req.is(JSON_TYPES)) throw unsupportedMediaType('application/json');
+  if (!isUtf8Charset(req)) throw unsupportedCharset();
+}
+
 function unsupportedCharset(): StrataException {
   return new StrataException(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Request bodies must be encoded in UTF-8', [
     { field: 'Content-Type', message: 'charset must be utf-8' },
