@@ -19,6 +19,26 @@ describe('renderError', () => {
     });
   });
 
+  it('names every status the orchestration API answers, 405, 413 and 415 included', () => {
+    const named = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503].map(
+      (status) => (renderError('orchestration', { ...e, status }) as { error: string }).error,
+    );
+    expect(named).toEqual([
+      'validation_error',
+      'unauthorized',
+      'forbidden',
+      'not_found',
+      'method_not_allowed',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'unprocessable',
+      'rate_limited',
+      'internal_error',
+      'internal_error',
+    ]);
+  });
+
   it('keeps field details where the shape has them', () => {
     const details = [{ field: 'name', message: 'required' }];
     expect(renderError('general', { ...e, status: 400, details })).toMatchObject({ details });

@@ -20,8 +20,14 @@ function orchestrationName(status: number): string {
       return 'forbidden';
     case 404:
       return 'not_found';
+    case 405:
+      return 'method_not_allowed';
     case 409:
       return 'conflict';
+    case 413:
+      return 'payload_too_large';
+    case 415:
+      return 'unsupported_media_type';
     case 422:
       return 'unprocessable';
     case 429:
