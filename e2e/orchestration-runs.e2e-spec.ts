@@ -293,6 +293,34 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       await call('POST', `${base()}/orchestrations/${waits}/runs/${looping.body.id}/cancel`, { token });
     });
 
+    it('stops the runs of a deleted orchestration, whose runs are then gone from the API', async () => {
+      const id = await orchestration('deleted-mid-run', [
+        { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'wait' },
+        { id: 'wait', type: 'delay', delayMs: 60_000 },
+      ]);
+      const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+        token,
+        body: { input: { amount: 1 } },
+      });
+      await runUntil(id, started.body.id, (r) => r.status === 'waiting');
+      expect((await call('DELETE', `${base()}/orchestrations/${id}`, { token })).status).toBe(204);
+      for (const path of ['', '/steps']) {
+        const gone = await call('GET', `${base()}/orchestrations/${id}/runs/${started.body.id}${path}`, { token });
+        expect({ path, status: gone.status }).toEqual({ path, status: 404 });
+      }
+      // Before, the waiting run carried on and completed after its orchestration was deleted.
+      const db = new pg.Client({ connectionString: stack.databaseUrl });
+      await db.connect();
+      try {
+        const { rows } = await db.query('SELECT status, failure_reason FROM orchestration.runs WHERE id = $1', [
+          started.body.id,
+        ]);
+        expect(rows[0]).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('Cancelled by') });
+      } finally {
+        await db.end();
+      }
+    });
+
     it('runs the function again when a failed run is retried, with its current code', async () => {
       const fn = await call('POST', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions`, {
         token,

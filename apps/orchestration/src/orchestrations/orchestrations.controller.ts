@@ -8,6 +8,7 @@ import {
   UpdateOrchestrationRequest,
 } from './dto/orchestration.requests.js';
 import { TestDecisionRequest } from './dto/test-decision.request.js';
+import { RunsService } from '../runs/runs.service.js';
 import { OrchestrationsService } from './orchestrations.service.js';
 
 /**
@@ -19,7 +20,10 @@ import { OrchestrationsService } from './orchestrations.service.js';
 @UseErrorShape('orchestration')
 @Controller('orchestration/ws/:workspaceSlug/api/v1/orchestrations')
 export class OrchestrationsController {
-  constructor(private readonly orchestrations: OrchestrationsService) {}
+  constructor(
+    private readonly orchestrations: OrchestrationsService,
+    private readonly runs: RunsService,
+  ) {}
 
   @Get()
   @RequirePermission('orchestrations', 'list')
@@ -73,7 +77,13 @@ export class OrchestrationsController {
   @Delete(':id')
   @HttpCode(204)
   @RequirePermission('orchestrations', 'delete')
-  async delete(@CallerScope() scope: WorkspaceScope, @Param('id') id: string): Promise<void> {
+  async delete(
+    @CallerScope() scope: WorkspaceScope,
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+  ): Promise<void> {
     await this.orchestrations.delete(scope, id);
+    // Its runs that have not ended stop: a deleted orchestration runs nothing any more.
+    await this.runs.cancelAllOf(scope, p.id, id);
   }
 }

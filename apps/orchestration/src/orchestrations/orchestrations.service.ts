@@ -186,9 +186,8 @@ export class OrchestrationsService {
   /**
    * The trigger and steps checked together (those given, on update): every problem
    * one details entry; then whether compute knows every step's function. The
-   * trigger's signing secret is sealed (bound to the orchestration).
+   * trigger's signing secret is sealed (bound to the orchestration). Nothing thrown.
    */
-  /** The trigger and the steps checked (functions included), with every problem found; nothing thrown. */
   private async checkedParts(
     scope: WorkspaceScope,
     id: string,

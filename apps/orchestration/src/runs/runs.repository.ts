@@ -79,6 +79,18 @@ export class RunsRepository {
     return row;
   }
 
+  /** The ids of the orchestration's runs that have not ended (pending, running or waiting). */
+  async openIdsOf(scope: WorkspaceScope, orchestrationId: string): Promise<string[]> {
+    const rows = rowsOf<{ id: string }>(
+      await this.db.query(
+        `SELECT id FROM orchestration.runs
+          WHERE workspace_slug = $1 AND orchestration_id = $2 AND status IN ('pending', 'running', 'waiting')`,
+        [scope.workspace, orchestrationId],
+      ),
+    );
+    return rows.map((r) => r.id);
+  }
+
   async list(
     scope: WorkspaceScope,
     orchestrationId: string,

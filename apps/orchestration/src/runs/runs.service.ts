@@ -184,7 +184,21 @@ export class RunsService {
     return { data: rows.map(runView), meta: { total, page: query.page, pageSize: query.pageSize } };
   }
 
+  /**
+   * Stops the runs of an orchestration being deleted, each as `cancel` does
+   * (`Cancelled by <who>`): a deleted orchestration runs nothing any more.
+   */
+  async cancelAllOf(scope: WorkspaceScope, by: string, orchestrationId: string): Promise<void> {
+    for (const runId of await this.runs.openIdsOf(scope, orchestrationId)) {
+      await this.cancel(scope, by, orchestrationId, runId).catch((err: unknown) => {
+        // Ended meanwhile (409): nothing to stop.
+        if (!(err instanceof StrataException)) throw err;
+      });
+    }
+  }
+
   async get(scope: WorkspaceScope, orchestrationId: string, runId: string, q: RunDetailQueryRequest) {
+    await this.assertOrchestration(scope, orchestrationId);
     const run = await this.runs.find(scope, orchestrationId, runId);
     if (!run) throw StrataException.notFound(RUN_NOT_FOUND);
     if (q.include !== 'steps') return runView(run);
@@ -192,8 +206,16 @@ export class RunsService {
   }
 
   async steps(scope: WorkspaceScope, orchestrationId: string, runId: string) {
+    await this.assertOrchestration(scope, orchestrationId);
     const run = await this.runs.find(scope, orchestrationId, runId);
     if (!run) throw StrataException.notFound(RUN_NOT_FOUND);
     return { data: (await this.runs.steps(scope, run.id)).map(stepView) };
+  }
+
+  /** A deleted orchestration's runs are gone with it from the API (404), as its run list is. */
+  private async assertOrchestration(scope: WorkspaceScope, orchestrationId: string): Promise<void> {
+    if (!(await this.orchestrations.find(scope, orchestrationId))) {
+      throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
+    }
   }
 }
