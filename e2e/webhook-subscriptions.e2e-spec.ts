@@ -215,6 +215,17 @@ describe('webhook subscriptions', () => {
       (s: { id: string }) => s.id === first.body.id,
     );
     expect(count).toHaveLength(1);
+
+    // After a rotation the repeat carries no secret (the create's no longer signs); after a delete it is refused.
+    const rotated = await call('POST', `${base()}/${first.body.id}/rotate-secret`, { token });
+    expect(rotated.status).toBe(200);
+    const afterRotation = await call('POST', base(), { token, body: valid, headers });
+    expect(afterRotation.status).toBe(201);
+    expect(afterRotation.body.id).toBe(first.body.id);
+    expect(afterRotation.body).not.toHaveProperty('secret');
+    expect((await call('DELETE', `${base()}/${first.body.id}`, { token })).status).toBe(204);
+    // Before, the repeat answered 201 with the deleted subscription and its current secret.
+    expect(await call('POST', base(), { token, body: valid, headers })).toMatchObject({ status: 409 });
   });
 
   it('deletes with 204, then answers 404', async () => {

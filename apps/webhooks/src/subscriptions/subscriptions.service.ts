@@ -5,7 +5,7 @@ import { Clock, StrataException } from '@strata/platform';
 import { refusedReceiver } from '../receivers/receiver-address.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 import type { CreateSubscriptionRequest, UpdateSubscriptionRequest } from './dto/subscription.requests.js';
-import { toSubscription, type Subscription } from './subscription.js';
+import { toSubscription, type Subscription, type SubscriptionRow } from './subscription.js';
 import { SubscriptionIdempotency } from './subscription-idempotency.js';
 import { SubscriptionSecrets } from './subscription-secrets.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
@@ -43,7 +43,7 @@ export class SubscriptionsService {
       if (idempotencyKey !== undefined) {
         const earlier = await this.idempotency.lookup(scope, tx, idempotencyKey, request);
         const row = earlier ? await this.subscriptions.find(scope, earlier, { tx, includeDeleted: true }) : undefined;
-        if (row) return toSubscription(row, this.clock.now(), this.secrets.open(row.id, row.secret));
+        if (row) return this.repeated(row);
       }
       const id = newUuid();
       const { secret, sealed } = this.secrets.issue(id);
@@ -60,6 +60,21 @@ export class SubscriptionsService {
       if (idempotencyKey !== undefined) await this.idempotency.remember(scope, tx, idempotencyKey, request, id);
       return toSubscription(row, this.clock.now(), secret);
     });
+  }
+
+  /**
+   * A create repeated with its Idempotency-Key: the subscription it made, with
+   * the secret the create issued while that is still the subscription's (a lost
+   * answer is answered again). A subscription deleted since is not brought
+   * back (409), and once its secret was rotated the answer carries none: the
+   * create's secret no longer signs, and the rotation gave the new one.
+   */
+  private repeated(row: SubscriptionRow): Subscription {
+    if (row.deleted_at !== null) {
+      throw StrataException.conflict('The subscription this Idempotency-Key created has been deleted.');
+    }
+    const rotated = row.previous_secret !== null;
+    return toSubscription(row, this.clock.now(), rotated ? undefined : this.secrets.open(row.id, row.secret));
   }
 
   async list(scope: WorkspaceScope): Promise<{ data: Subscription[] }> {
