@@ -22,11 +22,6 @@ export function newPublishableKey(): string {
   return `pk_live_${randomBytes(32).toString('base64url')}`;
 }
 
-/** `whsec_` + base64 of 24 random bytes, the Standard Webhooks secret form. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
-
 /**
  * A 20-character sortable id: 10 Crockford base32 characters of milliseconds
  * since the epoch (good until the year 36812) then 10 of randomness (50 bits).

@@ -66,10 +66,10 @@ describe('webhook signatures', () => {
     ).toBe(false);
   });
 
-  it('make secrets of whsec_ and base64 of 32 random bytes', () => {
+  it('make secrets of whsec_ and base64 of 33 random bytes', () => {
     const secret = generateWebhookSecret();
     expect(secret.startsWith(WEBHOOK_SECRET_PREFIX)).toBe(true);
-    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(33);
     expect(generateWebhookSecret()).not.toBe(secret);
     expect(() => webhookSignature('nope', 'a', 1, '')).toThrow(/whsec_/);
   });

@@ -13,9 +13,18 @@ export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Receivers reject timestamps further than this from their clock. */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
-/** A new secret: `whsec_` + base64 of 32 random bytes. */
+/**
+ * A new subscription secret: `whsec_` + base64 of 33 random bytes (44
+ * characters, no padding), drawn until it holds no `+` or `/` (about four
+ * draws; about 260 bits are left). The spec tells receivers to base64url-decode
+ * the part after `whsec_` and the vectors to base64-decode it: such a secret
+ * decodes to the same key both ways.
+ */
 export function generateWebhookSecret(): string {
-  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+  for (;;) {
+    const encoded = randomBytes(33).toString('base64');
+    if (!/[+/]/.test(encoded)) return `${WEBHOOK_SECRET_PREFIX}${encoded}`;
+  }
 }
 
 function keyOf(secret: string): Buffer {
