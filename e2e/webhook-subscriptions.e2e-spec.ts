@@ -234,6 +234,11 @@ describe('webhook subscriptions', () => {
     expect((await call('DELETE', `${base()}/${created.body.id}`, { token })).status).toBe(204);
     expect((await call('DELETE', `${base()}/${created.body.id}`, { token })).status).toBe(404);
     expect((await call('POST', `${base()}/${created.body.id}/rotate-secret`, { token })).status).toBe(404);
+    // A UUID of another version (nil, v7) names nothing here: 404, not a malformed id.
+    for (const id of ['00000000-0000-0000-0000-000000000000', '018f6b2c-7d3e-7a1b-8c4d-5e6f7a8b9c0d']) {
+      expect({ id, status: (await call('DELETE', `${base()}/${id}`, { token })).status }).toEqual({ id, status: 404 });
+    }
+    expect((await call('DELETE', `${base()}/not-a-uuid`, { token })).status).toBe(400);
   });
 
   it('checks permissions per route', async () => {
