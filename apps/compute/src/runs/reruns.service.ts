@@ -27,7 +27,7 @@ export const RERUN = {
   functionGone: (triggerId: string) => `Function not found for trigger: ${triggerId}`,
 } as const;
 
-const refuse = (message: string): StrataException => StrataException.validation([{ field: 'id', message }], message);
+const refuse = (message: string): StrataException => StrataException.invalid('id', message);
 
 /**
  * An endpoint run's request again: `overrideParams` merged over its payload when

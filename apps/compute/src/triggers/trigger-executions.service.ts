@@ -26,9 +26,6 @@ export const HTTP_TRIGGER_WALL_MS = 5 * 60_000;
 export const SYSTEM_TRIGGER_NOT_EXECUTABLE =
   'The system default trigger runs test code only (POST /compute-functions/test); it cannot be executed.';
 
-/** A 400 naming the trigger id, whose message is the reason (the function sees it from api.invokeTrigger too). */
-const refusal = (message: string): StrataException => StrataException.validation([{ field: 'id', message }], message);
-
 @Injectable()
 export class TriggerExecutions {
   private readonly ring: KeyRing;
@@ -57,9 +54,12 @@ export class TriggerExecutions {
   async onDemand(scope: WorkspaceScope, id: string): Promise<TriggerEntity> {
     const trigger = await this.triggers.find(scope, id);
     if (!trigger) throw StrataException.notFound(TRIGGER_NOT_FOUND);
-    if (trigger.isSystem) throw refusal(SYSTEM_TRIGGER_NOT_EXECUTABLE);
+    if (trigger.isSystem) throw StrataException.invalid('id', SYSTEM_TRIGGER_NOT_EXECUTABLE);
     if (trigger.executionType !== 'on-demand') {
-      throw refusal(`Only on-demand triggers can be executed this way; this trigger is ${trigger.executionType}.`);
+      throw StrataException.invalid(
+        'id',
+        `Only on-demand triggers can be executed this way; this trigger is ${trigger.executionType}.`,
+      );
     }
     if (trigger.paused) throw StrataException.conflict('Trigger is paused.');
     return trigger;

@@ -177,8 +177,7 @@ export class RunsService {
   }
 
   async list(scope: WorkspaceScope, orchestrationId: string, q: RunListQueryRequest) {
-    if (!(await this.orchestrations.find(scope, orchestrationId)))
-      throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
+    await this.assertOrchestration(scope, orchestrationId);
     const query = { page: q.page ?? 1, pageSize: q.pageSize ?? 20, status: q.status };
     const { rows, total } = await this.runs.list(scope, orchestrationId, query);
     return { data: rows.map(runView), meta: { total, page: query.page, pageSize: query.pageSize } };

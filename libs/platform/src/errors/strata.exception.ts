@@ -23,6 +23,11 @@ export class StrataException extends Error {
     return new StrataException(ErrorCode.VALIDATION_ERROR, message, details);
   }
 
+  /** A 400 about one field whose message is the reason itself (the functions shape answers it as its error). */
+  static invalid(field: string, message: string): StrataException {
+    return StrataException.validation([{ field, message }], message);
+  }
+
   static notFound(message: string, code: ErrorCode = ErrorCode.NOT_FOUND): StrataException {
     return new StrataException(code, message);
   }

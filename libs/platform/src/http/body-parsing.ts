@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ErrorCode } from '@strata/contracts';
 import { StrataException } from '../errors/strata.exception.js';
+import { undecodable } from './raw-body.js';
 import { findFormTextProblems, findJsonProblems, MAX_JSON_DEPTH } from './text-checks.js';
 
 export const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -90,10 +91,7 @@ function undecompressable(req: IncomingMessage, err: unknown): StrataException |
   const e = err as { status?: unknown; type?: unknown };
   const encoding = req.headers['content-encoding']?.trim().toLowerCase();
   if (e.status !== 400 || e.type !== undefined || !encoding || encoding === 'identity') return undefined;
-  return StrataException.validation(
-    [{ field: 'Content-Encoding', message: `The body is not valid ${encoding} (Content-Encoding)` }],
-    'Request body could not be decompressed',
-  );
+  return undecodable(encoding);
 }
 
 function unsupportedMediaType(expected: string): StrataException {

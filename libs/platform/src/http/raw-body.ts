@@ -51,9 +51,14 @@ export function decodeContentEncoding(req: IncomingMessage, body: Buffer, limit:
     return decode(body, { maxOutputLength: limit });
   } catch (err) {
     if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit);
-    throw StrataException.validation(
-      [{ field: 'Content-Encoding', message: `The body is not valid ${encoding} (Content-Encoding)` }],
-      'Request body could not be decompressed',
-    );
+    throw undecodable(encoding);
   }
+}
+
+/** The 400 of a body whose Content-Encoding does not decode, on raw routes and on the JSON parser's. */
+export function undecodable(encoding: string): StrataException {
+  return StrataException.validation(
+    [{ field: 'Content-Encoding', message: `The body is not valid ${encoding} (Content-Encoding)` }],
+    'Request body could not be decompressed',
+  );
 }
