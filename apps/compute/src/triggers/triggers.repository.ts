@@ -59,19 +59,27 @@ export const SYSTEM_TRIGGER_NAME = 'system-default';
 export class TriggersRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** The workspace's system default trigger, made on first use. */
+  /**
+   * The workspace's system default trigger, made on first use. When two first
+   * uses race, the one whose insert waited for the other's commit finds no row
+   * in its own statement (its snapshot predates that commit): it asks again,
+   * and the next statement's snapshot sees the row.
+   */
   async systemTrigger(scope: WorkspaceScope, id: string, now: Date): Promise<string> {
-    const [row] = await this.db.query<{ id: string }[]>(
-      `WITH made AS (
-         INSERT INTO compute.triggers (id, workspace_slug, name, description, function_id, execution_type, metadata,
-                                       version, is_system, created_by, updated_by, created_at, updated_at)
-         VALUES ($2, $1, $3, 'Runs test code (POST /compute-functions/test); cannot be changed or deleted', NULL,
-                 'on-demand', '{"params":{}}', 1, true, 'system', 'system', $4, $4)
-         ON CONFLICT (workspace_slug) WHERE is_system DO NOTHING RETURNING id)
-       SELECT id FROM made UNION ALL SELECT id FROM compute.triggers WHERE workspace_slug = $1 AND is_system`,
-      [scope.workspace, id, SYSTEM_TRIGGER_NAME, now],
-    );
-    return row!.id;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [row] = await this.db.query<{ id: string }[]>(
+        `WITH made AS (
+           INSERT INTO compute.triggers (id, workspace_slug, name, description, function_id, execution_type, metadata,
+                                         version, is_system, created_by, updated_by, created_at, updated_at)
+           VALUES ($2, $1, $3, 'Runs test code (POST /compute-functions/test); cannot be changed or deleted', NULL,
+                   'on-demand', '{"params":{}}', 1, true, 'system', 'system', $4, $4)
+           ON CONFLICT (workspace_slug) WHERE is_system DO NOTHING RETURNING id)
+         SELECT id FROM made UNION ALL SELECT id FROM compute.triggers WHERE workspace_slug = $1 AND is_system`,
+        [scope.workspace, id, SYSTEM_TRIGGER_NAME, now],
+      );
+      if (row) return row.id;
+    }
+    throw new Error(`the system trigger of ${scope.workspace} was neither made nor found`);
   }
 
   /** Inserts the trigger and its version 1; undefined when its function is not a live one of the workspace. */
