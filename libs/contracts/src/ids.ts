@@ -12,6 +12,13 @@ export const ID_FORMATS = {
   inboundEventId: /^ievt_[0-9A-HJKMNP-TV-Z]{20}$/,
 } as const;
 
+/**
+ * Any UUID in its 8-4-4-4-12 hex form, whatever its version (nil, v7 and the
+ * rest): our ids are version 4, but another valid UUID is an id that names
+ * nothing here (404), not a malformed one; and PostgreSQL's `uuid` takes it.
+ */
+export const ANY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const WORKSPACE_SLUG_MAX_LENGTH = 63;
 
 /** Whether `value` is a workspace slug: the format and the length the platform accepts. */

@@ -13,7 +13,7 @@ import {
   type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { computeJobsStream, type ComputeJob } from '@strata/contracts';
+import { ANY_UUID, computeJobsStream, isWorkspaceSlug, type ComputeJob } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
 import { ensureStream, extractTraceContext } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
@@ -23,10 +23,21 @@ import { RunExecutor } from './run-executor.js';
 
 const NANOS_PER_MS = 1_000_000;
 
-/** Narrows a job message; anything else is terminated. */
+/**
+ * Narrows a job message; anything else is terminated. A run id that is not a
+ * UUID is refused here: PostgreSQL would refuse the claim's statement, and the
+ * job would be redelivered without end.
+ */
 export function parseComputeJob(payload: unknown): ComputeJob {
   const p = payload as Record<string, unknown> | null;
-  if (typeof p !== 'object' || p === null || typeof p['runId'] !== 'string' || typeof p['workspaceSlug'] !== 'string') {
+  if (
+    typeof p !== 'object' ||
+    p === null ||
+    typeof p['runId'] !== 'string' ||
+    !ANY_UUID.test(p['runId']) ||
+    typeof p['workspaceSlug'] !== 'string' ||
+    !isWorkspaceSlug(p['workspaceSlug'])
+  ) {
     throw new Error('not a compute job');
   }
   return { runId: p['runId'], workspaceSlug: p['workspaceSlug'] };

@@ -1,5 +1,5 @@
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
-import { ErrorCode } from '@strata/contracts';
+import { ANY_UUID, ErrorCode } from '@strata/contracts';
 import { StrataException } from '../errors/strata.exception.js';
 
 /** A positive integer id in a path (service accounts); anything else is 400 INVALID_ID. */
@@ -15,13 +15,6 @@ export class IntegerIdPipe implements PipeTransform<string, number> {
     return n;
   }
 }
-
-/**
- * Any UUID in its 8-4-4-4-12 hex form, whatever its version (nil, v7 and the
- * rest): our ids are version 4, but another valid UUID is an id that names
- * nothing here (404), not a malformed one.
- */
-const ANY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A UUID in a path; anything else is 400 INVALID_ID, naming the parameter. */
 @Injectable()
