@@ -237,6 +237,15 @@ describe('function runs through the test endpoint', () => {
       expect(r.status).toBe('succeeded');
       expect(r).not.toHaveProperty('logs');
     }
+    const inverted = await call(
+      'GET',
+      `${base()}/function-runs?since=2026-11-02T00:00:00Z&until=2026-11-01T00:00:00Z`,
+      {
+        token,
+      },
+    );
+    expect(inverted.status).toBe(400);
+    expect(inverted.body.details).toEqual([{ field: 'since', message: 'must not be after until' }]);
     for (const query of ['status=done', 'since=yesterday', 'jobId=x', 'limit=101', 'page=0']) {
       expect({ query, status: (await call('GET', `${base()}/function-runs?${query}`, { token })).status }).toEqual({
         query,

@@ -297,6 +297,19 @@ describe('inbound capture', () => {
       const refused = await call('GET', `${base()}/inbound-events?${bad}`, { token });
       expect([bad, refused.status]).toEqual([bad, 400]);
     }
+    // A limit out of range is clamped, so the refusal of one that is no number says so.
+    const word = await call('GET', `${base()}/inbound-events?limit=abc`, { token });
+    expect(word.body.details).toEqual([
+      { field: 'limit', message: 'limit must be an integer (it is clamped to 1-100)' },
+    ]);
+    const inverted = await call(
+      'GET',
+      `${base()}/inbound-events?since=2026-11-02T00:00:00Z&until=2026-11-01T00:00:00Z`,
+      {
+        token,
+      },
+    );
+    expect(inverted.body.details).toEqual([{ field: 'since', message: 'must not be after until' }]);
   });
 
   it('shows an arrival’s body and masked headers only to a caller who may reveal secrets', async () => {

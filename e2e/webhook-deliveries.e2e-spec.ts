@@ -496,6 +496,11 @@ describe('webhook deliveries', () => {
       'until',
     ]);
 
+    // An inverted window is named, as on every list with one (function runs, inbound events).
+    const inverted = await api('GET', `${path}?since=2026-11-02T00:00:00Z&until=2026-11-01T00:00:00Z`);
+    expect(inverted.status).toBe(400);
+    expect(inverted.body.details).toEqual([{ field: 'since', message: 'must not be after until' }]);
+
     const recent = await api('GET', '/webhook-subscriptions/deliveries/recent?limit=100');
     expect(recent.body.data.length).toBeGreaterThanOrEqual(3);
     // Another workspace sees nothing of it.

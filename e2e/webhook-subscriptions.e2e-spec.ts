@@ -90,6 +90,11 @@ describe('webhook subscriptions', () => {
     const events = res.body.details.find((d: { field: string }) => d.field === 'events');
     expect(events.message).toContain('record_created, record_updated, record_deleted, records_bulk_created');
     expect((await call('POST', base(), { token, body: { ...valid, events: [] } })).status).toBe(400);
+    const twice = await call('POST', base(), { token, body: { ...valid, recordSlugs: ['orders', 'orders'] } });
+    expect([twice.status, twice.body.details]).toEqual([
+      400,
+      [{ field: 'recordSlugs', message: 'recordSlugs must not name a collection twice' }],
+    ]);
     // Receivers on private addresses are refused unless the operator allows them.
     for (const url of ['http://localhost:9000/in', 'http://127.0.0.1:9000/in', 'http://169.254.169.254/latest']) {
       const refused = await call('POST', base(), { token, body: { ...valid, url } });
@@ -187,6 +192,8 @@ describe('webhook subscriptions', () => {
     expect(patched.body).not.toHaveProperty('secret');
     const untouched = await call('PATCH', `${base()}/${id}`, { token, body: { active: true } });
     expect(untouched.body).toMatchObject({ active: true, name: 'renamed', events: ['record_deleted'] });
+    const twice = await call('PATCH', `${base()}/${id}`, { token, body: { recordSlugs: ['a', 'a'] } });
+    expect(twice.status).toBe(400);
     const setSecret = await call('PATCH', `${base()}/${id}`, { token, body: { secret: 'whsec_abc' } });
     expect(setSecret.status).toBe(400);
     expect(setSecret.body.details[0]).toMatchObject({

@@ -36,9 +36,6 @@ export class InboundEventsService {
     const offset = q.offset ?? 0;
     const since = q.since ? new Date(q.since) : undefined;
     const until = q.until ? new Date(q.until) : undefined;
-    if (since && until && since > until) {
-      throw StrataException.validation([{ field: 'since', message: 'must not be after until' }]);
-    }
     const { rows, total } = await this.events.list(scope, {
       triggerId: q.triggerId,
       signatureResult: q.signatureResult,
@@ -114,9 +111,6 @@ export class InboundEventsService {
     }
     const since = q.since ? new Date(q.since) : undefined;
     const until = q.until ? new Date(q.until) : undefined;
-    if (since && until && since > until) {
-      throw StrataException.validation([{ field: 'since', message: 'must not be after until' }]);
-    }
     const limit = q.limit ?? MAX_BULK_REPLAY;
     const matched = await this.events.replayable(scope, {
       triggerId: q.triggerId,

@@ -3,6 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min, registerDecorator } from 'class-validator';
 import { IsOptional } from './optional.js';
+import { MAX_INT32 } from './ranges.js';
 
 /** Deepest offset a page may start at; walk further with cursors. */
 export const MAX_OFFSET = 1_000_000;
@@ -39,8 +40,27 @@ export function QueryInteger(min: number, max: number, defaultValue: number): Pr
   );
 }
 
+/**
+ * An optional integer query parameter that any 32-bit integer may take and that
+ * is then clamped to `low`..`high` (the spec's rule for `/inbound-events`' limit):
+ * only what is not an integer is refused, and the message says what happens to
+ * one out of range.
+ */
+export function ClampedQueryInteger(low: number, high: number, defaultValue: number): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ default: defaultValue, description: `Clamped to ${low}-${high}` }),
+    IsOptional(),
+    Type(() => Number),
+    IsIntegerFrom(-MAX_INT32, MAX_INT32, (name) => `${name} must be an integer (it is clamped to ${low}-${high})`),
+  );
+}
+
 /** One check and one message for an integer in a range (`abc` is not three problems). */
-function IsIntegerFrom(min: number, max: number): PropertyDecorator {
+function IsIntegerFrom(
+  min: number,
+  max: number,
+  message: (name: string) => string = (name) => `${name} must be an integer from ${min} to ${max}`,
+): PropertyDecorator {
   return (target: object, propertyName: string | symbol): void => {
     registerDecorator({
       name: 'isIntegerFrom',
@@ -48,7 +68,7 @@ function IsIntegerFrom(min: number, max: number): PropertyDecorator {
       propertyName: String(propertyName),
       validator: {
         validate: (value: unknown) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max,
-        defaultMessage: () => `${String(propertyName)} must be an integer from ${min} to ${max}`,
+        defaultMessage: () => message(String(propertyName)),
       },
     });
   };

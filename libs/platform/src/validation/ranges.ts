@@ -57,3 +57,28 @@ export function IsDateTime(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
+
+/**
+ * The start of a time window (`since`) that must not come after its end (the
+ * property named `end`, usually `until`), when both are valid date-times. An
+ * inverted window is a mistake to name, not an empty page: every list with a
+ * window answers it with the same 400.
+ */
+export function NotAfter(end: string, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'notAfter',
+      constraints: [end],
+      validator: {
+        validate: (value: unknown, args) => {
+          const other = (args?.object as Record<string, unknown> | undefined)?.[end];
+          if (typeof value !== 'string' || typeof other !== 'string') return true;
+          if (!isDateTime(value) || !isDateTime(other)) return true;
+          return Date.parse(value) <= Date.parse(other);
+        },
+        defaultMessage: () => `must not be after ${end}`,
+      },
+    },
+    options,
+  );
+}

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsUUID } from 'class-validator';
-import { IsDateTime, IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
+import { IsDateTime, IsOptional, MAX_INT32, NotAfter, QueryInteger } from '@strata/platform';
 import { RUN_STATUSES, type RunStatus } from '../run-status.js';
 
 /** `GET /function-runs` query: filters and a page (newest first). */
@@ -28,6 +28,7 @@ export class RunListQueryRequest {
   @ApiPropertyOptional({ description: 'Runs queued at or after this instant (ISO 8601)' })
   @IsOptional()
   @IsDateTime()
+  @NotAfter('until')
   since?: string;
 
   @ApiPropertyOptional({ description: 'Runs queued before this instant (ISO 8601)' })

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsUUID, Max, Min } from 'class-validator';
-import { IsDateTime, IsOptional } from '@strata/platform';
+import { IsDateTime, IsOptional, NotAfter } from '@strata/platform';
 import { DISPATCH_STATUSES, type DispatchStatus } from '../../events/inbound-event.entity.js';
 
 /** The most arrivals one bulk replay replays. */
@@ -25,6 +25,7 @@ export class BulkReplayRequest {
   @ApiPropertyOptional({ description: 'Arrivals received at or after this instant (ISO 8601)' })
   @IsOptional()
   @IsDateTime()
+  @NotAfter('until')
   since?: string;
 
   @ApiPropertyOptional({ description: 'Arrivals received at or before this instant (ISO 8601)' })

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsUUID } from 'class-validator';
-import { IsDateTime, IsOptional, MAX_INT32, QueryInteger } from '@strata/platform';
+import { ClampedQueryInteger, IsDateTime, IsOptional, MAX_INT32, NotAfter, QueryInteger } from '@strata/platform';
 import {
   DISPATCH_STATUSES,
   SIGNATURE_RESULTS,
@@ -11,7 +11,7 @@ import {
 /** `GET /inbound-events` query: the spec's filters and an offset page (newest first). */
 export class InboundEventListQuery {
   /** Clamped to 1–100 (the spec's rule): any integer is accepted. */
-  @QueryInteger(-MAX_INT32, MAX_INT32, 50)
+  @ClampedQueryInteger(1, 100, 50)
   limit?: number;
 
   @QueryInteger(0, MAX_INT32, 0)
@@ -35,6 +35,7 @@ export class InboundEventListQuery {
   @ApiPropertyOptional({ description: 'Arrivals received at or after this instant (ISO 8601)' })
   @IsOptional()
   @IsDateTime()
+  @NotAfter('until')
   since?: string;
 
   @ApiPropertyOptional({ description: 'Arrivals received at or before this instant (ISO 8601)' })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject } from 'class-validator';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '@strata/contracts';
-import { IsDateTime, IsOptional, PageQuery } from '@strata/platform';
+import { IsDateTime, IsOptional, NotAfter, PageQuery } from '@strata/platform';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../delivery.js';
 
 export const DEFAULT_DELIVERY_LIMIT = 50;
@@ -16,6 +16,7 @@ export class ListDeliveriesQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'ISO 8601; deliveries created at or after' })
   @IsOptional()
   @IsDateTime({ message: 'must be an ISO 8601 date-time' })
+  @NotAfter('until')
   since?: string;
 
   @ApiPropertyOptional({ description: 'ISO 8601; deliveries created before' })

@@ -49,6 +49,7 @@ export class CreateSubscriptionRequest {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(100)
+  @ArrayUnique({ message: 'recordSlugs must not name a collection twice' })
   @Matches(SLUG, { each: true, message: 'each value must be a collection slug' })
   recordSlugs?: string[];
 
@@ -87,6 +88,7 @@ export class UpdateSubscriptionRequest {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(100)
+  @ArrayUnique({ message: 'recordSlugs must not name a collection twice' })
   @Matches(SLUG, { each: true, message: 'each value must be a collection slug' })
   recordSlugs?: string[];
 
