@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AuthConfig, migrateAuth } from '@strata/auth';
 import { ComputeConfig, migrateCompute } from '@strata/compute';
@@ -40,6 +42,16 @@ export interface Services {
 const APPS = ['auth', 'data', 'webhooks'] as const;
 /** Extra Node flags for the service processes, for example `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+
+/**
+ * Where a service's standard output (its log lines) goes: a file `<app>.log` in
+ * `BENCH_LOG_DIR` when that is set, so an error during a run can be read afterwards;
+ * nowhere otherwise.
+ */
+function logTo(app: string): 'ignore' | number {
+  const dir = process.env['BENCH_LOG_DIR'];
+  return dir ? openSync(join(dir, `${app}.log`), 'a') : 'ignore';
+}
 /**
  * A service process: the three HTTP services by default; `compute` (the compute API) and
  * `worker` (a sandbox worker, `apps/compute/dist/main.js worker`, no HTTP) when named.
@@ -122,7 +134,7 @@ export async function startServices(
       app,
       spawn(process.execPath, [...NODE_ARGS, '--no-node-snapshot', `${root}apps/${app}/dist/main.js`], {
         env,
-        stdio: ['ignore', 'ignore', 'inherit'],
+        stdio: ['ignore', logTo(app), 'inherit'],
       }),
     );
     await eventually(
