@@ -17,6 +17,7 @@ const swc = [
 
 export default {
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/scripts/jest-env.js'],
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {

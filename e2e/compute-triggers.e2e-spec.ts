@@ -343,6 +343,16 @@ describe('function triggers', () => {
       status: 409,
       body: { error: 'Trigger with that name already exists.' },
     });
+    // The system default trigger's name is taken even before a test run has made it: a trigger of that name
+    // would keep it from being made.
+    const reserved = await createTrigger({ name: 'system-default' });
+    expect(reserved).toMatchObject({ status: 409, body: { error: 'Trigger with that name already exists.' } });
+    const dup = (await call('GET', `${base()}/function-triggers?search=dup`, { token })).body.triggers[0];
+    const renamed = await call('PUT', `${base()}/function-triggers/${dup.id}`, {
+      token,
+      body: { name: 'system-default' },
+    });
+    expect(renamed.status).toBe(409);
     const listed = await call('GET', `${base()}/function-triggers?search=dup`, { token });
     expect(listed.body).toMatchObject({ total: 1, page: 1, limit: 500 });
     const refused = await call('GET', `${base()}/function-triggers?limit=0&page=0&sort=x&searchField=zz`, { token });
@@ -603,6 +613,25 @@ describe('event-driven triggers', () => {
     expect(run).toMatchObject({ status: 'succeeded' });
     expect(run!.result.data.executionParams).toMatchObject({ recordId: record.body.id });
     expect((await call('GET', `${base()}/function-runs?triggerId=${trigger.body.id}`, { token })).body.total).toBe(1);
+  });
+
+  it('answers every one of 30 pauses, resumes and executions of one trigger at once, and goes on answering', async () => {
+    // Each pause and resume used to take a second pooled connection inside its transaction: ten at once
+    // held the compute API's ten connections, waited for an eleventh, and every request after them hung.
+    const trigger = await createTrigger({ name: 'contended' });
+    expect(trigger.status).toBe(201);
+    const path = `${base()}/function-triggers/${trigger.body.id}`;
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 3 === 0
+          ? call('PATCH', `${path}/pause`, { token })
+          : i % 3 === 1
+            ? call('PATCH', `${path}/resume`, { token })
+            : call('POST', `${path}/execute`, { token, body: {} }),
+      ),
+    );
+    for (const answer of answers) expect([200, 409]).toContain(answer.status);
+    expect((await call('GET', `${base()}/compute-functions`, { token })).status).toBe(200);
   });
 });
 

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { installPoolGuard } from './pool-guard.js';
 import { ParameterFreeQueryLogger } from './query-logger.js';
 
 export interface ServiceDataSourceOptions {
@@ -12,6 +13,8 @@ export interface ServiceDataSourceOptions {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type for migration classes
   readonly migrations: MixedList<Function | string>;
   readonly poolSize?: number;
+  /** How long a statement waits for a free pooled connection before it fails (10 s unless given). */
+  readonly acquireTimeoutMs?: number;
   readonly logging?: boolean;
 }
 
@@ -20,6 +23,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** TypeORM options for one service: its schema, its migrations table, never `synchronize`. */
 export function serviceDataSourceOptions(options: ServiceDataSourceOptions): DataSourceOptions {
   if (!SCHEMA_NAME.test(options.schema)) throw new Error(`invalid schema name ${options.schema}`);
+  installPoolGuard();
   return {
     type: 'postgres',
     url: options.url,
@@ -34,7 +38,12 @@ export function serviceDataSourceOptions(options: ServiceDataSourceOptions): Dat
     logging: options.logging ? ['warn', 'migration'] : false,
     logger: new ParameterFreeQueryLogger(options.schema, options.logging ?? false),
     maxQueryExecutionTime: 1000,
-    extra: { max: options.poolSize ?? 10, application_name: `strata-${options.schema}` },
+    extra: {
+      max: options.poolSize ?? 10,
+      application_name: `strata-${options.schema}`,
+      // An empty pool fails a request after this instead of holding it (and its callers) for ever.
+      connectionTimeoutMillis: options.acquireTimeoutMs ?? 10_000,
+    },
   };
 }
 

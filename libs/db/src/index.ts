@@ -5,3 +5,4 @@ export * from './prepared.js';
 export * from './transactions.js';
 export * from './workspace-scope.js';
 export * from './insert-rows.js';
+export * from './pool-guard.js';

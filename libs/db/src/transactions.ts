@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { markedAsTransaction } from './pool-guard.js';
 
 declare const txBrand: unique symbol;
 
@@ -15,9 +16,13 @@ export interface Tx {
 export class Transactions {
   constructor(private readonly db: DataSource) {}
 
-  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back
+   * when it throws. Every statement of `work` goes through `tx`: one that takes
+   * another pooled connection meanwhile is reported (pool-guard.ts).
+   */
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.db.transaction((manager) => work(manager as unknown as Tx));
+    return this.db.transaction((manager) => markedAsTransaction(() => work(manager as unknown as Tx)));
   }
 
   /**

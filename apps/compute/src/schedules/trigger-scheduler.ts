@@ -54,7 +54,7 @@ export class TriggerScheduler implements OnApplicationBootstrap, OnApplicationSh
         for (const row of due) {
           // A row this pass claimed from our own table: the trigger is read and run within its workspace.
           const scope = issueWorkspaceScope(row.workspace_slug);
-          const found = await this.triggers.findWithFunction(scope, row.trigger_id);
+          const found = await this.triggers.findWithFunction(scope, row.trigger_id, tx);
           const trigger = found?.trigger;
           if (!found || !trigger || trigger.paused || trigger.executionType !== 'scheduled') {
             await this.schedules.set(scope, tx, row.trigger_id, null);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { pageOf } from '../lists/page-query.repository.js';
-import { managerOf, queryPrepared, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
+import { isUniqueViolation, managerOf, queryPrepared, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { SortKey } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
 import { TriggerEntity } from './trigger.entity.js';
@@ -62,12 +62,22 @@ export class TriggersRepository {
   /**
    * The workspace's system default trigger, made on first use. When two first
    * uses race, the one whose insert waited for the other's commit finds no row
-   * in its own statement (its snapshot predates that commit): it asks again,
-   * and the next statement's snapshot sees the row.
+   * in its own statement (its snapshot predates that commit), or trips over
+   * the name's unique key before the arbiter's: it asks again, and the next
+   * statement's snapshot sees the row.
    */
   async systemTrigger(scope: WorkspaceScope, id: string, now: Date): Promise<string> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [row] = await this.db.query<{ id: string }[]>(
+      const [row] = await this.made(scope, id, now, attempt < 2);
+      if (row) return row.id;
+    }
+    throw new Error(`the system trigger of ${scope.workspace} was neither made nor found`);
+  }
+
+  /** One try at the system trigger: its row, none, or none when the name's key refused it and `retry` is allowed. */
+  private async made(scope: WorkspaceScope, id: string, now: Date, retry: boolean): Promise<{ id: string }[]> {
+    try {
+      return await this.db.query<{ id: string }[]>(
         `WITH made AS (
            INSERT INTO compute.triggers (id, workspace_slug, name, description, function_id, execution_type, metadata,
                                          version, is_system, created_by, updated_by, created_at, updated_at)
@@ -77,9 +87,10 @@ export class TriggersRepository {
          SELECT id FROM made UNION ALL SELECT id FROM compute.triggers WHERE workspace_slug = $1 AND is_system`,
         [scope.workspace, id, SYSTEM_TRIGGER_NAME, now],
       );
-      if (row) return row.id;
+    } catch (err) {
+      if (retry && isUniqueViolation(err, 'triggers_name_key')) return [];
+      throw err;
     }
-    throw new Error(`the system trigger of ${scope.workspace} was neither made nor found`);
   }
 
   /** Inserts the trigger and its version 1; undefined when its function is not a live one of the workspace. */
@@ -129,8 +140,9 @@ export class TriggersRepository {
   async findWithFunction(
     scope: WorkspaceScope,
     id: string,
+    tx?: Tx,
   ): Promise<{ trigger: TriggerEntity; fn: FunctionVersionRef | undefined } | undefined> {
-    const [found] = await this.withFunctions(scope, 't.id = $2', [id]);
+    const [found] = await this.withFunctions(scope, 't.id = $2', [id], tx);
     return found;
   }
 
@@ -157,10 +169,11 @@ export class TriggersRepository {
     scope: WorkspaceScope,
     where: string,
     params: unknown[],
+    tx?: Tx,
   ): Promise<{ trigger: TriggerEntity; fn: FunctionVersionRef | undefined }[]> {
     const columns = this.db.getMetadata(TriggerEntity).columns;
     const rows = await queryPrepared<Record<string, unknown>>(
-      this.db.manager,
+      managerOf(this.db, tx),
       `SELECT ${columns.map((c) => `t.${c.databaseName}`).join(', ')},
               f.id AS f_id, f.version AS f_version, f.code_hash AS f_code_hash
          FROM compute.triggers t
@@ -274,9 +287,9 @@ export class TriggersRepository {
   }
 
   /** Pauses or resumes; whether the trigger exists (the system one cannot be paused). */
-  async setPaused(scope: WorkspaceScope, id: string, paused: boolean, by: string, now: Date): Promise<boolean> {
+  async setPaused(scope: WorkspaceScope, tx: Tx, id: string, paused: boolean, by: string, now: Date): Promise<boolean> {
     const rows = rowsOf(
-      await this.db.query(
+      await managerOf(this.db, tx).query(
         `UPDATE compute.triggers SET paused = $3, updated_by = $4, updated_at = $5
           WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL AND NOT is_system RETURNING id`,
         [scope.workspace, id, paused, by, now],

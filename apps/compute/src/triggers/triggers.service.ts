@@ -23,7 +23,12 @@ import { checkTriggerMetadata, nextScheduledTime, type ExecutionType, type Sched
 import { sealSigningSecret, sealTriggerParams, triggerBinding } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
 import type { TriggerEntity } from './trigger.entity.js';
-import { DEFAULT_TRIGGER_SORT, TRIGGER_SORT_FIELDS, TriggersRepository } from './triggers.repository.js';
+import {
+  DEFAULT_TRIGGER_SORT,
+  SYSTEM_TRIGGER_NAME,
+  TRIGGER_SORT_FIELDS,
+  TriggersRepository,
+} from './triggers.repository.js';
 import { TriggerChanges } from './trigger-changes.js';
 
 export const TRIGGER_NOT_FOUND = 'Trigger not found.';
@@ -81,6 +86,7 @@ export class TriggersService {
     by: string,
     body: CreateTriggerRequest,
   ): Promise<{ trigger: TriggerEntity; issued?: IssuedCredentials }> {
+    assertNameFree(body.name);
     const id = randomUUID();
     const type: ExecutionType = body.executionType ?? 'on-demand';
     const checked = this.checkedMetadata(id, type, body.triggerMetadata ?? {});
@@ -217,6 +223,7 @@ export class TriggersService {
             { field: 'body', message: 'Give at least one of name, description, triggerMetadata.' },
           ]);
         }
+        assertNameFree(body.name);
         const checked =
           body.triggerMetadata === undefined
             ? undefined
@@ -249,7 +256,7 @@ export class TriggersService {
 
   async delete(scope: WorkspaceScope, by: string, id: string): Promise<{ success: true; message: string }> {
     await this.transactions.run(async (tx) => {
-      const current = await this.live(scope, id);
+      const current = await this.live(scope, id, tx);
       if (current.isSystem) throw StrataException.validation([{ field: 'id', message: SYSTEM_TRIGGER_FIXED }]);
       if (!(await this.triggers.softDelete(scope, tx, id, by, this.clock.now()))) {
         throw StrataException.notFound(TRIGGER_NOT_FOUND);
@@ -264,7 +271,7 @@ export class TriggersService {
     const current = await this.live(scope, id);
     if (current.isSystem) throw StrataException.validation([{ field: 'id', message: SYSTEM_TRIGGER_FIXED }]);
     await this.transactions.run(async (tx) => {
-      await this.triggers.setPaused(scope, id, paused, by, this.clock.now());
+      await this.triggers.setPaused(scope, tx, id, paused, by, this.clock.now());
       // Paused: off the scheduler's list. Resumed: due again from now (missed occurrences are not made up).
       await this.reschedule(scope, tx, { ...current, paused });
     });
@@ -280,8 +287,8 @@ export class TriggersService {
   }
 
   /** A live trigger of the workspace, or 404. */
-  async live(scope: WorkspaceScope, id: string): Promise<TriggerEntity> {
-    const found = await this.triggers.find(scope, id);
+  async live(scope: WorkspaceScope, id: string, tx?: Tx): Promise<TriggerEntity> {
+    const found = await this.triggers.find(scope, id, tx);
     if (!found) throw StrataException.notFound(TRIGGER_NOT_FOUND);
     return found;
   }
@@ -310,4 +317,13 @@ function conflictOf(err: unknown): unknown {
   if (isUniqueViolation(err, 'triggers_name_key')) return StrataException.conflict(TRIGGER_NAME_TAKEN);
   if (isUniqueViolation(err, 'triggers_path_key')) return StrataException.conflict(TRIGGER_PATH_TAKEN);
   return err;
+}
+
+/**
+ * The system default trigger's name is taken in every workspace, whether or
+ * not its first test run has made it yet: a trigger of that name would keep the
+ * system trigger from being made, and every test run would fail.
+ */
+function assertNameFree(name: string | undefined): void {
+  if (name === SYSTEM_TRIGGER_NAME) throw StrataException.conflict(TRIGGER_NAME_TAKEN);
 }

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 
 /**
@@ -5,6 +6,10 @@ import { Logger } from '@nestjs/common';
  * once), logging failures and carrying on; `stop` waits for the run in flight.
  * `wake` asks for a run as soon as possible (right after the one in flight);
  * it does nothing before `start`, so a disabled task stays disabled.
+ *
+ * Each run starts in the async context the task was made in, not in the one of
+ * whoever woke it: a wake from inside a request's transaction does not make the
+ * run part of that request (its statements are not that transaction's).
  */
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
@@ -12,13 +17,16 @@ export class PeriodicTask {
   private stopped = false;
   private woken = false;
   private started = false;
+  private readonly runNow: () => void;
 
   constructor(
     private readonly name: string,
     private readonly intervalMs: number,
     private readonly work: () => Promise<unknown>,
     private readonly logger = new Logger(name),
-  ) {}
+  ) {
+    this.runNow = AsyncResource.bind(() => this.runOnce());
+  }
 
   start(firstDelayMs = this.intervalMs): void {
     this.started = true;
@@ -44,15 +52,17 @@ export class PeriodicTask {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.woken = false;
-      this.running = this.work()
-        .catch((err: unknown) => this.logger.warn({ msg: `${this.name} failed; retrying`, err: String(err) }))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule(this.woken ? 0 : this.intervalMs);
-        });
-    }, delayMs);
+    this.timer = setTimeout(this.runNow, delayMs);
+  }
+
+  private runOnce(): void {
+    this.timer = undefined;
+    this.woken = false;
+    this.running = this.work()
+      .catch((err: unknown) => this.logger.warn({ msg: `${this.name} failed; retrying`, err: String(err) }))
+      .finally(() => {
+        this.running = undefined;
+        this.schedule(this.woken ? 0 : this.intervalMs);
+      });
   }
 }
