@@ -202,7 +202,10 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
         token,
         body: { input: { amount: 1 } },
       });
-      const inFlight = await runUntil(id, started.body.id, (r) => r.steps?.some((s: any) => s.status === 'running'));
+      // Once compute has started the step's function run (its id recorded on the step).
+      const inFlight = await runUntil(id, started.body.id, (r) =>
+        r.steps?.some((s: any) => s.status === 'running' && s.functionRunId),
+      );
       expect(inFlight.currentStepId).toBe('nap');
       await stack.restartOrchestration({ ...FAST, ...engineEnv });
       const done = await runUntil(id, started.body.id, final);
@@ -362,11 +365,11 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
     });
 
     (_engine === 'embedded' ? it : it.skip)(
-      'a replica holds one claimed run at a time while it asks compute: the other due runs stay free',
+      'a replica locks no run while it asks compute, asks about four at a time, and a start asked again is the same run',
       async () => {
         // The service behind the gateway stops running its engine; the runs are made due first.
         await stack.restartOrchestration({ ...FAST, ...engineEnv, ORCHESTRATION_ENGINE_ENABLED: 'false' });
-        const id = await orchestration('held-one', [{ id: 'charge', type: 'compute', functionId: fns['charge'] }]);
+        const id = await orchestration('held-none', [{ id: 'charge', type: 'compute', functionId: fns['charge'] }]);
         for (let i = 0; i < 5; i++) {
           const made = await call('POST', `${base()}/orchestrations/${id}/runs`, {
             token,
@@ -374,11 +377,18 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
           });
           expect(made.status).toBe(201);
         }
-        // A replica whose questions to compute go to a subscriber of the test that never answers.
+        // A replica whose questions to compute reach compute through the test, whose answers never come back:
+        // compute starts each function run, and the replica times out.
         const silentPrefix = `${stack.natsPrefix}_silent`;
         const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
-        let asked = 0;
-        const silent = nc.subscribe(`${silentPrefix}.compute.functions.run`, { callback: () => void asked++ });
+        const startedByCompute: string[] = [];
+        const silent = nc.subscribe(`${silentPrefix}.compute.functions.run`, {
+          callback: (_err, msg) => {
+            void nc
+              .request(`${stack.natsPrefix}.compute.functions.run`, msg.data, { timeout: 10_000 })
+              .then((reply) => startedByCompute.push(reply.json<{ runId: string }>().runId));
+          },
+        });
         await nc.flush();
         const replica = await stack.startOrchestrationReplica({
           ...FAST,
@@ -389,15 +399,27 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
         const db = new pg.Client({ connectionString: stack.databaseUrl });
         await db.connect();
         try {
-          await eventually(async () => (asked > 0 ? true : undefined), 20_000);
-          // The claim waiting for compute holds its run's row; the four others can be claimed by any replica.
+          await eventually(async () => (startedByCompute.length === 4 ? true : undefined), 20_000);
+          // Every run's row is free while the replica waits for compute's answers.
           await db.query('BEGIN');
           const free = await db.query(
             'SELECT id FROM orchestration.runs WHERE orchestration_id = $1 FOR UPDATE SKIP LOCKED',
             [id],
           );
           await db.query('ROLLBACK');
-          expect(free.rows).toHaveLength(4);
+          expect(free.rows).toHaveLength(5);
+          // The four asked about show their attempt, its function run not yet known; the fifth is due for any replica.
+          const steps = await db.query<{ function_run_id: string | null; status: string }>(
+            `SELECT s.function_run_id, s.status FROM orchestration.run_steps s
+               JOIN orchestration.runs r ON r.id = s.run_id WHERE r.orchestration_id = $1`,
+            [id],
+          );
+          expect(steps.rows).toEqual(Array(4).fill({ function_run_id: null, status: 'running' }));
+          const due = await db.query(
+            'SELECT id FROM orchestration.runs WHERE orchestration_id = $1 AND due_at <= now()',
+            [id],
+          );
+          expect(due.rows).toHaveLength(1);
         } finally {
           await db.end();
           await replica.close();
@@ -405,8 +427,16 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
           await nc.close();
           await stack.restartOrchestration({ ...FAST, ...engineEnv });
         }
-        // With the engine back, the runs go on with the real compute.
-        for (const run of await runsOf(id)) expect((await runUntil(id, run.id, final)).status).toBe('completed');
+        // With the engine back, each start is asked again with its job id: compute answers the run it started.
+        const stepRuns: string[] = [];
+        for (const run of await runsOf(id)) {
+          const done = await runUntil(id, run.id, final);
+          expect(done.status).toBe('completed');
+          expect(done.steps).toHaveLength(1);
+          stepRuns.push(done.steps[0].functionRunId);
+        }
+        expect(startedByCompute.every((runId) => stepRuns.includes(runId))).toBe(true);
+        expect(new Set(stepRuns).size).toBe(5);
       },
     );
 

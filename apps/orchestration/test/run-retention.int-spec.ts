@@ -1,43 +1,25 @@
-import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
-import { serviceDataSourceOptions } from '@strata/db';
-import { loadConfig } from '@strata/platform';
-import { createTestDatabase, ManualClock, type TestDatabase } from '@strata/testing';
-import { ORCHESTRATION_ENTITIES } from '../src/app.module.js';
-import { migrateOrchestration } from '../src/create-orchestration-app.js';
-import { MIGRATIONS, ORCHESTRATION_SCHEMA } from '../src/migrations/index.js';
-import { OrchestrationConfig } from '../src/orchestration.config.js';
+import type { DataSource } from 'typeorm';
+import { ManualClock } from '@strata/testing';
 import { RunRetention } from '../src/runs/run-retention.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
+import { openOrchestrationTestDatabase, type OrchestrationTestDatabase } from './support/orchestration-database.js';
 
 /** Finished runs past their TTL go, however many there are, in one pass of batches of 1,000. */
 describe('the retention of finished orchestration runs, against a real PostgreSQL', () => {
-  let db: TestDatabase;
+  let db: OrchestrationTestDatabase;
   let ds: DataSource;
   let retention: RunRetention;
   const clock = new ManualClock(new Date('2026-11-26T08:00:00Z'));
 
   beforeAll(async () => {
-    db = await createTestDatabase('strata_orchestration_test');
-    const config = loadConfig(OrchestrationConfig, { ...process.env, STRATA_ENV: 'development', DATABASE_URL: db.url });
-    await migrateOrchestration(config);
-    ds = new DataSource(
-      serviceDataSourceOptions({
-        url: db.url,
-        schema: ORCHESTRATION_SCHEMA,
-        entities: ORCHESTRATION_ENTITIES,
-        migrations: MIGRATIONS,
-        poolSize: 2,
-      }),
-    );
-    await ds.initialize();
-    retention = new RunRetention(new RunsRepository(ds), clock, config);
+    db = await openOrchestrationTestDatabase();
+    ds = db.ds;
+    retention = new RunRetention(new RunsRepository(ds), clock, db.config);
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   /** `count` runs of one status whose TTL ends `ttlOffsetMs` from the clock's now. */

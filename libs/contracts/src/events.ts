@@ -449,6 +449,8 @@ export function functionRunEndedSubject(prefix: string): string {
 export interface FunctionRunEnded {
   readonly workspaceSlug: string;
   readonly runId: string;
+  /** The run's job id (the start's `jobId`): names the step attempt before its run id is recorded. */
+  readonly jobId?: string;
   /** The start's `origin`, as given. */
   readonly origin: Readonly<Record<string, unknown>>;
   /** How the run ended, as `functionRunStatusSubject` would answer (saves asking). */

@@ -328,6 +328,7 @@ export class RunExecutor {
     const notice: FunctionRunEnded = {
       workspaceSlug: scope.workspace,
       runId: run.id,
+      jobId: run.jobId,
       origin,
       end: {
         found: true,

@@ -12,6 +12,12 @@ export interface StepRunEnded {
   readonly workspaceSlug: string;
   readonly functionRunId: string;
   readonly orchestrationRunId: string;
+  /**
+   * The function run's job id, which the engine records on the attempt's row
+   * before it asks compute to start it: a notice that comes before the engine
+   * recorded the run's id is still that attempt's.
+   */
+  readonly jobId?: string;
   /** How the function run ended (what compute's status answer would say). */
   readonly end: FunctionRunStatusReply;
 }
@@ -62,6 +68,7 @@ export class FunctionRunEnds implements OnApplicationBootstrap, OnApplicationShu
           workspaceSlug: notice.workspaceSlug,
           functionRunId: notice.runId,
           orchestrationRunId,
+          ...(typeof notice.jobId === 'string' ? { jobId: notice.jobId } : {}),
           end: notice.end,
         });
       }

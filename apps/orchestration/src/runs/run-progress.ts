@@ -1,4 +1,4 @@
-import { newOrchestrationStepId } from '@strata/crypto';
+import { newOrchestrationRunId, newOrchestrationStepId } from '@strata/crypto';
 import type { FunctionRunStart, FunctionRunStartReply, FunctionRunStatusReply } from '@strata/contracts';
 import {
   computeOutcomeOf,
@@ -34,6 +34,49 @@ export function stepAttemptJobId(runId: string, stepId: string, attempt: number,
  * claim's transaction, the Temporal activities in theirs. Pure: the caller reads
  * and writes the rows.
  */
+
+/** What starts a run: its input and what started it. */
+export interface RunStart {
+  readonly input: JsonValue;
+  readonly correlationId: string | null;
+  readonly triggerType: string;
+  readonly triggerMetadata: Record<string, JsonValue>;
+}
+
+/** A new run of the orchestration's current version: `pending`, due at once. */
+export function pendingRun(
+  scope: { readonly workspace: string },
+  orchestration: { readonly id: string; readonly version: number },
+  start: RunStart,
+  now: Date,
+): RunRow {
+  return {
+    id: newOrchestrationRunId(),
+    workspace_slug: scope.workspace,
+    orchestration_id: orchestration.id,
+    orchestration_version: orchestration.version,
+    status: 'pending',
+    current_step_id: null,
+    current_attempt: 1,
+    input: start.input,
+    context: {},
+    step_outputs: {},
+    correlation_id: start.correlationId,
+    trigger_type: start.triggerType,
+    trigger_metadata: start.triggerMetadata,
+    has_errors: false,
+    delay_step_count: 0,
+    failure_reason: null,
+    executed_steps: [],
+    errors: [],
+    due_at: now,
+    created_at: now,
+    started_at: null,
+    completed_at: null,
+    ttl_expires_at: null,
+    workflow_id: null,
+  };
+}
 
 /** The paths a decision and a compute step see: `input.`, `context.`, `steps.<id>.output.`. */
 export function scopeOf(run: RunRow): RunScope {
@@ -114,23 +157,42 @@ export function startedStepRow(
   now: Date,
   started: FunctionRunStartReply,
 ): { row: StepRow; refused?: ComputeOutcome } {
-  const row = newStepRow(run, step, now, {
+  const row = startingStepRow(run, step, now);
+  const refused = applyStartReply(row, started, now);
+  return refused ? { row, refused } : { row };
+}
+
+/**
+ * The row of a compute attempt recorded before compute is asked to start it
+ * (the embedded engine's first phase): `running`, its job id known, its function
+ * run not yet.
+ */
+export function startingStepRow(run: RunRow, step: ComputeStep, now: Date): StepRow {
+  return newStepRow(run, step, now, {
     status: 'running',
     input: scopeOf(run) as unknown as JsonValue,
     function_id: step.functionId,
+    execution_id: functionRunOf(run, step).jobId,
   });
+}
+
+/**
+ * Compute's answer to a start, on the attempt's row: its function run, or the
+ * row failed when compute refused (the outcome answered then).
+ */
+export function applyStartReply(row: StepRow, started: FunctionRunStartReply, now: Date): ComputeOutcome | undefined {
   if (started.started) {
     row.function_run_id = started.runId;
     row.execution_id = started.jobId;
   }
-  if (started.started && !started.rateLimited) return { row };
+  if (started.started && !started.rateLimited) return undefined;
   const error = started.started
     ? { message: 'The workspace reached its function executions limit', code: 'RATE_LIMITED' }
     : { message: started.reason, code: started.code ?? 'FUNCTION_NOT_FOUND' };
   row.status = 'failed';
   row.error = error;
   row.completed_at = now;
-  return { row, refused: { ok: false, error } };
+  return { ok: false, error };
 }
 
 /** How a compute step's function run ended, from compute's answer; undefined while it is queued or running. */

@@ -26,38 +26,50 @@ export class RunsRepository {
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insert(scope: WorkspaceScope, r: RunRow, tx?: Tx): Promise<void> {
-    await managerOf(this.db, tx).query(
-      `INSERT INTO orchestration.runs (${RUN_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-               $24)`,
-      [
-        r.id,
-        scope.workspace,
-        r.orchestration_id,
-        r.orchestration_version,
-        r.status,
-        r.current_step_id,
-        r.current_attempt,
-        json(r.input),
-        json(r.context),
-        json(r.step_outputs),
-        r.correlation_id,
-        r.trigger_type,
-        json(r.trigger_metadata),
-        r.has_errors,
-        r.delay_step_count,
-        r.failure_reason,
-        json(r.executed_steps),
-        json(r.errors),
-        r.due_at,
-        r.created_at,
-        r.started_at,
-        r.completed_at,
-        r.ttl_expires_at,
-        r.workflow_id,
-      ],
+  /**
+   * Writes a new run while its orchestration exists; whether it did. The
+   * orchestration's row is read FOR SHARE by the same statement: a delete
+   * waits for the run's commit (and then cancels it with the others), or the
+   * run finds the orchestration gone. Before 2026-11-26 a run created during a
+   * delete escaped the delete's cancellation and ran on, out of the API's sight.
+   */
+  async insert(scope: WorkspaceScope, r: RunRow, tx?: Tx): Promise<boolean> {
+    const written = rowsOf<{ id: string }>(
+      await managerOf(this.db, tx).query(
+        `INSERT INTO orchestration.runs (${RUN_COLUMNS})
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
+                $24
+          WHERE EXISTS (SELECT 1 FROM orchestration.orchestrations o WHERE o.workspace_slug = $2 AND o.id = $3 FOR SHARE)
+         RETURNING id`,
+        [
+          r.id,
+          scope.workspace,
+          r.orchestration_id,
+          r.orchestration_version,
+          r.status,
+          r.current_step_id,
+          r.current_attempt,
+          json(r.input),
+          json(r.context),
+          json(r.step_outputs),
+          r.correlation_id,
+          r.trigger_type,
+          json(r.trigger_metadata),
+          r.has_errors,
+          r.delay_step_count,
+          r.failure_reason,
+          json(r.executed_steps),
+          json(r.errors),
+          r.due_at,
+          r.created_at,
+          r.started_at,
+          r.completed_at,
+          r.ttl_expires_at,
+          r.workflow_id,
+        ],
+      ),
     );
+    return written.length > 0;
   }
 
   /** Records that `eventId` started `runId` of the orchestration, in `tx`; false when the pair exists (a redelivery). */
@@ -243,11 +255,60 @@ export class RunsRepository {
     );
   }
 
+  /**
+   * Records the function run compute started for an attempt whose row waits
+   * for it (the embedded engine's second phase), and has the run look in on it
+   * at `pollAt`; whether the row was still waiting (a notice of the run's end
+   * may have been recorded first). Two statements, each on one row, so that it
+   * never waits for a lock while holding another (the notice's claim locks the
+   * run, then the row).
+   */
+  async recordStarted(
+    scope: WorkspaceScope,
+    runId: string,
+    rowId: string,
+    started: { readonly functionRunId: string; readonly jobId: string },
+    pollAt: Date,
+  ): Promise<boolean> {
+    const rows = rowsOf<{ id: string }>(
+      await this.db.query(
+        `UPDATE orchestration.run_steps SET function_run_id = $4, execution_id = $5
+          WHERE workspace_slug = $1 AND run_id = $2 AND id = $3 AND function_run_id IS NULL AND status = 'running'
+          RETURNING id`,
+        [scope.workspace, runId, rowId, started.functionRunId, started.jobId],
+      ),
+    );
+    if (rows.length === 0) return false;
+    await this.lookInAt(scope, runId, pollAt);
+    return true;
+  }
+
+  /** Has a running run looked in on at `at`, unless it is due sooner already. */
+  async lookInAt(scope: WorkspaceScope, runId: string, at: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE orchestration.runs SET due_at = $3
+        WHERE workspace_slug = $1 AND id = $2 AND status = 'running' AND due_at > $3`,
+      [scope.workspace, runId, at],
+    );
+  }
+
+  /** What a step row gains as it moves: its status and result, and a compute attempt's function run once known. */
   async saveStep(scope: WorkspaceScope, tx: Tx, s: StepRow): Promise<void> {
     await managerOf(this.db, tx).query(
-      `UPDATE orchestration.run_steps SET status = $3, output = $4, error = $5, delay_config = $6, completed_at = $7
+      `UPDATE orchestration.run_steps SET status = $3, output = $4, error = $5, delay_config = $6, completed_at = $7,
+              function_run_id = $8, execution_id = $9
         WHERE workspace_slug = $1 AND id = $2`,
-      [scope.workspace, s.id, s.status, json(s.output), json(s.error), json(s.delay_config), s.completed_at],
+      [
+        scope.workspace,
+        s.id,
+        s.status,
+        json(s.output),
+        json(s.error),
+        json(s.delay_config),
+        s.completed_at,
+        s.function_run_id,
+        s.execution_id,
+      ],
     );
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { newOrchestrationRunId } from '@strata/crypto';
 import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { OrchestrationConfig } from '../orchestration.config.js';
 import { Clock, StrataException } from '@strata/platform';
@@ -8,20 +7,13 @@ import { ORCHESTRATION_NOT_FOUND } from '../orchestrations/orchestration-names.j
 import { OrchestrationsRepository } from '../orchestrations/orchestrations.repository.js';
 import type { RunDetailQueryRequest, RunListQueryRequest, StartRunRequest } from './dto/run.requests.js';
 import { RunEngine } from './run-engine.js';
+import { pendingRun, type RunStart } from './run-progress.js';
 import { runView, stepView } from './run-view.js';
 import type { OrchestrationEntity } from '../orchestrations/orchestration.entity.js';
 import type { RunRow } from './run-rows.js';
 import { RunsRepository } from './runs.repository.js';
 
 export const RUN_NOT_FOUND = 'Run not found';
-
-/** How a run starts. */
-export interface RunStart {
-  readonly input: JsonValue;
-  readonly correlationId: string | null;
-  readonly triggerType: string;
-  readonly triggerMetadata: Record<string, JsonValue>;
-}
 
 /** Runs of an orchestration: start one by hand, list, read with its steps. */
 @Injectable()
@@ -72,39 +64,16 @@ export class RunsService {
     start: RunStart & { eventId?: string; tx?: Tx },
   ): Promise<RunRow | undefined> {
     const now = this.clock.now();
-    const run: RunRow = {
-      id: newOrchestrationRunId(),
-      workspace_slug: scope.workspace,
-      orchestration_id: orchestration.id,
-      orchestration_version: orchestration.version,
-      status: 'pending' as const,
-      current_step_id: null,
-      current_attempt: 1,
-      input: start.input,
-      context: {},
-      step_outputs: {},
-      correlation_id: start.correlationId,
-      trigger_type: start.triggerType,
-      trigger_metadata: start.triggerMetadata,
-      has_errors: false,
-      delay_step_count: 0,
-      failure_reason: null,
-      executed_steps: [],
-      errors: [],
-      due_at: now,
-      created_at: now,
-      started_at: null,
-      completed_at: null,
-      ttl_expires_at: null,
-      workflow_id: null,
-    };
+    const run = pendingRun(scope, orchestration, start, now);
     const eventId = start.eventId;
-    if (eventId === undefined) await this.runs.insert(scope, run, start.tx);
-    else {
+    if (eventId === undefined) {
+      // Deleted since it was read: no run (the delete's cancellation could not see it).
+      if (!(await this.runs.insert(scope, run, start.tx))) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
+    } else {
       const fresh = await this.transactions.run(async (tx) => {
         if (!(await this.runs.claimEvent(scope, tx, eventId, orchestration.id, run.id, now))) return false;
-        await this.runs.insert(scope, run, tx);
-        return true;
+        // A deleted orchestration starts nothing; the event counts as taken.
+        return this.runs.insert(scope, run, tx);
       });
       if (!fresh) return undefined;
     }
