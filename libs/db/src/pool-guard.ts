@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { EntityManager } from 'typeorm';
 
 /** A transaction `Transactions.run` has open, as the code running in it sees it. */
 interface OpenTransaction {
@@ -54,12 +55,25 @@ let installed = false;
 
 /**
  * Checks every `pg.Pool#connect` (TypeORM's queries, `queryPrepared`'s pool
- * queries) against the transaction marker. Installed once per process, by
+ * queries) against the transaction marker, and marks every transaction opened
+ * with TypeORM's `transaction()` (the repositories that open their own, as
+ * `Transactions.run` does for services). Installed once per process, by
  * `serviceDataSourceOptions`.
  */
 export function installPoolGuard(): void {
   if (installed) return;
   installed = true;
+  type Work = (manager: EntityManager) => Promise<unknown>;
+  const managerPrototype = EntityManager.prototype as unknown as { transaction: (...args: unknown[]) => unknown };
+  const transaction = managerPrototype.transaction;
+  managerPrototype.transaction = function (this: unknown, ...args: unknown[]) {
+    const at = args.findIndex((a) => typeof a === 'function');
+    if (at >= 0) {
+      const work = args[at] as Work;
+      args[at] = (manager: EntityManager) => markedAsTransaction(() => work(manager));
+    }
+    return transaction.apply(this, args);
+  };
   const prototype = pg.Pool.prototype as unknown as { connect: (...args: unknown[]) => unknown };
   const connect = prototype.connect;
   prototype.connect = function (this: unknown, ...args: unknown[]) {

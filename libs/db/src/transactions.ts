@@ -1,5 +1,4 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { markedAsTransaction } from './pool-guard.js';
 
 declare const txBrand: unique symbol;
 
@@ -22,7 +21,8 @@ export class Transactions {
    * another pooled connection meanwhile is reported (pool-guard.ts).
    */
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.db.transaction((manager) => markedAsTransaction(() => work(manager as unknown as Tx)));
+    // Marked as a transaction by the pool guard's wrapper of TypeORM's `transaction()` (pool-guard.ts).
+    return this.db.transaction((manager) => work(manager as unknown as Tx));
   }
 
   /**

@@ -32,6 +32,10 @@ describe('the pool guard', () => {
     await expect(transactions.run(async () => ds.query('SELECT 1'))).rejects.toBeInstanceOf(
       ConnectionInsideTransactionError,
     );
+    // A repository that opens its own transaction with TypeORM is checked the same way.
+    await expect(ds.transaction(async () => ds.query('SELECT 1'))).rejects.toBeInstanceOf(
+      ConnectionInsideTransactionError,
+    );
     // A transaction opened inside another is the same mistake.
     await expect(transactions.run(() => transactions.run(async () => 1))).rejects.toBeInstanceOf(
       ConnectionInsideTransactionError,
