@@ -159,6 +159,13 @@ export class FunctionsRepository {
 
   /** Marks the function deleted (its versions and runs stay for audit); whether it was live. */
   async softDelete(scope: WorkspaceScope, tx: Tx, id: string, by: string, now: Date): Promise<boolean> {
+    // FOR UPDATE first: it waits for the run inserts in flight (each holds the row FOR KEY SHARE) and
+    // holds back new ones until the delete commits, so its caller's cancellation of queued runs misses
+    // none (migration 1764950000000).
+    await managerOf(this.db, tx).query(
+      'SELECT id FROM compute.functions WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE',
+      [scope.workspace, id],
+    );
     const result = await managerOf(this.db, tx)
       .createQueryBuilder()
       .update(FunctionEntity)

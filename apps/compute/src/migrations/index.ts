@@ -6,6 +6,7 @@ import { ComputeTriggerSchedules1764600000000 } from './1764600000000-compute-tr
 import { ComputeRerunIndex1764700000000 } from './1764700000000-compute-rerun-index.js';
 import { ComputeRateLimitedRuns1764800000000 } from './1764800000000-compute-rate-limited-runs.js';
 import { ComputeEndpointCredentials1764900000000 } from './1764900000000-compute-endpoint-credentials.js';
+import { ComputeRunsOfLiveFunctions1764950000000 } from './1764950000000-compute-runs-of-live-functions.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   ComputeRerunIndex1764700000000,
   ComputeRateLimitedRuns1764800000000,
   ComputeEndpointCredentials1764900000000,
+  ComputeRunsOfLiveFunctions1764950000000,
 ];

@@ -175,7 +175,7 @@ export class RunsRepository {
     const columns = this.columns();
     const values = columns.map((c) => columnValue(c, c.getEntityValue(row)));
     const at = values.length;
-    const written = await queryPrepared<{ id: string }>(
+    const written = await queryPrepared<{ id: string; status: string }>(
       this.db.manager,
       `WITH pair AS (
          INSERT INTO compute.trigger_event_runs (event_id, trigger_id, workspace_slug, run_id, created_at)
@@ -183,10 +183,11 @@ export class RunsRepository {
          ON CONFLICT (event_id, trigger_id) DO NOTHING RETURNING run_id)
        INSERT INTO compute.runs (${columns.map((c) => c.databaseName).join(', ')})
        SELECT ${columns.map((_, i) => `$${i + 1}`).join(', ')} WHERE EXISTS (SELECT 1 FROM pair)
-       RETURNING id`,
+       RETURNING id, status`,
       [...values, pair.eventId, pair.triggerId, scope.workspace, row.id, pair.at],
     );
-    return written.length > 0 ? row : undefined;
+    // Written `cancelled` when its function was deleted meanwhile (migration 1764950000000): not this worker's to run.
+    return written[0]?.status === 'running' || written[0]?.status === 'queued' ? row : undefined;
   }
 
   /** The row `r` is written as (what a worker executes a run it records itself with). */
