@@ -5,6 +5,13 @@ export type CpuSample = ReadonlyMap<string, number>;
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
+/**
+ * A process's CPU: its own user and system time, and that of its children it
+ * has reaped (`cutime`, `cstime`). PostgreSQL's backends come and go: one that
+ * exits between two samples moves its time into the postmaster's reaped
+ * children's, so the group's sum never goes back (without them a sample could
+ * read less than the one before it: -0.29 ms of PostgreSQL per run).
+ */
 function cpuMsOf(pid: number): { comm: string; ms: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -12,7 +19,8 @@ function cpuMsOf(pid: number): { comm: string; ms: number } | undefined {
     const close = stat.lastIndexOf(')');
     const comm = stat.slice(stat.indexOf('(') + 1, close);
     const fields = stat.slice(close + 2).split(' ');
-    return { comm, ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    return { comm, ms: ticks * TICK_MS };
   } catch {
     return undefined;
   }
