@@ -589,6 +589,36 @@ describe('event-driven triggers', () => {
     }
   });
 
+  it('runs on a failure event: a refused create of the collection starts the trigger with the failure', async () => {
+    const collection = await call('POST', `${base()}/structures`, {
+      token,
+      body: {
+        name: 'Invoices',
+        recordSlug: 'invoices',
+        properties: [{ name: 'amount', type: 'number', required: true }],
+      },
+    });
+    expect(collection.status).toBeLessThan(300);
+    const trigger = await createTrigger({
+      name: 'on-refused-invoice',
+      executionType: 'event-driven',
+      triggerMetadata: { event: 'record_created_failed', recordSlug: 'invoices' },
+    });
+    expect(trigger.status).toBe(201);
+    const refused = await call('POST', `${base()}/records`, {
+      token,
+      body: { structureId: collection.body.id, data: { amount: 'lots' } },
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const [run] = await runsOf(trigger.body.id, 1);
+    expect(run).toMatchObject({ status: 'succeeded' });
+    expect(run!.result.data.executionParams).toMatchObject({
+      event: 'record_created_failed',
+      recordSlug: 'invoices',
+      error: expect.any(Object),
+    });
+  });
+
   it('keeps an event while no worker runs, and a worker that comes back runs it once', async () => {
     const collection = await call('POST', `${base()}/structures`, {
       token,

@@ -597,6 +597,45 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       expect(runs.find((r) => r.input.data.data.n === 5).executedSteps).toEqual(['big']);
     });
 
+    it('starts a run on a failure event (record_created_failed), with the failure as input', async () => {
+      const data = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+      const collection = await call('POST', `${data}/structures`, {
+        token,
+        body: {
+          name: 'Strict tickets',
+          recordSlug: 'strict-tickets',
+          properties: [{ name: 'n', type: 'number', required: true }],
+        },
+      });
+      expect(collection.status).toBeLessThan(300);
+      const made = await call('POST', `${base()}/orchestrations`, {
+        token,
+        body: {
+          slug: 'on-refused-ticket',
+          name: 'On refused ticket',
+          status: 'active',
+          trigger: { type: 'event-driven', eventType: 'record.created_failed', structureSlug: 'strict-tickets' },
+          steps: [{ id: 'note', type: 'delay', delayMs: 10 }],
+        },
+      });
+      expect(made.status).toBe(201);
+      expect(made.body.trigger.eventType).toBe('record_created_failed');
+      const refused = await call('POST', `${data}/records`, {
+        token,
+        body: { structureId: collection.body.id, data: { n: 'not a number' } },
+      });
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      const [run] = await eventually(async () => {
+        const listed = (await runsOf(made.body.id)).filter(final);
+        return listed.length >= 1 ? listed : undefined;
+      }, 30_000);
+      expect(run).toMatchObject({
+        status: 'completed',
+        triggerMetadata: { eventType: 'record_created_failed' },
+        input: { event: 'record_created_failed', recordSlug: 'strict-tickets', error: expect.any(Object) },
+      });
+    });
+
     it('starts scheduled runs while active, and pausing takes the orchestration off the schedule', async () => {
       const made = await call('POST', `${base()}/orchestrations`, {
         token,

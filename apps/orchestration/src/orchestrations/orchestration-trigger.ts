@@ -1,10 +1,17 @@
-import { BULK_RECORD_EVENTS, RECORD_EVENTS, recordEventName, TRIGGER_PATH, type FieldError } from '@strata/contracts';
+import {
+  BULK_RECORD_EVENTS,
+  FAILED_RECORD_EVENTS,
+  RECORD_EVENTS,
+  recordEventName,
+  TRIGGER_PATH,
+  type FieldError,
+} from '@strata/contracts';
 import { checkCronExpression, isTimezone, MAX_INTERVAL_SECONDS, parseDateTime } from '@strata/schedule';
 
 export const ORCHESTRATION_TRIGGER_TYPES = ['event-driven', 'scheduled', 'on-demand', 'http-trigger'] as const;
 export type OrchestrationTriggerType = (typeof ORCHESTRATION_TRIGGER_TYPES)[number];
 
-const EVENTS: readonly string[] = [...RECORD_EVENTS, ...BULK_RECORD_EVENTS];
+const EVENTS: readonly string[] = [...RECORD_EVENTS, ...BULK_RECORD_EVENTS, ...FAILED_RECORD_EVENTS];
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const HEADER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 

@@ -309,7 +309,7 @@ describe('event-driven', () => {
     expect(ok('event-driven', { event, recordSlug: 'orders' })).toEqual({ event, recordSlug: 'orders', params: {} });
   });
 
-  it('watches the record events and the bulk aggregates, not the failures', () => {
+  it('watches the record events, the bulk aggregates and the failures (spec 3 lists them all)', () => {
     expect(TRIGGER_EVENTS).toEqual([
       'record_created',
       'record_updated',
@@ -320,10 +320,16 @@ describe('event-driven', () => {
       'records_bulk_created',
       'records_bulk_updated',
       'records_bulk_deleted',
+      'record_created_failed',
+      'record_updated_failed',
+      'record_deleted_failed',
+      'records_bulk_created_failed',
+      'records_bulk_updated_failed',
+      'records_bulk_deleted_failed',
     ]);
   });
 
-  it.each([['record_created_failed'], ['RECORD_CREATED'], ['record.created'], [''], [1], [null], [['record_created']]])(
+  it.each([['record_exploded'], ['RECORD_CREATED'], ['record.created'], [''], [1], [null], [['record_created']]])(
     'refuses the event %p',
     (event) => {
       expect(only('event-driven', { event, recordSlug: 'orders' })).toEqual([

@@ -1,4 +1,10 @@
-import { BULK_RECORD_EVENTS, type FieldError, RECORD_EVENTS, TRIGGER_PATH } from '@strata/contracts';
+import {
+  BULK_RECORD_EVENTS,
+  FAILED_RECORD_EVENTS,
+  type FieldError,
+  RECORD_EVENTS,
+  TRIGGER_PATH,
+} from '@strata/contracts';
 
 export { TRIGGER_PATH };
 import {
@@ -24,7 +30,7 @@ export const EXECUTION_TYPES = ['on-demand', 'event-driven', 'scheduled', 'http-
 export type ExecutionType = (typeof EXECUTION_TYPES)[number];
 
 /** The record events a trigger can watch: the per-record events and the bulk aggregates (not the *_failed ones). */
-export const TRIGGER_EVENTS = [...RECORD_EVENTS, ...BULK_RECORD_EVENTS] as const;
+export const TRIGGER_EVENTS = [...RECORD_EVENTS, ...BULK_RECORD_EVENTS, ...FAILED_RECORD_EVENTS] as const;
 export type TriggerEventName = (typeof TRIGGER_EVENTS)[number];
 
 export const SCHEDULE_TYPES = ['interval', 'cron', 'once'] as const;
