@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { issueWorkspaceScope, Transactions, type Tx } from '@strata/db';
+import { lockWaiter } from '@strata/testing';
 import { FunctionsRepository } from '../src/functions/functions.repository.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
 import { openComputeTestDatabase, type ComputeTestDatabase } from './support/compute-database.js';
@@ -63,7 +64,6 @@ describe('a run written while its function is deleted', () => {
     void promise.finally(() => (state.settled = true));
     return state;
   };
-  const aWhile = () => new Promise((resolve) => setTimeout(resolve, 200));
   const CANCELLED = { status: 'cancelled', error: '{"name":"Cancelled","message":"The function was deleted."}' };
 
   it('is written cancelled, never queued, once its function is deleted', async () => {
@@ -84,7 +84,7 @@ describe('a run written while its function is deleted', () => {
       const run = eventRun({ functionId, triggerId: null, executionSource: 'manual' });
       const written = runs.insert(scope, undefined, run);
       const state = pending(written);
-      await aWhile();
+      await lockWaiter(ds);
       expect(state.settled).toBe(false);
       await deleting.commitTransaction();
       await written;
@@ -104,7 +104,7 @@ describe('a run written while its function is deleted', () => {
       await runs.insert(scope, writing.manager as unknown as Tx, run);
       const deleted = new Transactions(ds).run((tx) => deleteIn(tx, functionId));
       const state = pending(deleted);
-      await aWhile();
+      await lockWaiter(ds);
       expect(state.settled).toBe(false);
       await writing.commitTransaction();
       await deleted;

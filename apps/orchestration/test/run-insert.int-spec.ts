@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { issueWorkspaceScope } from '@strata/db';
+import { lockWaiter } from '@strata/testing';
 import { pendingRun } from '../src/runs/run-progress.js';
 import type { RunRow } from '../src/runs/run-rows.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
@@ -58,7 +59,7 @@ describe('a new orchestration run and its orchestration being deleted', () => {
       const written = runs.insert(scope, run('orun_while_deleting', 'orch_deleting'));
       let settled = false;
       void written.finally(() => (settled = true));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await lockWaiter(ds);
       expect(settled).toBe(false);
       await deleting.query('COMMIT');
       expect(await written).toBe(false);
@@ -82,7 +83,7 @@ describe('a new orchestration run and its orchestration being deleted', () => {
       const deleted = ds.query('DELETE FROM orchestration.orchestrations WHERE id = $1', ['orch_starting']);
       let settled = false;
       void deleted.finally(() => (settled = true));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await lockWaiter(ds);
       expect(settled).toBe(false);
       await starting.query('COMMIT');
       await deleted;

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { EntityManager } from 'typeorm';
 
-/** A transaction `Transactions.run` has open, as the code running in it sees it. */
+/** A transaction TypeORM's `transaction()` has open, as the code running in it sees it. */
 interface OpenTransaction {
   open: boolean;
 }

@@ -43,13 +43,16 @@ describe('the pool guard', () => {
   });
 
   it("lets the transaction's own statements through, and the pool's once the transaction has ended", async () => {
+    let ended!: () => void;
+    const transactionEnded = new Promise<void>((resolve) => (ended = resolve));
     let later: Promise<unknown> | undefined;
     const answer = await transactions.run(async (tx) => {
       const [row] = await (tx as unknown as DataSource['manager']).query<{ n: number }[]>('SELECT 1 AS n');
-      // Work the transaction left behind, running after it ended.
-      later = new Promise((resolve) => setTimeout(resolve, 20)).then(() => ds.query('SELECT 2 AS n'));
+      // Work the transaction left behind, running once it has ended.
+      later = transactionEnded.then(() => ds.query('SELECT 2 AS n'));
       return row!.n;
     });
+    ended();
     expect(answer).toBe(1);
     await expect(later).resolves.toEqual([{ n: 2 }]);
     expect(await ds.query('SELECT 3 AS n')).toEqual([{ n: 3 }]);

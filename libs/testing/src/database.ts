@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { eventually } from './isolation.js';
 
 export interface TestDatabase {
   readonly url: string;
@@ -33,4 +34,22 @@ export async function createTestDatabase(prefix = 'strata_test'): Promise<TestDa
       await c.end();
     },
   };
+}
+
+/**
+ * Resolves once a session of the queried database waits for a lock (a
+ * statement held behind another transaction), or fails after `timeoutMs`: how
+ * a test sees that a write is blocked, without sleeping and hoping.
+ */
+export function lockWaiter(db: { query(sql: string): Promise<unknown> }, timeoutMs = 10_000): Promise<true> {
+  return eventually(
+    async () => {
+      const rows = (await db.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' LIMIT 1",
+      )) as unknown[];
+      return rows.length > 0 ? true : undefined;
+    },
+    timeoutMs,
+    20,
+  );
 }
