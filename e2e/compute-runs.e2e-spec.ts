@@ -287,6 +287,104 @@ describe('the job pipeline', () => {
   });
 });
 
+/**
+ * A job carries its run, and a worker executes it before claiming it: the claim
+ * comes at the run's first platform call or after COMPUTE_CLAIM_AFTER_MS (5 s
+ * here, so the run below stays unclaimed while the test acts on it).
+ */
+describe('a run executed before its claim', () => {
+  /** Jobs a worker has taken and not acknowledged (a run it executes unclaimed). */
+  async function jobsHeld(): Promise<number> {
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const info = await jsm.consumers.info(`${stack.natsPrefix}_compute_jobs`, `${stack.natsPrefix}_compute_workers`);
+      return info.num_ack_pending;
+    } finally {
+      await nc.close();
+    }
+  }
+  const statusOf = async (job: string) =>
+    (await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0]?.status as string;
+
+  it('runs again on another worker when its worker dies before claiming it, instead of failing as WorkerLost', async () => {
+    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_CLAIM_AFTER_MS: '5000' });
+    await worker.stop();
+    const job = await test(
+      `async function run() { await new Promise((r) => setTimeout(r, 2500)); return { success: true, data: 'again' }; }`,
+    );
+    await eventually(async () => ((await jobsHeld()) === 1 ? true : undefined), 30_000);
+    expect(await statusOf(job)).toBe('queued');
+    await holder.stop('SIGKILL');
+    // The job comes back once its acknowledgement is overdue (10 s), and the next worker claims it first.
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'again' } });
+  });
+
+  it('makes no platform call and records nothing once its function is deleted under it', async () => {
+    const notes = await call('POST', `${base()}/structures`, {
+      token,
+      body: { name: 'Claim notes', recordSlug: 'claim-notes', properties: [{ name: 'text', type: 'string' }] },
+    });
+    expect(notes.status).toBeLessThan(300);
+    const fn = await call('POST', `${base()}/compute-functions`, {
+      token,
+      body: {
+        name: 'writes-late',
+        code: `async function run() {
+          await new Promise((r) => setTimeout(r, 2000));
+          await api.createRecord('claim-notes', { text: 'late' });
+          return { success: true };
+        }`,
+      },
+    });
+    expect(fn.status).toBe(201);
+    const trigger = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: { functionId: fn.body.id, name: 'writes-late-now', executionType: 'on-demand' },
+    });
+    expect(trigger.status).toBe(201);
+    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_CLAIM_AFTER_MS: '5000' });
+    await worker.stop();
+    const executed = await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body: {} });
+    expect(executed.status).toBe(200);
+    const job = executed.body as string;
+    await eventually(async () => ((await jobsHeld()) === 1 ? true : undefined), 30_000);
+
+    expect((await call('DELETE', `${base()}/compute-functions/${fn.body.id}`, { token })).status).toBe(200);
+    // The worker ends the run (its createRecord refused: the run is not queued any more) and lets its job go.
+    await eventually(async () => ((await jobsHeld()) === 0 ? true : undefined), 30_000);
+    expect(await finished(job)).toMatchObject({
+      status: 'cancelled',
+      error: { name: 'Cancelled', message: 'The function was deleted.' },
+    });
+    const list = await call('GET', `${base()}/records?structureId=${notes.body.id}`, { token });
+    expect(list.status).toBe(200);
+    expect(list.body.results).toEqual([]);
+    await holder.stop();
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  });
+
+  it('is claimed at its first platform call: it shows running while it waits after that call', async () => {
+    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_CLAIM_AFTER_MS: '5000' });
+    await worker.stop();
+    const job = await test(`async function run() {
+      await api.queryRecords('no-such-collection', {}).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 2000));
+      return { success: true, data: 'claimed' };
+    }`);
+    // Unclaimed, it would stay queued until it ended, two seconds later (the suite's wall-clock limit is 3 s).
+    await eventually(async () => {
+      const status = await statusOf(job);
+      if (status !== 'queued' && status !== 'running') throw new Error(`ended before it was seen running: ${status}`);
+      return status === 'running' ? true : undefined;
+    }, 30_000);
+    expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'claimed' } });
+    await holder.stop();
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  });
+});
+
 describe('a worker asked to stop', () => {
   it('exits once COMPUTE_WORKER_STOP_MS has passed, its unfinished run failed through its lease', async () => {
     // Only the stop's deadline can end this worker before the run's two minutes.

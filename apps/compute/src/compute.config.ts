@@ -128,6 +128,17 @@ export class ComputeConfig extends ServiceConfig {
   @Max(600_000)
   COMPUTE_LEASE_MS = 30_000;
 
+  /**
+   * A run its job carried is claimed (`running`, under a lease) at its first
+   * call into the platform or once a worker has held it this long; a run that
+   * ends before either is recorded with its outcome in one statement. 0 claims
+   * every run before it starts.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(5000)
+  COMPUTE_CLAIM_AFTER_MS = 50;
+
   /** How often this API replica looks for runs whose worker was lost and for jobs not taken. */
   @IsInt()
   @Min(50)

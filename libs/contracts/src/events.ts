@@ -135,10 +135,16 @@ export function computeJobSubject(prefix: string, workspace: string): string {
   return `${prefix}.compute.jobs.${workspace}`;
 }
 
-/** A compute job: which run to execute (the run row holds everything else). */
+/**
+ * A compute job: which run to execute. With `run` (a run queued by the API
+ * outside a transaction) the job also carries the row's columns a worker needs
+ * to start it, so the worker reads nothing first and claims the run only when
+ * it must (docs/compute.md, "The job pipeline"); the row is still the truth.
+ */
 export interface ComputeJob {
   readonly runId: string;
   readonly workspaceSlug: string;
+  readonly run?: CarriedRun;
 }
 
 /**
@@ -219,11 +225,17 @@ export interface EndpointDispatch {
   readonly run?: DispatchedRun;
 }
 
-/** A run row as a job or a dispatch carries it (the row's columns, dates as ISO strings). */
+/**
+ * A run row as a job or a dispatch carries it (the row's columns, dates as ISO
+ * strings): a saved function version's run, or (jobs only) a test run with its
+ * own `code` and no function.
+ */
 export interface CarriedRun {
   readonly jobId: string;
-  readonly functionId: string;
-  readonly functionVersion: number;
+  readonly functionId: string | null;
+  readonly functionVersion: number | null;
+  /** A test run's own code (then `functionId` and `functionVersion` are null). */
+  readonly code?: string;
   readonly functionCodeHash: string;
   readonly triggerId: string | null;
   readonly executionSource: string;

@@ -5,6 +5,8 @@ import type { Tx, WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
+import type { ComputeJob } from '@strata/contracts';
+import { carriedRun } from './carried-run.js';
 import { RunJobs } from './run-jobs.js';
 import { defaultRunLimits, type RunLimits } from './run-limits.js';
 import { sealRunParams, type RunParams } from './run-params.js';
@@ -62,8 +64,9 @@ export class RunQueue {
   }
 
   async enqueue(scope: WorkspaceScope, request: RunRequest): Promise<QueuedJob> {
-    const run = await this.runs.insert(scope, undefined, this.newRun(request));
-    if (run.status === 'queued') await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace });
+    const queued = this.newRun(request);
+    const run = await this.runs.insert(scope, undefined, queued);
+    if (run.status === 'queued') await this.jobs.publish(jobOf(scope, queued));
     return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
   }
 
@@ -133,8 +136,7 @@ export class RunQueue {
   ): Promise<OnceQueued | undefined> {
     const run = await this.runs.insertForEvent(scope, prepared, { ...pair, at: this.clock.now() });
     if (!run) return undefined;
-    const published =
-      run.status === 'queued' && (await this.jobs.publish({ runId: run.id, workspaceSlug: scope.workspace }));
+    const published = run.status === 'queued' && (await this.jobs.publish(jobOf(scope, prepared)));
     return {
       jobId: run.jobId,
       runId: run.id,
@@ -166,14 +168,11 @@ export class RunQueue {
       .map((request, i) => ({ request, i }))
       .filter(({ request, i }) => firsts.get(request.jobId) === i);
     const refused = await Promise.all(candidates.map(() => overBudget()));
-    const written = await this.runs.insertNewJobs(
-      scope,
-      candidates.map(({ request }, k) => this.newRun({ ...request, rateLimited: refused[k]! })),
-    );
+    const newRuns = candidates.map(({ request }, k) => this.newRun({ ...request, rateLimited: refused[k]! }));
+    const written = await this.runs.insertNewJobs(scope, newRuns);
     const queued = written.filter((run) => run.status === 'queued');
-    const published = await this.jobs.publishMany(
-      queued.map((run) => ({ runId: run.id, workspaceSlug: scope.workspace })),
-    );
+    const byId = new Map(newRuns.map((run) => [run.id, run]));
+    const published = await this.jobs.publishMany(queued.map((run) => jobOf(scope, byId.get(run.id)!)));
     const publishedRuns = new Set(queued.filter((_, k) => published[k]).map((run) => run.id));
     const byJob = new Map(written.map((run) => [run.jobId, run]));
     return requests.map((request, i) => {
@@ -212,6 +211,12 @@ export class RunQueue {
       ...(request.rateLimited ? { refused: { error: this.rateLimitedError(), at: this.clock.now() } } : {}),
     };
   }
+}
+
+/** The job of a queued run, carrying the run when it fits in a message (`carriedRun`). */
+function jobOf(scope: WorkspaceScope, run: NewRun): ComputeJob {
+  const carried = carriedRun(run, { withCode: true });
+  return { runId: run.id, workspaceSlug: scope.workspace, ...(carried ? { run: carried } : {}) };
 }
 
 const statusOf = (status: string): QueuedJob['status'] => (status === 'rate_limited' ? 'rate_limited' : 'queued');

@@ -332,6 +332,18 @@ export class RunsRepository {
     return raw ? this.fromRow(raw) : undefined;
   }
 
+  /** `claim` of a run whose row the worker has from its job: whether it was still queued. */
+  async take(scope: WorkspaceScope, id: string, workerId: string, startedAt: Date, leaseUntil: Date): Promise<boolean> {
+    const rows = await queryPrepared<{ id: string }>(
+      this.db.manager,
+      `UPDATE compute.runs SET status = 'running', worker_id = $3, started_at = $4, lease_expires_at = $5
+        WHERE workspace_slug = $1 AND id = $2 AND status = 'queued'
+        RETURNING id`,
+      [scope.workspace, id, workerId, startedAt, leaseUntil],
+    );
+    return rows.length > 0;
+  }
+
   /** A worker takes over an endpoint run dispatched under `holder`; undefined when that hold is gone. */
   async claimDispatched(
     scope: WorkspaceScope,
@@ -406,22 +418,51 @@ export class RunsRepository {
               error = $9, memory_usage_bytes = $10, cpu_usage_seconds = $11, finished_at = $12, lease_expires_at = NULL
         WHERE workspace_slug = $1 AND id = $2 AND status = 'running' AND worker_id = $3
         RETURNING id`,
-      [
-        scope.workspace,
-        id,
-        workerId,
-        o.status,
-        o.logs,
-        o.logsTruncated,
-        o.apiCalls,
-        o.returnValue,
-        o.error,
-        o.memoryUsageBytes,
-        o.cpuUsageSeconds.toFixed(6),
-        o.finishedAt,
-      ],
+      this.outcomeValues(scope, id, workerId, o),
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Records how a run ended that `workerId` executed from its job without
+   * claiming it first (`DeferredClaim`): claim and outcome in one statement,
+   * written only if the run is still queued, or held by this worker (a claim
+   * whose answer was lost). Whether it was.
+   */
+  async finishQueued(
+    scope: WorkspaceScope,
+    id: string,
+    workerId: string,
+    startedAt: Date,
+    o: RunOutcome,
+  ): Promise<boolean> {
+    const rows = await queryPrepared<{ id: string }>(
+      this.db.manager,
+      `UPDATE compute.runs SET status = $4, logs = $5, logs_truncated = $6, api_calls = $7, return_value = $8,
+              error = $9, memory_usage_bytes = $10, cpu_usage_seconds = $11, finished_at = $12, lease_expires_at = NULL,
+              worker_id = $3, started_at = COALESCE(started_at, $13)
+        WHERE workspace_slug = $1 AND id = $2 AND (status = 'queued' OR (status = 'running' AND worker_id = $3))
+        RETURNING id`,
+      [...this.outcomeValues(scope, id, workerId, o), startedAt],
+    );
+    return rows.length > 0;
+  }
+
+  private outcomeValues(scope: WorkspaceScope, id: string, workerId: string, o: RunOutcome): unknown[] {
+    return [
+      scope.workspace,
+      id,
+      workerId,
+      o.status,
+      o.logs,
+      o.logsTruncated,
+      o.apiCalls,
+      o.returnValue,
+      o.error,
+      o.memoryUsageBytes,
+      o.cpuUsageSeconds.toFixed(6),
+      o.finishedAt,
+    ];
   }
 
   /** Changes a run only while it is running and held by `workerId`; whether it was. */

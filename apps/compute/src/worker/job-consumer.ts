@@ -19,6 +19,7 @@ import { ensureStream, extractTraceContext } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
+import { parseCarriedRun } from '../runs/carried-run.js';
 import { RunExecutor } from './run-executor.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -40,7 +41,9 @@ export function parseComputeJob(payload: unknown): ComputeJob {
   ) {
     throw new Error('not a compute job');
   }
-  return { runId: p['runId'], workspaceSlug: p['workspaceSlug'] };
+  // A carried run that does not parse is ignored: the worker claims the run from its row instead.
+  const run = parseCarriedRun(p['run']);
+  return { runId: p['runId'], workspaceSlug: p['workspaceSlug'], ...(run ? { run } : {}) };
 }
 
 /**
@@ -137,6 +140,11 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
       // The workspace of a job taken from our own work queue, published by the compute API for a
       // run it inserted in that workspace: the run is claimed and executed within it.
       const scope = issueWorkspaceScope(job.workspaceSlug);
+      // A job delivered again may be one whose run executed here before: claimed first, like a job without its run.
+      if (job.run && this.config.COMPUTE_CLAIM_AFTER_MS > 0 && !msg.info.redelivered) {
+        await this.executor.executeQueued(scope, job.runId, job.run, msg);
+        return;
+      }
       let run;
       try {
         run = await this.executor.claim(scope, job.runId);

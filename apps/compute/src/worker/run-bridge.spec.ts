@@ -29,6 +29,41 @@ describe('RunBridge', () => {
     expect(JSON.stringify(bridge.recorded())).not.toContain('secret message');
   });
 
+  it('awaits beforeEffect before every call but the pure ones, and refuses the call when it rejects', async () => {
+    const order: string[] = [];
+    let allowed = true;
+    const bridge = new RunBridge(
+      {
+        hmacSha256: () => Promise.resolve('mac'),
+        createRecord: () => {
+          order.push('createRecord');
+          return Promise.resolve({ id: 'r1' });
+        },
+      },
+      undefined,
+      () => {
+        order.push('claim');
+        return allowed ? Promise.resolve() : Promise.reject(new ApiRefusal('This run was cancelled.'));
+      },
+    );
+    await expect(bridge.call('hmacSha256', ['k', 'm'], context)).resolves.toBe('mac');
+    expect(order).toEqual([]);
+    await expect(bridge.call('createRecord', ['notes', {}], context)).resolves.toEqual({ id: 'r1' });
+    expect(order).toEqual(['claim', 'createRecord']);
+    allowed = false;
+    await expect(bridge.call('createRecord', ['notes', {}], context)).rejects.toThrow('This run was cancelled.');
+    expect(order).toEqual(['claim', 'createRecord', 'claim']);
+    // A method the platform does not have is refused as such, without a claim.
+    await expect(bridge.call('searchRecords' as never, [], context)).rejects.toThrow('not a method of the platform');
+    expect(order).toHaveLength(3);
+    expect(bridge.calls.map((c) => [c.method, c.ok])).toEqual([
+      ['hmacSha256', true],
+      ['createRecord', true],
+      ['createRecord', false],
+      ['searchRecords', false],
+    ]);
+  });
+
   it('finds only its own handlers, not what objects inherit', async () => {
     const bridge = new RunBridge({});
     await expect(bridge.call('toString' as never, [], context)).rejects.toThrow('not a method of the platform');

@@ -12,6 +12,9 @@ export interface ApiCallRecord {
   deprecated?: string;
 }
 
+/** Methods that compute in the host and change nothing outside it: they need no claim (`beforeEffect`). */
+const PURE_METHODS: ReadonlySet<string> = new Set(['hmacSha256']);
+
 /** Calls a run keeps a record of; later calls are counted, not listed. */
 const MAX_RECORDED_CALLS = 1000;
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -32,6 +35,11 @@ export class RunBridge implements SandboxBridge {
     private readonly handlers: Readonly<Partial<Record<string, ApiHandler>>>,
     /** Told of a handler's own failure (not a refusal meant for the function), which the function sees only as a generic error. */
     private readonly onInternalError: (method: string, err: unknown) => void = () => undefined,
+    /**
+     * Awaited before every call but the pure ones (a run executed before its
+     * claim claims here: `DeferredClaim`); a rejection refuses the call.
+     */
+    private readonly beforeEffect?: () => Promise<void>,
   ) {}
 
   async call(method: BridgedApiMethod, args: JsonValue[], context: SandboxCallContext): Promise<JsonValue> {
@@ -40,6 +48,7 @@ export class RunBridge implements SandboxBridge {
     const handler = Object.hasOwn(this.handlers, method) ? this.handlers[method] : undefined;
     try {
       if (!handler) throw new ApiRefusal(`api.${method} is not a method of the platform.`);
+      if (this.beforeEffect && !PURE_METHODS.has(method)) await this.beforeEffect();
       const result = await handler(args, context, { deprecated: (message) => (deprecated = message) });
       this.record(method, startedAt, true, undefined, deprecated);
       return result;

@@ -13,7 +13,7 @@ import {
 } from '@strata/sandbox';
 import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
-import { heldRun } from '../runs/carried-run.js';
+import { heldRun, queuedRun } from '../runs/carried-run.js';
 import type { RunEntity } from '../runs/run.entity.js';
 import type { RunLimits } from '../runs/run-limits.js';
 import { RunJobs } from '../runs/run-jobs.js';
@@ -21,6 +21,7 @@ import { openRunParams } from '../runs/run-params.js';
 import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
+import { DeferredClaim, type JobMessage } from './deferred-claim.js';
 import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 
 /** Function versions whose code a worker keeps in memory (oldest first out). */
@@ -63,6 +64,12 @@ export interface ExecuteOptions {
    * read, its sandbox context made and its code compiled meanwhile.
    */
   readonly gate?: Promise<boolean>;
+  /**
+   * A queued run its job carried, executed before it is claimed: the claim
+   * comes before its first platform call or after a while, and its outcome is
+   * written as `deferred` stands when it ends (`DeferredClaim`).
+   */
+  readonly deferred?: { readonly claim: DeferredClaim; readonly message: JobMessage; readonly takenAt: Date };
 }
 
 /**
@@ -144,6 +151,32 @@ export class RunExecutor {
   }
 
   /**
+   * Executes a queued run its job carried, without reading or claiming it
+   * first (`DeferredClaim`): the job is acknowledged once the run is claimed
+   * or recorded, and handed back when neither happened (the stream delivers
+   * it again).
+   */
+  async executeQueued(scope: WorkspaceScope, runId: string, carried: CarriedRun, message: JobMessage): Promise<void> {
+    const takenAt = this.clock.now();
+    let lease: NodeJS.Timeout | undefined;
+    const claim = new DeferredClaim({
+      take: () => this.runs.take(scope, runId, WORKER_ID, takenAt, this.leaseFrom(this.clock.now())),
+      afterMs: this.config.COMPUTE_CLAIM_AFTER_MS,
+      onClaimed: () => {
+        message.ack();
+        lease = this.renewLease(scope, runId);
+      },
+    });
+    try {
+      await this.execute(scope, this.runs.entityOf(scope, queuedRun(runId, carried)), {
+        deferred: { claim, message, takenAt },
+      });
+    } finally {
+      clearInterval(lease);
+    }
+  }
+
+  /**
    * Runs an event's run offered straight to this worker: the run and its
    * (event, trigger) pair are written, held by this worker, while its code and
    * parameters are made ready, and the function starts once they are written.
@@ -219,22 +252,10 @@ export class RunExecutor {
    * sweep fails it as WorkerLost).
    */
   async execute(scope: WorkspaceScope, run: RunEntity, options: ExecuteOptions = {}): Promise<ExecutedRun | undefined> {
-    const { engine = this.engine, holder, recorded, onEnd, gate } = options;
-    // A dispatched run's lease already covers its timeout and the grace; a held one is renewed.
-    const heartbeat =
-      holder !== undefined
-        ? undefined
-        : setInterval(
-            () => {
-              this.runs
-                .extendLease(scope, run.id, WORKER_ID, this.leaseFrom(this.clock.now()))
-                .catch((err: unknown) =>
-                  this.logger.warn({ msg: 'lease not renewed', runId: run.id, err: String(err) }),
-                );
-            },
-            Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
-          );
-    const bridge = this.api.bridgeFor(scope, run);
+    const { engine = this.engine, holder, recorded, onEnd, gate, deferred } = options;
+    // A dispatched run's lease already covers its timeout and the grace; a deferred one is renewed once claimed.
+    const heartbeat = holder !== undefined || deferred ? undefined : this.renewLease(scope, run.id);
+    const bridge = this.api.bridgeFor(scope, run, deferred ? () => deferred.claim.required() : undefined);
     try {
       let executed: ExecutedRun;
       try {
@@ -261,6 +282,11 @@ export class RunExecutor {
         if (gate && !(await gate)) return undefined;
         // No isolate took it before the engine closed (the worker stops): it goes back to the queue.
         if (err instanceof SandboxBusyError && holder === undefined) {
+          if (deferred && (await deferred.claim.end()) !== 'claimed') {
+            // Never this worker's: the job itself goes back, to any worker.
+            deferred.message.nak();
+            return undefined;
+          }
           await this.handBack(scope, run.id);
           return undefined;
         }
@@ -272,6 +298,7 @@ export class RunExecutor {
         await recorded?.().catch(() => undefined);
         onEnd(executed);
       }
+      if (deferred) return (await this.finishDeferred(scope, run, executed.outcome, deferred)) ? executed : undefined;
       if (await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID, recorded)) {
         this.announceEnd(scope, run, executed.outcome);
       }
@@ -304,17 +331,79 @@ export class RunExecutor {
     holder: string,
     recorded: (() => Promise<void>) | undefined,
   ): Promise<boolean> {
+    const written = await this.retried(runId, async () => {
+      await recorded?.();
+      return this.runs.finish(scope, runId, holder, outcome);
+    });
+    if (written === undefined) {
+      this.logger.error({ msg: 'run outcome lost; its lease will expire and the sweep fail it', runId });
+    }
+    return written === true;
+  }
+
+  /**
+   * Records how a run executed before its claim ended, as its claim stands: a
+   * claimed run like any other; one never claimed with its claim, in one
+   * statement, if it is still queued; nothing when it was not this worker's
+   * (cancelled, or taken by another worker after its job came back). Whether
+   * the outcome was written. Its job is acknowledged unless the write failed:
+   * then it comes back and the run executes again (it has done nothing but compute).
+   */
+  private async finishDeferred(
+    scope: WorkspaceScope,
+    run: RunEntity,
+    outcome: RunOutcome,
+    deferred: NonNullable<ExecuteOptions['deferred']>,
+  ): Promise<boolean> {
+    const state = await deferred.claim.end();
+    if (state === 'claimed') {
+      const written = await this.finish(scope, run.id, outcome, WORKER_ID, undefined);
+      if (written) this.announceEnd(scope, run, outcome);
+      return written;
+    }
+    if (state === 'lost') {
+      deferred.message.ack();
+      return false;
+    }
+    const written = await this.retried(run.id, () =>
+      this.runs.finishQueued(scope, run.id, WORKER_ID, deferred.takenAt, outcome),
+    );
+    if (written === undefined) {
+      this.logger.error({
+        msg: 'run outcome not written; its job comes back and the run executes again',
+        runId: run.id,
+      });
+      deferred.message.nak(1000);
+      return false;
+    }
+    deferred.message.ack();
+    if (written) this.announceEnd(scope, run, outcome);
+    return written;
+  }
+
+  /** `write` tried three times over about a second and a half while the database fails; undefined when it never answered. */
+  private async retried(runId: string, write: () => Promise<boolean>): Promise<boolean | undefined> {
     for (const delayMs of [0, 300, 1200]) {
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
       try {
-        await recorded?.();
-        return await this.runs.finish(scope, runId, holder, outcome);
+        return await write();
       } catch (err) {
         this.logger.warn({ msg: 'run outcome not written', runId, err: String(err) });
       }
     }
-    this.logger.error({ msg: 'run outcome lost; its lease will expire and the sweep fail it', runId });
-    return false;
+    return undefined;
+  }
+
+  /** Renews the lease of a run this worker holds every third of `COMPUTE_LEASE_MS`, until the timer is cleared. */
+  private renewLease(scope: WorkspaceScope, runId: string): NodeJS.Timeout {
+    return setInterval(
+      () => {
+        this.runs
+          .extendLease(scope, runId, WORKER_ID, this.leaseFrom(this.clock.now()))
+          .catch((err: unknown) => this.logger.warn({ msg: 'lease not renewed', runId, err: String(err) }));
+      },
+      Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
+    );
   }
 
   /**

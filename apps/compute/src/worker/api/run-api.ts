@@ -36,7 +36,7 @@ export class RunApi {
     this.ring = keyRingOf(config);
   }
 
-  bridgeFor(scope: WorkspaceScope, run: RunEntity): RunBridge {
+  bridgeFor(scope: WorkspaceScope, run: RunEntity, beforeEffect?: () => Promise<void>): RunBridge {
     const runId = run.id;
     const depth = Number(run.executionContext['invocationDepth'] ?? 0);
     return new RunBridge(
@@ -55,6 +55,7 @@ export class RunApi {
       },
       (method, err) =>
         this.logger.error({ msg: 'api call failed on the platform side', method, runId, err: String(err) }),
+      beforeEffect,
     );
   }
 }
