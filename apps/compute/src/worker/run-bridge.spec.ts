@@ -64,6 +64,32 @@ describe('RunBridge', () => {
     ]);
   });
 
+  it('starts no call once the run has ended, and records a call the end cut off as such, not as a platform failure', async () => {
+    const failures: string[] = [];
+    const ended = new AbortController();
+    let started = 0;
+    const bridge = new RunBridge(
+      {
+        createRecord: (_args, { signal }) => {
+          started++;
+          return new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => reject(new DOMException('The run has ended', 'AbortError'))),
+          );
+        },
+      },
+      (method) => failures.push(method),
+    );
+    const cutOff = bridge.call('createRecord', ['notes', {}], { signal: ended.signal });
+    ended.abort();
+    await expect(cutOff).rejects.toThrow('The run ended before this call was answered.');
+    await expect(bridge.call('createRecord', ['notes', {}], { signal: ended.signal })).rejects.toThrow(
+      'The run ended before this call was answered.',
+    );
+    expect(started).toBe(1);
+    expect(failures).toEqual([]);
+    expect(bridge.calls.map((c) => c.ok)).toEqual([false, false]);
+  });
+
   it('finds only its own handlers, not what objects inherit', async () => {
     const bridge = new RunBridge({});
     await expect(bridge.call('toString' as never, [], context)).rejects.toThrow('not a method of the platform');

@@ -15,6 +15,9 @@ export interface ApiCallRecord {
 /** Methods that compute in the host and change nothing outside it: they need no claim (`beforeEffect`). */
 const PURE_METHODS: ReadonlySet<string> = new Set(['hmacSha256']);
 
+/** What a call the run's end cut off (or never started) is recorded with. */
+const RUN_ENDED_MESSAGE = 'The run ended before this call was answered.';
+
 /** Calls a run keeps a record of; later calls are counted, not listed. */
 const MAX_RECORDED_CALLS = 1000;
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -49,15 +52,21 @@ export class RunBridge implements SandboxBridge {
     try {
       if (!handler) throw new ApiRefusal(`api.${method} is not a method of the platform.`);
       if (this.beforeEffect && !PURE_METHODS.has(method)) await this.beforeEffect();
+      // A call the run left behind when it ended (not awaited, or waiting for the claim) does nothing.
+      if (context.signal.aborted) throw new ApiRefusal(RUN_ENDED_MESSAGE);
       const result = await handler(args, context, { deprecated: (message) => (deprecated = message) });
       this.record(method, startedAt, true, undefined, deprecated);
       return result;
     } catch (err) {
+      // Cut off by the run's end, not failed: nothing for the platform's error log.
+      const cutOff = !(err instanceof ApiRefusal) && context.signal.aborted;
       const refusal =
         err instanceof ApiRefusal
           ? err
-          : new ApiRefusal(`api.${method} failed on the platform's side; try again later.`);
-      if (refusal !== err) this.onInternalError(method, err);
+          : new ApiRefusal(
+              cutOff ? RUN_ENDED_MESSAGE : `api.${method} failed on the platform's side; try again later.`,
+            );
+      if (refusal !== err && !cutOff) this.onInternalError(method, err);
       this.record(method, startedAt, false, refusal.message, deprecated);
       throw refusal;
     }
