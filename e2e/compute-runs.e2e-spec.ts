@@ -365,6 +365,66 @@ describe('a run executed before its claim', () => {
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
   });
 
+  it('is stopped when its claim finds it cancelled: a deleted function does not keep the isolate', async () => {
+    // Limits far beyond the deadlines below: only the stop can free the isolate from the hanging run.
+    await stack.restartCompute({ COMPUTE_WALL_MS: '120000', COMPUTE_CPU_MS: '120000' });
+    const gates = await call('POST', `${base()}/structures`, {
+      token,
+      body: { name: 'Claim gates', recordSlug: 'claim-gates', properties: [{ name: 'open', type: 'boolean' }] },
+    });
+    expect(gates.status).toBeLessThan(300);
+    const fn = await call('POST', `${base()}/compute-functions`, {
+      token,
+      body: {
+        name: 'hangs-on-demand',
+        code: 'async function run() { if (executionParams.hang) await new Promise(() => {}); return { success: true }; }',
+      },
+    });
+    expect(fn.status).toBe(201);
+    const trigger = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: { functionId: fn.body.id, name: 'hangs-on-demand-now', executionType: 'on-demand' },
+    });
+    expect(trigger.status).toBe(201);
+    const execute = async (body: Record<string, unknown>) => {
+      const executed = await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body });
+      expect(executed.status).toBe(200);
+      return executed.body as string;
+    };
+    // One isolate, claims after the default 50 ms. The function runs once: the worker keeps its code.
+    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
+    await worker.stop();
+    expect(await finished(await execute({}))).toMatchObject({ status: 'succeeded' });
+
+    // A run that holds the isolate until a gate record exists, and one more the worker takes in
+    // hand (it holds two jobs per isolate): the next job waits in the stream.
+    const blocker = await test(`async function run() {
+      for (;;) {
+        const gates = await api.queryRecords('claim-gates', {});
+        if (gates.data.length > 0) return { success: true };
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }`);
+    const inHand = await test('async function run() { return { success: true }; }');
+    const hanging = await execute({ hang: true });
+    expect((await call('DELETE', `${base()}/compute-functions/${fn.body.id}`, { token })).status).toBe(200);
+    const next = await test('async function run() { return { success: true, data: "next" }; }');
+    expect(await statusOf(hanging)).toBe('cancelled');
+
+    const opened = await call('POST', `${base()}/records`, {
+      token,
+      body: { structureId: gates.body.id, data: { open: true } },
+    });
+    expect(opened.status).toBe(201);
+    for (const job of [blocker, inHand]) expect((await finished(job)).status).toBe('succeeded');
+    // The cancelled run starts from the code the worker kept, its claim is refused, and it is stopped.
+    expect(await finished(next)).toMatchObject({ status: 'succeeded', result: { data: 'next' } });
+    expect(await finished(hanging)).toMatchObject({ status: 'cancelled', startedAt: null });
+    await holder.stop();
+    await stack.restartCompute();
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  });
+
   it('is claimed at its first platform call: it shows running while it waits after that call', async () => {
     const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_CLAIM_AFTER_MS: '5000' });
     await worker.stop();

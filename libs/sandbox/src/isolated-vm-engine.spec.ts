@@ -131,6 +131,43 @@ describe('gate', () => {
   });
 });
 
+describe('stop', () => {
+  it('starts no user code once stopped, and ends a run under way at once, sync loop or await, then serves on', async () => {
+    const stopped = new AbortController();
+    stopped.abort();
+    const before = await run("api.log('top level'); async function run() { return { success: true }; }", {
+      stop: stopped.signal,
+    });
+    expect(before).toMatchObject({ status: 'failed', error: { name: 'NotStarted' }, logs: [] });
+
+    for (const code of [
+      'async function run() { api.fetchRecord("c", "r"); for (;;) {} }',
+      'async function run() { await api.fetchRecord("c", "r"); await new Promise(() => {}); }',
+    ]) {
+      const stop = new AbortController();
+      // The run's first call says its user code is under way.
+      let underWay!: () => void;
+      const started = new Promise<void>((resolve) => (underWay = resolve));
+      const bridge = {
+        call: () => {
+          underWay();
+          return Promise.resolve(null);
+        },
+      };
+      // Limits far beyond the test's time: only the stop can end these runs.
+      const limits = { ...runJob('').limits, cpuMs: 600_000, wallMs: 600_000 };
+      const running = engine.run(runJob(code, { stop: stop.signal, limits }), bridge);
+      await started;
+      stop.abort();
+      expect(await running).toMatchObject({ status: 'failed', error: { name: 'Stopped' } });
+    }
+    expect(await run('async function run() { return { success: true, data: 3 }; }')).toMatchObject({
+      status: 'succeeded',
+      returnValue: { data: 3 },
+    });
+  });
+});
+
 describe('api', () => {
   it('forwards every bridged method to the bridge with JSON-copied arguments', async () => {
     const bridge = recordingBridge();

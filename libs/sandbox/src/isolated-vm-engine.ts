@@ -96,8 +96,8 @@ async function takeWarm(worker: EngineIsolate): Promise<ivm.Context | undefined>
   return warm;
 }
 
-/** What ended a run from outside: its wall clock, its CPU time, or V8's out-of-memory handler. */
-type Killed = 'wall' | 'cpu' | 'memory';
+/** What ended a run from outside: its wall clock, its CPU time, V8's out-of-memory handler, or its caller (`job.stop`). */
+type Killed = 'wall' | 'cpu' | 'memory' | 'stopped';
 
 /** A run's end, before it becomes a SandboxResult. */
 interface Outcome {
@@ -327,6 +327,12 @@ async function executeOnIsolate(
   };
   const wallTimer = setTimeout(() => kill('wall'), limits.wallMs);
   worker.onLost = () => kill('memory');
+  // Stopped before its user code starts, the run does not start (`work` looks); after, it is killed.
+  let userCodeStarted = false;
+  const onStop = () => {
+    if (userCodeStarted) kill('stopped');
+  };
+  job.stop?.addEventListener('abort', onStop, { once: true });
   const cpuTimer = setInterval(
     () => {
       if (readCpu() - cpuStart > cpuBudget) kill('cpu');
@@ -422,7 +428,8 @@ async function executeOnIsolate(
     if (job.kind === 'run') {
       const script = await isolate.compileScript(job.code, { filename: USER_CODE_FILENAME });
       releasables.push(script);
-      if (!(await opened(job.gate))) return NOT_STARTED;
+      if (!(await opened(job.gate)) || job.stop?.aborted) return NOT_STARTED;
+      userCodeStarted = true;
       await script.run(context, { timeout: remainingMs() });
     } else {
       const module = await isolate.compileModule(job.code, { filename: USER_CODE_FILENAME });
@@ -430,7 +437,8 @@ async function executeOnIsolate(
       await module.instantiate(context, (specifier) => {
         throw new Error(`Cannot import '${specifier}': functions run without a module loader`);
       });
-      if (!(await opened(job.gate))) return NOT_STARTED;
+      if (!(await opened(job.gate)) || job.stop?.aborted) return NOT_STARTED;
+      userCodeStarted = true;
       await module.evaluate({ timeout: remainingMs() });
       namespace = module.namespace.derefInto();
     }
@@ -468,6 +476,7 @@ async function executeOnIsolate(
     }
   }
   clearTimeout(wallTimer);
+  job.stop?.removeEventListener('abort', onStop);
   worker.onLost = undefined;
   clearInterval(cpuTimer);
   if (killed && outcome.status !== 'timed_out') outcome = classifyThrown(undefined, killed, true, limits);
@@ -636,6 +645,13 @@ function classifyThrown(error: unknown, killed: Killed | undefined, disposed: bo
     retire: 'killed',
   };
   if (killed === 'cpu') return cpuOut;
+  if (killed === 'stopped') {
+    return {
+      status: 'failed',
+      error: { name: 'Stopped', message: 'The run was stopped: the platform no longer runs it.' },
+      retire: 'killed',
+    };
+  }
   if (killed === 'memory') return { status: 'memory_exceeded', error: memoryError(limits), retire: 'killed' };
   const { name, message } = copiedError(error);
   if (message === SYNC_TIMEOUT_MESSAGE) return cpuOut;

@@ -48,6 +48,13 @@ export interface SandboxJob {
    * caller overlaps what it must settle first (a claim) with that work.
    */
   gate?: Promise<boolean>;
+  /**
+   * Aborted when the caller no longer wants the run (a worker found the run
+   * was not its own any more): a run whose user code has not started does not
+   * start (failed as `NotStarted`, as with a closed gate); one under way ends
+   * at once, its isolate disposed as when a limit passes, failed as `Stopped`.
+   */
+  stop?: AbortSignal;
 }
 
 /** What the bridge learns about the run it serves. */

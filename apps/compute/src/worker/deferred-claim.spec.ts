@@ -5,6 +5,7 @@ import { DeferredClaim } from './deferred-claim.js';
 function claimWith(answers: (boolean | Error)[], afterMs = 50) {
   const taken: string[] = [];
   let claimed = 0;
+  let lost = 0;
   const claim = new DeferredClaim({
     take: () => {
       taken.push('take');
@@ -13,8 +14,9 @@ function claimWith(answers: (boolean | Error)[], afterMs = 50) {
     },
     afterMs,
     onClaimed: () => claimed++,
+    onLost: () => lost++,
   });
-  return { claim, taken, claimedCount: () => claimed };
+  return { claim, taken, claimedCount: () => claimed, lostCount: () => lost };
 }
 
 describe('DeferredClaim', () => {
@@ -57,12 +59,14 @@ describe('DeferredClaim', () => {
     expect(await claim.end()).toBe('claimed');
   });
 
-  it('refuses every platform call of a run that is not queued any more, and ends lost', async () => {
-    const { claim, taken, claimedCount } = claimWith([false]);
+  it('refuses every platform call of a run that is not queued any more, stops it, and ends lost', async () => {
+    const { claim, taken, claimedCount, lostCount } = claimWith([false]);
     await expect(claim.required()).rejects.toThrow('cancelled or is run by another worker');
     await expect(claim.required()).rejects.toThrow('cancelled or is run by another worker');
     expect(taken).toHaveLength(1);
     expect(claimedCount()).toBe(0);
+    // Told once: the run is stopped where it is.
+    expect(lostCount()).toBe(1);
     expect(await claim.end()).toBe('lost');
   });
 

@@ -22,6 +22,8 @@ export interface DeferredClaimOptions {
   readonly afterMs: number;
   /** Told once, when the claim succeeds (the job is acknowledged, the lease renewed from then on). */
   readonly onClaimed: () => void;
+  /** Told once, when the claim finds the run not queued any more: the run is stopped where it is. */
+  readonly onLost: () => void;
 }
 
 /**
@@ -54,6 +56,7 @@ export class DeferredClaim {
     const attempt = this.options.take().then(
       (claimed) => {
         if (claimed) this.options.onClaimed();
+        else this.options.onLost();
         return claimed;
       },
       (err: unknown) => {

@@ -69,7 +69,13 @@ export interface ExecuteOptions {
    * comes before its first platform call or after a while, and its outcome is
    * written as `deferred` stands when it ends (`DeferredClaim`).
    */
-  readonly deferred?: { readonly claim: DeferredClaim; readonly message: JobMessage; readonly takenAt: Date };
+  readonly deferred?: {
+    readonly claim: DeferredClaim;
+    readonly message: JobMessage;
+    readonly takenAt: Date;
+    /** Aborted when the claim finds the run not queued any more: the sandbox ends it where it is. */
+    readonly stop: AbortSignal;
+  };
 }
 
 /**
@@ -159,6 +165,7 @@ export class RunExecutor {
   async executeQueued(scope: WorkspaceScope, runId: string, carried: CarriedRun, message: JobMessage): Promise<void> {
     const takenAt = this.clock.now();
     let lease: NodeJS.Timeout | undefined;
+    const stop = new AbortController();
     const claim = new DeferredClaim({
       take: () => this.runs.take(scope, runId, WORKER_ID, takenAt, this.leaseFrom(this.clock.now())),
       afterMs: this.config.COMPUTE_CLAIM_AFTER_MS,
@@ -166,10 +173,12 @@ export class RunExecutor {
         message.ack();
         lease = this.renewLease(scope, runId);
       },
+      // Cancelled, or another worker's: it must not keep an isolate (a deleted function's loop, say).
+      onLost: () => stop.abort(),
     });
     try {
       await this.execute(scope, this.runs.entityOf(scope, queuedRun(runId, carried)), {
-        deferred: { claim, message, takenAt },
+        deferred: { claim, message, takenAt, stop: stop.signal },
       });
     } finally {
       clearInterval(lease);
@@ -271,6 +280,7 @@ export class RunExecutor {
             limits: run.limits as unknown as RunLimits,
             // The context is made and the code compiled while the gate settles; no user code runs before.
             ...(gate ? { gate } : {}),
+            ...(deferred ? { stop: deferred.stop } : {}),
           },
           bridge,
         );
