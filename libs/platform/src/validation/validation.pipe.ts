@@ -3,6 +3,27 @@ import type { FieldError } from '@strata/contracts';
 import { StrataException } from '../errors/strata.exception.js';
 import { copyJson, restoreFreeForm } from './free-form.js';
 
+/** class-validator's checks of a value's type: when one fails, the others say nothing useful. */
+const TYPE_CONSTRAINTS: ReadonlySet<string> = new Set([
+  'isString',
+  'isNumber',
+  'isInt',
+  'isBoolean',
+  'isArray',
+  'isObject',
+]);
+
+/**
+ * The messages of one field's failed constraints. A value of the wrong type
+ * is told only that (`domain must be a string`, not also `domain must be at
+ * most 255 characters`, which a number cannot be measured against).
+ */
+function messagesOf(constraints: Record<string, string>): string {
+  const failed = Object.entries(constraints);
+  const typed = failed.filter(([name]) => TYPE_CONSTRAINTS.has(name));
+  return (typed.length > 0 ? typed : failed).map(([, message]) => message).join('; ');
+}
+
 /**
  * Flattens class-validator errors into one entry per offending field, with a
  * path that points at it (`properties[2].maxLength`).
@@ -12,7 +33,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   for (const error of errors) {
     const path = joinPath(parent, error.property);
     if (error.constraints) {
-      out.push({ field: path, message: Object.values(error.constraints).join('; ') });
+      out.push({ field: path, message: messagesOf(error.constraints) });
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, path));
   }
