@@ -307,6 +307,33 @@ describe('a run executed before its claim', () => {
   const statusOf = async (job: string) =>
     (await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0]?.status as string;
 
+  /** A collection of one property, created for the test. */
+  async function collection(recordSlug: string, property: { name: string; type: string }): Promise<string> {
+    const created = await call('POST', `${base()}/structures`, {
+      token,
+      body: { name: recordSlug, recordSlug, properties: [property] },
+    });
+    expect(created.status).toBeLessThan(300);
+    return created.body.id as string;
+  }
+
+  /** A function with an on-demand trigger: its id, and `execute(body)` answering the job id. */
+  async function onDemand(name: string, code: string) {
+    const fn = await call('POST', `${base()}/compute-functions`, { token, body: { name, code } });
+    expect(fn.status).toBe(201);
+    const trigger = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: { functionId: fn.body.id, name: `${name}-now`, executionType: 'on-demand' },
+    });
+    expect(trigger.status).toBe(201);
+    const execute = async (body: Record<string, unknown> = {}) => {
+      const executed = await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body });
+      expect(executed.status).toBe(200);
+      return executed.body as string;
+    };
+    return { id: fn.body.id as string, execute };
+  }
+
   it('runs again on another worker when its worker dies before claiming it, instead of failing as WorkerLost', async () => {
     const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_CLAIM_AFTER_MS: '5000' });
     await worker.stop();
@@ -322,43 +349,28 @@ describe('a run executed before its claim', () => {
   });
 
   it('makes no platform call and records nothing once its function is deleted under it', async () => {
-    const notes = await call('POST', `${base()}/structures`, {
-      token,
-      body: { name: 'Claim notes', recordSlug: 'claim-notes', properties: [{ name: 'text', type: 'string' }] },
-    });
-    expect(notes.status).toBeLessThan(300);
-    const fn = await call('POST', `${base()}/compute-functions`, {
-      token,
-      body: {
-        name: 'writes-late',
-        code: `async function run() {
-          await new Promise((r) => setTimeout(r, 2000));
-          await api.createRecord('claim-notes', { text: 'late' });
-          return { success: true };
-        }`,
-      },
-    });
-    expect(fn.status).toBe(201);
-    const trigger = await call('POST', `${base()}/function-triggers`, {
-      token,
-      body: { functionId: fn.body.id, name: 'writes-late-now', executionType: 'on-demand' },
-    });
-    expect(trigger.status).toBe(201);
+    const notes = await collection('claim-notes', { name: 'text', type: 'string' });
+    const fn = await onDemand(
+      'writes-late',
+      `async function run() {
+        await new Promise((r) => setTimeout(r, 2000));
+        await api.createRecord('claim-notes', { text: 'late' });
+        return { success: true };
+      }`,
+    );
     const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_CLAIM_AFTER_MS: '5000' });
     await worker.stop();
-    const executed = await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body: {} });
-    expect(executed.status).toBe(200);
-    const job = executed.body as string;
+    const job = await fn.execute();
     await eventually(async () => ((await jobsHeld()) === 1 ? true : undefined), 30_000);
 
-    expect((await call('DELETE', `${base()}/compute-functions/${fn.body.id}`, { token })).status).toBe(200);
+    expect((await call('DELETE', `${base()}/compute-functions/${fn.id}`, { token })).status).toBe(200);
     // The worker ends the run (its createRecord refused: the run is not queued any more) and lets its job go.
     await eventually(async () => ((await jobsHeld()) === 0 ? true : undefined), 30_000);
     expect(await finished(job)).toMatchObject({
       status: 'cancelled',
       error: { name: 'Cancelled', message: 'The function was deleted.' },
     });
-    const list = await call('GET', `${base()}/records?structureId=${notes.body.id}`, { token });
+    const list = await call('GET', `${base()}/records?structureId=${notes}`, { token });
     expect(list.status).toBe(200);
     expect(list.body.results).toEqual([]);
     await holder.stop();
@@ -368,33 +380,15 @@ describe('a run executed before its claim', () => {
   it('is stopped when its claim finds it cancelled: a deleted function does not keep the isolate', async () => {
     // Limits far beyond the deadlines below: only the stop can free the isolate from the hanging run.
     await stack.restartCompute({ COMPUTE_WALL_MS: '120000', COMPUTE_CPU_MS: '120000' });
-    const gates = await call('POST', `${base()}/structures`, {
-      token,
-      body: { name: 'Claim gates', recordSlug: 'claim-gates', properties: [{ name: 'open', type: 'boolean' }] },
-    });
-    expect(gates.status).toBeLessThan(300);
-    const fn = await call('POST', `${base()}/compute-functions`, {
-      token,
-      body: {
-        name: 'hangs-on-demand',
-        code: 'async function run() { if (executionParams.hang) await new Promise(() => {}); return { success: true }; }',
-      },
-    });
-    expect(fn.status).toBe(201);
-    const trigger = await call('POST', `${base()}/function-triggers`, {
-      token,
-      body: { functionId: fn.body.id, name: 'hangs-on-demand-now', executionType: 'on-demand' },
-    });
-    expect(trigger.status).toBe(201);
-    const execute = async (body: Record<string, unknown>) => {
-      const executed = await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token, body });
-      expect(executed.status).toBe(200);
-      return executed.body as string;
-    };
+    const gates = await collection('claim-gates', { name: 'open', type: 'boolean' });
+    const fn = await onDemand(
+      'hangs-on-demand',
+      'async function run() { if (executionParams.hang) await new Promise(() => {}); return { success: true }; }',
+    );
     // One isolate, claims after the default 50 ms. The function runs once: the worker keeps its code.
     const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
     await worker.stop();
-    expect(await finished(await execute({}))).toMatchObject({ status: 'succeeded' });
+    expect(await finished(await fn.execute())).toMatchObject({ status: 'succeeded' });
 
     // A run that holds the isolate until a gate record exists, and one more the worker takes in
     // hand (it holds two jobs per isolate): the next job waits in the stream.
@@ -406,14 +400,14 @@ describe('a run executed before its claim', () => {
       }
     }`);
     const inHand = await test('async function run() { return { success: true }; }');
-    const hanging = await execute({ hang: true });
-    expect((await call('DELETE', `${base()}/compute-functions/${fn.body.id}`, { token })).status).toBe(200);
+    const hanging = await fn.execute({ hang: true });
+    expect((await call('DELETE', `${base()}/compute-functions/${fn.id}`, { token })).status).toBe(200);
     const next = await test('async function run() { return { success: true, data: "next" }; }');
     expect(await statusOf(hanging)).toBe('cancelled');
 
     const opened = await call('POST', `${base()}/records`, {
       token,
-      body: { structureId: gates.body.id, data: { open: true } },
+      body: { structureId: gates, data: { open: true } },
     });
     expect(opened.status).toBe(201);
     for (const job of [blocker, inHand]) expect((await finished(job)).status).toBe('succeeded');
