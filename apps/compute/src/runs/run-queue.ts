@@ -5,7 +5,7 @@ import type { Tx, WorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
-import type { ComputeJob } from '@strata/contracts';
+import type { CarriedRun, ComputeJob } from '@strata/contracts';
 import { carriedRun } from './carried-run.js';
 import { RunJobs } from './run-jobs.js';
 import { defaultRunLimits, type RunLimits } from './run-limits.js';
@@ -53,6 +53,8 @@ export interface QueuedJob {
 @Injectable()
 export class RunQueue {
   private readonly ring: KeyRing;
+  /** The run each job inserted with `insertIn` carries once it is published (`publish`, `publishMany`). */
+  private readonly carried = new WeakMap<QueuedJob, CarriedRun>();
 
   constructor(
     private readonly runs: RunsRepository,
@@ -94,8 +96,17 @@ export class RunQueue {
 
   /** Inserts a queued run in `tx`; the caller publishes its job (`publish`) once `tx` has committed. */
   async insertIn(scope: WorkspaceScope, tx: Tx, request: RunRequest): Promise<QueuedJob> {
-    const run = await this.runs.insert(scope, tx, this.newRun(request));
-    return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
+    const queued = this.newRun(request);
+    const run = await this.runs.insert(scope, tx, queued);
+    const job: QueuedJob = {
+      jobId: run.jobId,
+      runId: run.id,
+      status: statusOf(run.status),
+      queuedAt: run.queuedAt.toISOString(),
+    };
+    const carried = carriedRun(queued, { withCode: true });
+    if (carried) this.carried.set(job, carried);
+    return job;
   }
 
   /** `publish` for the runs of many workspaces inserted with `insertIn`, in one write. */
@@ -103,14 +114,20 @@ export class RunQueue {
     await this.jobs.publishMany(
       queued
         .filter(({ job }) => job.status === 'queued')
-        .map(({ workspace, job }) => ({ runId: job.runId, workspaceSlug: workspace })),
+        .map(({ workspace, job }) => this.jobOfInserted(workspace, job)),
     );
   }
 
   /** Publishes the job of a run inserted with `insertIn` (a failure is left to the sweep). */
   async publish(scope: WorkspaceScope, job: QueuedJob): Promise<void> {
     if (job.status !== 'queued') return;
-    await this.jobs.publish({ runId: job.runId, workspaceSlug: scope.workspace });
+    await this.jobs.publish(this.jobOfInserted(scope.workspace, job));
+  }
+
+  /** The job of a run inserted with `insertIn`, carrying the run when it fits in a message. */
+  private jobOfInserted(workspace: string, job: QueuedJob): ComputeJob {
+    const carried = this.carried.get(job);
+    return { runId: job.runId, workspaceSlug: workspace, ...(carried ? { run: carried } : {}) };
   }
 
   /**

@@ -1,0 +1,113 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { computeJobsStream, computeJobSubject, type ComputeJob } from '@strata/contracts';
+import { issueWorkspaceScope, Transactions } from '@strata/db';
+import { loadConfig, NatsConnectionHolder, systemClock } from '@strata/platform';
+import { testNatsPrefix } from '@strata/testing';
+import { ComputeConfig } from '../src/compute.config.js';
+import { RunJobs } from '../src/runs/run-jobs.js';
+import { RunQueue, type RunRequest } from '../src/runs/run-queue.js';
+import { RunsRepository } from '../src/runs/runs.repository.js';
+import { openComputeTestDatabase, type ComputeTestDatabase } from './support/compute-database.js';
+
+/**
+ * The jobs RunQueue publishes, read back from a real JetStream stream, for runs
+ * written to a real PostgreSQL: a job carries its run (so a worker starts it
+ * without reading its row, docs/compute.md) whenever the run can travel in a
+ * message, and only its id otherwise.
+ */
+describe('the jobs of queued runs', () => {
+  let db: ComputeTestDatabase;
+  const config = loadConfig(ComputeConfig, {
+    ...process.env,
+    STRATA_ENV: 'development',
+    NATS_PREFIX: testNatsPrefix(),
+  });
+  const nats = new NatsConnectionHolder(config);
+  let queue: RunQueue;
+  let runs: RunsRepository;
+
+  beforeAll(async () => {
+    db = await openComputeTestDatabase('jobs-a');
+    runs = new RunsRepository(db.ds);
+    const jobs = new RunJobs(nats, config);
+    await jobs.onApplicationBootstrap();
+    queue = new RunQueue(runs, jobs, config, systemClock);
+  });
+
+  afterAll(async () => {
+    await nats.onApplicationShutdown();
+    await db?.close();
+  });
+
+  /** The last job published for the workspace. */
+  async function lastJob(workspace: string): Promise<ComputeJob> {
+    const jsm = await jetstreamManager(await nats.get());
+    const stored = await jsm.streams.getMessage(computeJobsStream(config.NATS_PREFIX).name, {
+      last_by_subj: computeJobSubject(config.NATS_PREFIX, workspace),
+    });
+    return stored!.json<ComputeJob>();
+  }
+
+  const request = (overrides: Partial<RunRequest> = {}): RunRequest => ({
+    target: { kind: 'function', functionId: db.functionId, version: 1, codeHash: 'a'.repeat(64) },
+    triggerId: null,
+    source: 'manual',
+    params: { triggerParams: {}, executionParams: { n: 1 } },
+    context: { invocationDepth: 0 },
+    by: 'user-1',
+    ...overrides,
+  });
+
+  it('carries a test run with its code, and a saved version by its number, as the row holds them', async () => {
+    const scope = issueWorkspaceScope('jobs-a');
+    const code = 'async function run() { return { success: true }; }';
+    const test = await queue.enqueue(scope, request({ target: { kind: 'code', code, codeHash: 'b'.repeat(64) } }));
+    const job = await lastJob(scope.workspace);
+    expect(job).toMatchObject({ runId: test.runId, workspaceSlug: 'jobs-a' });
+    expect(job.run).toMatchObject({ jobId: test.jobId, functionId: null, functionVersion: null, code });
+    const [row] = await db.ds.query<{ params: string; queued_at: Date }[]>(
+      'SELECT params, queued_at FROM compute.runs WHERE id = $1',
+      [test.runId],
+    );
+    // The parameters travel sealed, exactly as stored.
+    expect(job.run?.params).toBe(row!.params);
+    expect(job.run?.params).not.toContain('"n":1');
+    expect(job.run?.queuedAt).toBe(row!.queued_at.toISOString());
+
+    const saved = await queue.enqueue(scope, request());
+    expect((await lastJob(scope.workspace)).run).toMatchObject({
+      jobId: saved.jobId,
+      functionId: db.functionId,
+      functionVersion: 1,
+    });
+  });
+
+  it('carries a run inserted in a transaction (a scheduled occurrence) once it is published after the commit', async () => {
+    const scope = issueWorkspaceScope('jobs-a');
+    const job = await new Transactions(db.ds).run((tx) => queue.insertIn(scope, tx, request({ source: 'scheduled' })));
+    expect(Object.keys(job).sort()).toEqual(['jobId', 'queuedAt', 'runId', 'status']);
+    await queue.publishMany([{ workspace: scope.workspace, job }]);
+    expect((await lastJob(scope.workspace)).run).toMatchObject({ jobId: job.jobId, executionSource: 'scheduled' });
+  });
+
+  it('sends only the id of a re-run, and of a run whose parameters are too large for a message', async () => {
+    const scope = issueWorkspaceScope('jobs-a');
+    const original = await queue.enqueue(scope, request());
+    const rerun = await new Transactions(db.ds).run((tx) =>
+      queue.insertIn(scope, tx, {
+        ...request({ source: 'rerun' }),
+        rerunOf: { runId: original.runId, by: 'user-1', reason: null },
+      }),
+    );
+    await queue.publish(scope, rerun);
+    expect(await lastJob(scope.workspace)).toEqual({ runId: rerun.runId, workspaceSlug: 'jobs-a' });
+
+    const large = await queue.enqueue(
+      scope,
+      request({ params: { triggerParams: {}, executionParams: { blob: 'x'.repeat(300 * 1024) } } }),
+    );
+    expect(await lastJob(scope.workspace)).toEqual({ runId: large.runId, workspaceSlug: 'jobs-a' });
+  });
+});
