@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { functionRunStartSubject } from '@strata/contracts';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { computeJobSubject, functionRunStartSubject } from '@strata/contracts';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack, type WorkerProcess } from '@strata/testkit';
 
@@ -416,6 +416,54 @@ describe('a run executed before its claim', () => {
     expect(await finished(hanging)).toMatchObject({ status: 'cancelled', startedAt: null });
     await holder.stop();
     await stack.restartCompute();
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  });
+
+  it('records the execution whose effects exist when a second delivery of its job claims it on the same worker', async () => {
+    // A job past its ack deadline is delivered again, and the sweep re-publishes a run left queued:
+    // either can reach the worker still executing the first delivery before its claim. Here the
+    // second is a job without its run (as the sweep sends), claimed at once by the same worker.
+    const notes = await collection('twice-notes', { name: 'text', type: 'string' });
+    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2', COMPUTE_CLAIM_AFTER_MS: '5000' });
+    await worker.stop();
+    // The first execution starts before `after` and only computes; the second starts after it and writes.
+    const after = Date.now() + 500;
+    const job = await test(
+      `async function run() {
+        const started = Date.now();
+        await new Promise((r) => setTimeout(r, 2000));
+        if (started < executionParams.after) return { success: true, data: 'computed only' };
+        await api.createRecord('twice-notes', { text: 'written' });
+        return { success: true, data: 'wrote' };
+      }`,
+      { after },
+    );
+    await eventually(async () => ((await jobsHeld()) === 1 ? true : undefined), 30_000);
+    await eventually(() => (Date.now() > after + 50 ? true : undefined), 5_000, 20);
+    const runId = (await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0].id as string;
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    try {
+      await jetstream(nc).publish(
+        computeJobSubject(stack.natsPrefix, ws),
+        JSON.stringify({ runId, workspaceSlug: ws }),
+        { msgID: `${runId}:again` },
+      );
+    } finally {
+      await nc.close();
+    }
+
+    const ended = await finished(job);
+    // The record the second execution writes (before its end under the fix; just after the first's end before it).
+    await eventually(async () => {
+      const list = await call('GET', `${base()}/records?structureId=${notes}`, { token });
+      return list.body.results.length > 0 ? true : undefined;
+    }, 30_000);
+    expect((await call('GET', `${base()}/records?structureId=${notes}`, { token })).body.results).toHaveLength(1);
+    // Before 2026-11-26 the first execution's outcome was written onto the second's claim.
+    expect(ended).toMatchObject({ status: 'succeeded', result: { data: 'wrote' } });
+    expect(ended.apiCalls).toEqual([expect.objectContaining({ method: 'createRecord', ok: true })]);
+    expect(Date.parse(ended.finishedAt)).toBeGreaterThanOrEqual(Date.parse(ended.startedAt));
+    await holder.stop();
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
   });
 

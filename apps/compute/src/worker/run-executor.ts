@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { KeyRing } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
@@ -73,6 +74,12 @@ export interface ExecuteOptions {
     readonly claim: DeferredClaim;
     readonly message: JobMessage;
     readonly takenAt: Date;
+    /**
+     * The name this execution claims the run under: the worker's, with a mark of its own. Two
+     * deliveries of one job can reach the same worker (one waited past its ack deadline); only
+     * the execution whose claim holds the run may write its outcome.
+     */
+    readonly holder: string;
     /** Aborted when the claim finds the run not queued any more: the sandbox ends it where it is. */
     readonly stop: AbortSignal;
   };
@@ -164,21 +171,22 @@ export class RunExecutor {
    */
   async executeQueued(scope: WorkspaceScope, runId: string, carried: CarriedRun, message: JobMessage): Promise<void> {
     const takenAt = this.clock.now();
+    const holder = `${WORKER_ID}/${randomBytes(4).toString('hex')}`;
     let lease: NodeJS.Timeout | undefined;
     const stop = new AbortController();
     const claim = new DeferredClaim({
-      take: () => this.runs.take(scope, runId, WORKER_ID, takenAt, this.leaseFrom(this.clock.now())),
+      take: () => this.runs.take(scope, runId, holder, takenAt, this.leaseFrom(this.clock.now())),
       afterMs: this.config.COMPUTE_CLAIM_AFTER_MS,
       onClaimed: () => {
         message.ack();
-        lease = this.renewLease(scope, runId);
+        lease = this.renewLease(scope, runId, holder);
       },
       // Cancelled, or another worker's: it must not keep an isolate (a deleted function's loop, say).
       onLost: () => stop.abort(),
     });
     try {
       await this.execute(scope, this.runs.entityOf(scope, queuedRun(runId, carried)), {
-        deferred: { claim, message, takenAt, stop: stop.signal },
+        deferred: { claim, message, takenAt, holder, stop: stop.signal },
       });
     } finally {
       clearInterval(lease);
@@ -297,7 +305,7 @@ export class RunExecutor {
             deferred.message.nak();
             return undefined;
           }
-          await this.handBack(scope, run.id);
+          await this.handBack(scope, run.id, deferred?.holder ?? WORKER_ID);
           return undefined;
         }
         this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
@@ -323,9 +331,9 @@ export class RunExecutor {
    * job for any worker (the stream would drop the run's first job id as a
    * duplicate). A failure is left to the run's lease: the sweep fails it as WorkerLost.
    */
-  private async handBack(scope: WorkspaceScope, runId: string): Promise<void> {
+  private async handBack(scope: WorkspaceScope, runId: string, holder: string): Promise<void> {
     try {
-      if (!(await this.runs.handBack(scope, runId, WORKER_ID))) return;
+      if (!(await this.runs.handBack(scope, runId, holder))) return;
       await this.jobs.publish({ runId, workspaceSlug: scope.workspace }, `${runId}:handed-back:${WORKER_ID}`);
       this.logger.log({ msg: 'run handed back to the queue: the worker stops before it started', runId });
     } catch (err) {
@@ -367,7 +375,7 @@ export class RunExecutor {
   ): Promise<boolean> {
     const state = await deferred.claim.end();
     if (state === 'claimed') {
-      const written = await this.finish(scope, run.id, outcome, WORKER_ID, undefined);
+      const written = await this.finish(scope, run.id, outcome, deferred.holder, undefined);
       if (written) this.announceEnd(scope, run, outcome);
       return written;
     }
@@ -376,7 +384,7 @@ export class RunExecutor {
       return false;
     }
     const written = await this.retried(run.id, () =>
-      this.runs.finishQueued(scope, run.id, WORKER_ID, deferred.takenAt, outcome),
+      this.runs.finishQueued(scope, run.id, deferred.holder, deferred.takenAt, outcome),
     );
     if (written === undefined) {
       this.logger.error({
@@ -405,11 +413,11 @@ export class RunExecutor {
   }
 
   /** Renews the lease of a run this worker holds every third of `COMPUTE_LEASE_MS`, until the timer is cleared. */
-  private renewLease(scope: WorkspaceScope, runId: string): NodeJS.Timeout {
+  private renewLease(scope: WorkspaceScope, runId: string, holder: string = WORKER_ID): NodeJS.Timeout {
     return setInterval(
       () => {
         this.runs
-          .extendLease(scope, runId, WORKER_ID, this.leaseFrom(this.clock.now()))
+          .extendLease(scope, runId, holder, this.leaseFrom(this.clock.now()))
           .catch((err: unknown) => this.logger.warn({ msg: 'lease not renewed', runId, err: String(err) }));
       },
       Math.max(250, Math.floor(this.config.COMPUTE_LEASE_MS / 3)),
