@@ -45,8 +45,11 @@ const DRAIN_TOTAL = env('BENCH_COMPUTE_DRAIN_RUNS', 5000);
 const ONLY_DRAIN = process.env['BENCH_COMPUTE_PHASES'] === 'drain';
 /** Sandbox worker processes in the drain phase (4), each with BENCH_COMPUTE_ISOLATES / this many isolates. */
 const DRAIN_WORKERS = env('BENCH_COMPUTE_DRAIN_WORKERS', 1);
-/** Isolates of the worker process, and of the in-process engine and bare loop. */
-const ISOLATES = env('BENCH_COMPUTE_ISOLATES', 2);
+/**
+ * Isolates of the worker process, and of the in-process engine and bare loop: the worker's own
+ * default (`COMPUTE_WORKER_ISOLATES`, 4) since 2026-11-26; 2 before.
+ */
+const ISOLATES = env('BENCH_COMPUTE_ISOLATES', 4);
 /** How often the client-observed pass asks whether the run finished. */
 const FAST_POLL_MS = env('BENCH_COMPUTE_POLL_MS', 2);
 /** The quiet pass asks this rarely, so its polls barely compete with the run it waits for. */
