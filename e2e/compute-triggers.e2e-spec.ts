@@ -541,8 +541,10 @@ describe('event-driven triggers', () => {
     const created = await watch('on-order-created', 'record_created');
     const paused = await watch('paused-watch', 'record_created');
     const elsewhere = await watch('on-other-collection', 'record_created', 'invoices');
-    const updated = await watch('on-order-updated', 'record_updated');
+    // The dotted form the spec's records page writes names the same event.
+    const updated = await watch('on-order-updated', 'record.updated');
     for (const t of [created, paused, elsewhere, updated]) expect(t.status).toBe(201);
+    expect(updated.body.triggerMetadata.event).toBe('record_updated');
     expect((await call('PATCH', `${base()}/function-triggers/${paused.body.id}/pause`, { token })).status).toBe(200);
 
     const record = await call('POST', `${base()}/records`, {

@@ -329,15 +329,33 @@ describe('event-driven', () => {
     ]);
   });
 
-  it.each([['record_exploded'], ['RECORD_CREATED'], ['record.created'], [''], [1], [null], [['record_created']]])(
-    'refuses the event %p',
-    (event) => {
-      expect(only('event-driven', { event, recordSlug: 'orders' })).toEqual([
-        'triggerMetadata.event',
-        expect.stringContaining('must be one of record_created, record_updated'),
-      ]);
-    },
-  );
+  it.each([
+    ['record.created', 'record_created'],
+    ['records.bulk_created', 'records_bulk_created'],
+    ['record.updated_failed', 'record_updated_failed'],
+  ])('accepts the dotted form %s the spec’s records page writes, kept as %s', (event, stored) => {
+    expect(ok('event-driven', { event, recordSlug: 'orders' })).toEqual({
+      event: stored,
+      recordSlug: 'orders',
+      params: {},
+    });
+  });
+
+  it.each([
+    ['record_exploded'],
+    ['record.exploded'],
+    ['RECORD_CREATED'],
+    ['record..created'],
+    [''],
+    [1],
+    [null],
+    [['record_created']],
+  ])('refuses the event %p', (event) => {
+    expect(only('event-driven', { event, recordSlug: 'orders' })).toEqual([
+      'triggerMetadata.event',
+      expect.stringContaining('must be one of record_created, record_updated'),
+    ]);
+  });
 
   it.each(['a', '9', 'blog-posts', 'orders-2026', 'a-b-c', 'x'.repeat(100)])(
     'accepts the recordSlug %s',

@@ -3,6 +3,7 @@ import {
   FAILED_RECORD_EVENTS,
   type FieldError,
   RECORD_EVENTS,
+  recordEventName,
   TRIGGER_PATH,
 } from '@strata/contracts';
 
@@ -29,7 +30,7 @@ import {
 export const EXECUTION_TYPES = ['on-demand', 'event-driven', 'scheduled', 'http-trigger', 'endpoint'] as const;
 export type ExecutionType = (typeof EXECUTION_TYPES)[number];
 
-/** The record events a trigger can watch: the per-record events and the bulk aggregates (not the *_failed ones). */
+/** The record events a trigger can watch: the per-record events, the bulk aggregates and the *_failed events. */
 export const TRIGGER_EVENTS = [...RECORD_EVENTS, ...BULK_RECORD_EVENTS, ...FAILED_RECORD_EVENTS] as const;
 export type TriggerEventName = (typeof TRIGGER_EVENTS)[number];
 
@@ -205,7 +206,8 @@ function checkEventDriven(
   body: Record<string, unknown>,
   issues: Issues,
 ): WithoutParams<EventDrivenMetadata> | undefined {
-  const event = own(body, 'event');
+  // The dotted form the spec's records page writes (`record.created`) is the same event, kept as its underscore name.
+  const event = recordEventName(own(body, 'event'));
   if (event === undefined) issues.add(`${ROOT}.event`, `is required: one of ${oneOf(TRIGGER_EVENTS)}`);
   else if (!(TRIGGER_EVENTS as readonly unknown[]).includes(event)) {
     issues.add(`${ROOT}.event`, `must be one of ${oneOf(TRIGGER_EVENTS)}`);
