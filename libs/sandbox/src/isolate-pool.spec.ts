@@ -87,6 +87,29 @@ describe('IsolatePool', () => {
     expect(pool.available()).toBe(1);
   });
 
+  it('takes a waiter whose signal is aborted out of the queue, and the slot goes to the next one', async () => {
+    const { pool } = fakePool(1, 2);
+    const lease = pool.tryAcquire(32)!;
+    const given = new AbortController();
+    const gaveUp = pool.acquire(32, given.signal);
+    const next = pool.acquire(32);
+    expect(pool.counts().queued).toBe(2);
+    given.abort();
+    await expect(gaveUp).rejects.toMatchObject({ name: 'WaitAbortedError' });
+    expect(pool.counts().queued).toBe(1);
+    lease.release();
+    (await next).release();
+    expect(pool.available()).toBe(1);
+    // Already aborted: not even queued. Aborted after it was handed a slot: the lease stands.
+    await expect(pool.acquire(32, given.signal)).rejects.toMatchObject({ name: 'WaitAbortedError' });
+    const late = new AbortController();
+    const held = await pool.acquire(32, late.signal);
+    late.abort();
+    expect(pool.available()).toBe(0);
+    held.release();
+    expect(pool.available()).toBe(1);
+  });
+
   it('holds a reserved slot against every other taker until it is leased or given back', async () => {
     const { pool, retired } = fakePool(1);
     const reservation = pool.tryReserve()!;

@@ -1,5 +1,13 @@
 import { SandboxBusyError } from './types.js';
 
+/** A wait for a slot that its caller gave up (its signal was aborted). */
+export class WaitAbortedError extends Error {
+  override readonly name = 'WaitAbortedError';
+  constructor() {
+    super('The wait for an isolate was given up');
+  }
+}
+
 /** Why an isolate left the pool. */
 export type RetireReason = 'runs' | 'heap' | 'killed' | 'limitChange' | 'closed';
 
@@ -99,15 +107,39 @@ export class IsolatePool<W extends PooledWorker> {
     };
   }
 
-  /** A slot, waiting in FIFO order when every slot is busy. */
-  acquire(memoryMb: number): Promise<Lease<W>> {
+  /**
+   * A slot, waiting in FIFO order when every slot is busy. Aborting `signal`
+   * while it waits takes it out of the queue: it rejects with `WaitAbortedError`.
+   */
+  acquire(memoryMb: number, signal?: AbortSignal): Promise<Lease<W>> {
     if (this.closed) return Promise.reject(new SandboxBusyError('The sandbox engine is closed'));
+    if (signal?.aborted) return Promise.reject(new WaitAbortedError());
     const lease = this.tryAcquire(memoryMb);
     if (lease) return Promise.resolve(lease);
     if (this.waiters.length >= this.options.maxQueue) {
       return Promise.reject(new SandboxBusyError('Every isolate is busy and the wait queue is full'));
     }
-    return new Promise((resolve, reject) => this.waiters.push({ memoryMb, resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.waiters.indexOf(waiter);
+        if (at < 0) return; // handed a slot already
+        this.waiters.splice(at, 1);
+        reject(new WaitAbortedError());
+      };
+      const waiter: Waiter<W> = {
+        memoryMb,
+        resolve: (lease) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(lease);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
   }
 
   available(): number {

@@ -168,6 +168,47 @@ describe('stop', () => {
   });
 });
 
+describe('stop while waiting for an isolate', () => {
+  it('ends a run stopped in the queue at once, without an isolate, and the queue moves on', async () => {
+    const single = createIsolatedVmEngine({ isolates: 1, maxRunsPerIsolate: 50 });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let underWay!: () => void;
+      const started = new Promise<void>((resolve) => (underWay = resolve));
+      const holding = single.run(
+        runJob('async function run() { await api.fetchRecord("c", "r"); return { success: true }; }'),
+        {
+          call: async () => {
+            underWay();
+            await held;
+            return null;
+          },
+        },
+      );
+      await started;
+      const stop = new AbortController();
+      const waiting = single.run(
+        runJob('async function run() { return { success: true }; }', { stop: stop.signal }),
+        recordingBridge(),
+      );
+      const behind = single.run(
+        runJob('async function run() { return { success: true, data: "behind" }; }'),
+        recordingBridge(),
+      );
+      expect(single.stats().queued).toBe(2);
+      stop.abort();
+      expect(await waiting).toMatchObject({ status: 'failed', error: { name: 'NotStarted' }, cpuMs: 0 });
+      expect(single.stats().queued).toBe(1);
+      release();
+      expect(await holding).toMatchObject({ status: 'succeeded' });
+      expect(await behind).toMatchObject({ status: 'succeeded', returnValue: { data: 'behind' } });
+    } finally {
+      await single.close();
+    }
+  });
+});
+
 describe('api', () => {
   it('forwards every bridged method to the bridge with JSON-copied arguments', async () => {
     const bridge = recordingBridge();

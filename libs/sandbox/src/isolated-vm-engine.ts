@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import ivm from 'isolated-vm';
 import { MISSING_DEFAULT_EXPORT_MESSAGE, MISSING_RUN_MESSAGE } from './code-check.js';
-import { IsolatePool, type PooledWorker, type RetireReason } from './isolate-pool.js';
+import { IsolatePool, WaitAbortedError, type PooledWorker, type RetireReason } from './isolate-pool.js';
 import { LogCollector } from './log-collector.js';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE, type PreludeConfig, type PreludeEnvelope } from './prelude.js';
 import {
@@ -196,7 +196,16 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     run(job, bridge) {
       const invalid = invalidJob(job);
       if (invalid) return Promise.reject(invalid);
-      return track(pool.acquire(job.limits.memoryMb).then((lease) => runLeased(lease, job, bridge)));
+      return track(
+        pool.acquire(job.limits.memoryMb, job.stop).then(
+          (lease) => runLeased(lease, job, bridge),
+          (error: unknown) => {
+            // Stopped while it waited for an isolate: it never touched one.
+            if (error instanceof WaitAbortedError) return notStartedResult();
+            throw error;
+          },
+        ),
+      );
     },
     tryRun(job, bridge) {
       const invalid = invalidJob(job);
@@ -547,7 +556,21 @@ function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** The envelope of a run whose gate stayed closed: no user code ran. */
-const NOT_STARTED = JSON.stringify({ ok: false, name: 'NotStarted', message: 'The run was not started.' });
+const NOT_STARTED_MESSAGE = 'The run was not started.';
+const NOT_STARTED = JSON.stringify({ ok: false, name: 'NotStarted', message: NOT_STARTED_MESSAGE });
+
+/** The result of a run stopped before it had an isolate. */
+function notStartedResult(): SandboxResult {
+  return {
+    status: 'failed',
+    error: { name: 'NotStarted', message: NOT_STARTED_MESSAGE },
+    logs: [],
+    logsTruncated: false,
+    cpuMs: 0,
+    wallMs: 0,
+    memoryUsageBytes: 0,
+  };
+}
 
 /** Whether a job's gate opened (a job without one is open). */
 async function opened(gate: Promise<boolean> | undefined): Promise<boolean> {
