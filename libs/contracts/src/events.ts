@@ -136,8 +136,8 @@ export function computeJobSubject(prefix: string, workspace: string): string {
 }
 
 /**
- * A compute job: which run to execute. With `run` (a run queued by the API
- * outside a transaction) the job also carries the row's columns a worker needs
+ * A compute job: which run to execute. With `run` (every queued run but a
+ * re-run, when it fits in a message) the job also carries the row's columns a worker needs
  * to start it, so the worker reads nothing first and claims the run only when
  * it must (docs/compute.md, "The job pipeline"); the row is still the truth.
  */

@@ -126,8 +126,7 @@ export class RunQueue {
 
   /** The job of a run inserted with `insertIn`, carrying the run when it fits in a message. */
   private jobOfInserted(workspace: string, job: QueuedJob): ComputeJob {
-    const carried = this.carried.get(job);
-    return { runId: job.runId, workspaceSlug: workspace, ...(carried ? { run: carried } : {}) };
+    return computeJob(workspace, job.runId, this.carried.get(job));
   }
 
   /**
@@ -232,8 +231,11 @@ export class RunQueue {
 
 /** The job of a queued run, carrying the run when it fits in a message (`carriedRun`). */
 function jobOf(scope: WorkspaceScope, run: NewRun): ComputeJob {
-  const carried = carriedRun(run, { withCode: true });
-  return { runId: run.id, workspaceSlug: scope.workspace, ...(carried ? { run: carried } : {}) };
+  return computeJob(scope.workspace, run.id, carriedRun(run, { withCode: true }));
+}
+
+function computeJob(workspace: string, runId: string, carried: CarriedRun | undefined): ComputeJob {
+  return { runId, workspaceSlug: workspace, ...(carried ? { run: carried } : {}) };
 }
 
 const statusOf = (status: string): QueuedJob['status'] => (status === 'rate_limited' ? 'rate_limited' : 'queued');

@@ -320,28 +320,33 @@ export class RunsRepository {
     now: Date,
     leaseUntil: Date,
   ): Promise<RunEntity | undefined> {
-    const [raw] = await queryPrepared<Record<string, unknown>>(
-      this.db.manager,
-      `UPDATE compute.runs SET status = 'running', worker_id = $3, started_at = $4, lease_expires_at = $5
-        WHERE workspace_slug = $1 AND id = $2 AND status = 'queued'
-        RETURNING ${this.columns()
-          .map((c) => c.databaseName)
-          .join(', ')}`,
-      [scope.workspace, id, workerId, now, leaseUntil],
-    );
+    const columns = this.columns()
+      .map((c) => c.databaseName)
+      .join(', ');
+    const [raw] = await this.claimReturning<Record<string, unknown>>(scope, id, workerId, now, leaseUntil, columns);
     return raw ? this.fromRow(raw) : undefined;
   }
 
   /** `claim` of a run whose row the worker has from its job: whether it was still queued. */
-  async take(scope: WorkspaceScope, id: string, workerId: string, startedAt: Date, leaseUntil: Date): Promise<boolean> {
-    const rows = await queryPrepared<{ id: string }>(
+  async take(scope: WorkspaceScope, id: string, holder: string, startedAt: Date, leaseUntil: Date): Promise<boolean> {
+    return (await this.claimReturning(scope, id, holder, startedAt, leaseUntil, 'id')).length > 0;
+  }
+
+  private claimReturning<Row>(
+    scope: WorkspaceScope,
+    id: string,
+    holder: string,
+    startedAt: Date,
+    leaseUntil: Date,
+    returning: string,
+  ): Promise<Row[]> {
+    return queryPrepared<Row>(
       this.db.manager,
       `UPDATE compute.runs SET status = 'running', worker_id = $3, started_at = $4, lease_expires_at = $5
         WHERE workspace_slug = $1 AND id = $2 AND status = 'queued'
-        RETURNING id`,
-      [scope.workspace, id, workerId, startedAt, leaseUntil],
+        RETURNING ${returning}`,
+      [scope.workspace, id, holder, startedAt, leaseUntil],
     );
-    return rows.length > 0;
   }
 
   /** A worker takes over an endpoint run dispatched under `holder`; undefined when that hold is gone. */
@@ -424,15 +429,15 @@ export class RunsRepository {
   }
 
   /**
-   * Records how a run ended that `workerId` executed from its job without
-   * claiming it first (`DeferredClaim`): claim and outcome in one statement,
-   * written only if the run is still queued, or held by this worker (a claim
-   * whose answer was lost). Whether it was.
+   * Records how a run ended that was executed from its job without being
+   * claimed first (`DeferredClaim`): claim and outcome in one statement,
+   * written only if the run is still queued, or held under `holder` (this
+   * execution's own claim, whose answer was lost). Whether it was.
    */
   async finishQueued(
     scope: WorkspaceScope,
     id: string,
-    workerId: string,
+    holder: string,
     startedAt: Date,
     o: RunOutcome,
   ): Promise<boolean> {
@@ -443,7 +448,7 @@ export class RunsRepository {
               worker_id = $3, started_at = COALESCE(started_at, $13)
         WHERE workspace_slug = $1 AND id = $2 AND (status = 'queued' OR (status = 'running' AND worker_id = $3))
         RETURNING id`,
-      [...this.outcomeValues(scope, id, workerId, o), startedAt],
+      [...this.outcomeValues(scope, id, holder, o), startedAt],
     );
     return rows.length > 0;
   }

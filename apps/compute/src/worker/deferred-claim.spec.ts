@@ -49,6 +49,16 @@ describe('DeferredClaim', () => {
     expect(claimedCount()).toBe(1);
   });
 
+  it('tries a timed claim whose statement failed again after as long, until it holds', async () => {
+    const { claim, taken, claimedCount } = claimWith([new Error('connection lost'), true]);
+    await jest.advanceTimersByTimeAsync(50);
+    expect(taken).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(50);
+    expect(taken).toHaveLength(2);
+    expect(claimedCount()).toBe(1);
+    expect(await claim.end()).toBe('claimed');
+  });
+
   it('claims at the first platform call, once, however many calls follow', async () => {
     const { claim, taken, claimedCount } = claimWith([true]);
     await Promise.all([claim.required(), claim.required()]);

@@ -38,12 +38,19 @@ export interface DeferredClaimOptions {
 export class DeferredClaim {
   private attempt: Promise<boolean> | undefined;
   private ended = false;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout;
 
   constructor(private readonly options: DeferredClaimOptions) {
-    this.timer = setTimeout(() => {
-      this.claim().catch(() => undefined);
-    }, options.afterMs);
+    this.timer = this.claimAfter(options.afterMs);
+  }
+
+  /** Claims once `ms` have passed; a claim whose statement failed is tried again as long again later. */
+  private claimAfter(ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      this.claim().catch(() => {
+        if (!this.ended && !this.attempt) this.timer = this.claimAfter(Math.max(ms, 50));
+      });
+    }, ms);
   }
 
   /**

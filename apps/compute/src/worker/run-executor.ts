@@ -300,9 +300,11 @@ export class RunExecutor {
         if (gate && !(await gate)) return undefined;
         // No isolate took it before the engine closed (the worker stops): it goes back to the queue.
         if (err instanceof SandboxBusyError && holder === undefined) {
-          if (deferred && (await deferred.claim.end()) !== 'claimed') {
-            // Never this worker's: the job itself goes back, to any worker.
-            deferred.message.nak();
+          const state = deferred && (await deferred.claim.end());
+          if (deferred && state !== 'claimed') {
+            // Not queued any more: nobody is to run it. Never claimed: the job itself goes back, to any worker.
+            if (state === 'lost') deferred.message.ack();
+            else deferred.message.nak();
             return undefined;
           }
           await this.handBack(scope, run.id, deferred?.holder ?? WORKER_ID);
