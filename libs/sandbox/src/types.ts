@@ -42,7 +42,7 @@ export interface SandboxJob {
   request?: EndpointRequest;
   limits: SandboxLimits;
   /**
-   * When set, the run's context is made and its code compiled at once, but no
+   * When set, the run's context is made (an endpoint module compiled) at once, but no
    * user code runs (not even top-level statements) until this resolves true;
    * false (or a rejection) ends the run there, failed as `NotStarted`. The
    * caller overlaps what it must settle first (a claim) with that work.

@@ -62,7 +62,7 @@ export interface ExecuteOptions {
   /**
    * Resolves once the run is known to be this worker's (true) or not (false:
    * no user code runs and nothing is written); its code and parameters are
-   * read, its sandbox context made and its code compiled meanwhile.
+   * read and its sandbox context made meanwhile.
    */
   readonly gate?: Promise<boolean>;
   /**
@@ -286,7 +286,7 @@ export class RunExecutor {
             executionParams: (params.executionParams ?? {}) as JsonValue,
             ...(params.request ? { request: params.request } : {}),
             limits: run.limits as unknown as RunLimits,
-            // The context is made and the code compiled while the gate settles; no user code runs before.
+            // The context is made while the gate settles; no user code runs before.
             ...(gate ? { gate } : {}),
             ...(deferred ? { stop: deferred.stop } : {}),
           },
