@@ -93,6 +93,18 @@ describe('compute functions', () => {
     ).toMatchObject({
       error: 'Function name is required.',
     });
+    // A value of the wrong type is not a missing one.
+    expect(
+      await call('POST', `${base()}/compute-functions`, { token, body: { name: 123, code: ['x'] } }),
+    ).toMatchObject({
+      status: 400,
+      body: {
+        details: [
+          { field: 'name', message: 'Function name must be a string.' },
+          { field: 'code', message: 'Function code must be a string.' },
+        ],
+      },
+    });
     expect((await create('dup')).status).toBe(201);
     expect(await create('dup')).toMatchObject({
       status: 409,

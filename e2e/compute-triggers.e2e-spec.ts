@@ -299,6 +299,10 @@ describe('function triggers', () => {
       status: 400,
       body: { error: 'Trigger name is required.' },
     });
+    expect(await createTrigger({ functionId, name: 42 })).toMatchObject({
+      status: 400,
+      body: { error: 'Trigger name must be a string.' },
+    });
     // Only on-demand triggers execute this way.
     const scheduled = await createTrigger({
       name: 'every-hour',

@@ -12,12 +12,14 @@ export const MAX_FUNCTION_CODE = 256 * 1024;
 
 const NAME = {
   required: 'Function name is required.',
+  notString: 'Function name must be a string.',
   maxLength: MAX_FUNCTION_NAME,
   tooLong: `Function name must be at most ${MAX_FUNCTION_NAME} characters.`,
   notBlank: true,
 };
 const CODE = {
   required: 'Function code is required.',
+  notString: 'Function code must be a string.',
   maxLength: MAX_FUNCTION_CODE,
   tooLong: `Function code must be at most ${MAX_FUNCTION_CODE} characters.`,
 };

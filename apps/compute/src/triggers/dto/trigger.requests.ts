@@ -13,6 +13,7 @@ import {
 
 const NAME = {
   required: 'Trigger name is required.',
+  notString: 'Trigger name must be a string.',
   maxLength: 200,
   tooLong: 'Trigger name must be at most 200 characters.',
   notBlank: true,
