@@ -21,7 +21,7 @@ beforeAll(async () => {
   stack = await startStack(
     // No worker runs here: the compute API turns record events into runs (and queues them), on the test's clock.
     { RATE_LIMIT_READ_PER_MINUTE: '3', RATE_LIMIT_EXECUTE_PER_MINUTE: '2', COMPUTE_EVENT_CONSUMERS: 'api' },
-    { clocks: { auth: clock, compute: clock } },
+    { clocks: { auth: clock, data: clock, compute: clock } },
   );
   tokens[wsA] = await adminWorkspaceToken(stack, wsA);
   tokens[wsB] = await adminWorkspaceToken(stack, wsB);
@@ -54,6 +54,14 @@ describe('rate limits', () => {
     expect(limited.headers.get('x-ratelimit-reset')).toBe(String((windowStart + WINDOW_MS) / 1000));
     expect(limited.body).toMatchObject({ error: 'Too Many Requests', code: 'RATE_LIMITED' });
     expect(limited.body.message).toMatch(/rate limit/i);
+
+    // The budget is the workspace's, whichever service is asked; the records API names its 429 QUOTA_EXCEEDED.
+    const records = await call('GET', `${stack.baseUrl}/data/workspace/${wsA}/api/v1/records`, {
+      token: tokens[wsA]!,
+    });
+    expect(records.status).toBe(429);
+    expect(records.headers.get('retry-after')).toBe('40');
+    expect(records.body).toEqual({ error: { code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/rate limit/i) } });
 
     // Another workspace has a budget of its own.
     const other = await list(wsB);

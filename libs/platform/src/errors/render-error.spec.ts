@@ -39,6 +39,14 @@ describe('renderError', () => {
     ]);
   });
 
+  it("names a rate limit QUOTA_EXCEEDED in the records shape, the spec's record code for 429", () => {
+    const limited = { status: 429, code: 'RATE_LIMITED', message: 'Rate limit exceeded' };
+    expect(renderError('records', limited)).toEqual({
+      error: { code: 'QUOTA_EXCEEDED', message: 'Rate limit exceeded' },
+    });
+    expect(renderError('general', limited)).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
   it('keeps field details where the shape has them', () => {
     const details = [{ field: 'name', message: 'required' }];
     expect(renderError('general', { ...e, status: 400, details })).toMatchObject({ details });

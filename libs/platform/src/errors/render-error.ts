@@ -37,6 +37,14 @@ function orchestrationName(status: number): string {
   }
 }
 
+/**
+ * The records API's code for an error: its 429 is `QUOTA_EXCEEDED`, the one name spec 3 gives a
+ * record error of that status ("Named record error codes"); the other areas keep `RATE_LIMITED`.
+ */
+function recordsCode(code: string): string {
+  return code === 'RATE_LIMITED' ? 'QUOTA_EXCEEDED' : code;
+}
+
 /** Renders an error in one of the specification's four body shapes. Pure. */
 export function renderError(shape: ErrorShape, e: RenderableError): ErrorBody {
   const fieldList = Array.isArray(e.details) ? e.details : undefined;
@@ -58,7 +66,9 @@ export function renderError(shape: ErrorShape, e: RenderableError): ErrorBody {
         details: fieldList,
       };
     case 'records':
-      return { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } };
+      return {
+        error: { code: recordsCode(e.code), message: e.message, ...(e.details ? { details: e.details } : {}) },
+      };
     case 'orchestration':
       return { error: orchestrationName(e.status), message: e.message, ...(fieldList ? { details: fieldList } : {}) };
     default: {
