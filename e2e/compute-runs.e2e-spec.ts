@@ -62,6 +62,18 @@ async function finished(jobId: string, deadlineMs = 45_000): Promise<Record<stri
 
 const run = async (code: string, params: unknown = {}) => finished(await test(code, params));
 
+/** Jobs of the work queue a worker holds and has not acknowledged (taken, not claimed or recorded yet). */
+async function jobsHeld(): Promise<number> {
+  const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.consumers.info(`${stack.natsPrefix}_compute_jobs`, `${stack.natsPrefix}_compute_workers`);
+    return info.num_ack_pending;
+  } finally {
+    await nc.close();
+  }
+}
+
 describe('function runs through the test endpoint', () => {
   it('runs code with executionParams and records the result, logs, timings and code hash', async () => {
     const code = `async function run() {
@@ -294,16 +306,6 @@ describe('the job pipeline', () => {
  */
 describe('a run executed before its claim', () => {
   /** Jobs a worker has taken and not acknowledged (a run it executes unclaimed). */
-  async function jobsHeld(): Promise<number> {
-    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
-    try {
-      const jsm = await jetstreamManager(nc);
-      const info = await jsm.consumers.info(`${stack.natsPrefix}_compute_jobs`, `${stack.natsPrefix}_compute_workers`);
-      return info.num_ack_pending;
-    } finally {
-      await nc.close();
-    }
-  }
   const statusOf = async (job: string) =>
     (await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0]?.status as string;
 
@@ -419,6 +421,47 @@ describe('a run executed before its claim', () => {
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
   });
 
+  it('leaves a run waiting for an isolate queued, so deleting its function cancels it before any of its code runs', async () => {
+    const notes = await collection('wait-notes', { name: 'text', type: 'string' });
+    const gates = await collection('wait-gates', { name: 'open', type: 'boolean' });
+    const fn = await onDemand(
+      'waits-for-isolate',
+      `async function run() { await api.createRecord('wait-notes', { text: 'ran' }); return { success: true }; }`,
+    );
+    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
+    await worker.stop();
+    const blocker = await test(`async function run() {
+      for (;;) {
+        const gates = await api.queryRecords('wait-gates', {});
+        if (gates.data.length > 0) return { success: true };
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }`);
+    await eventually(async () => ((await statusOf(blocker)) === 'running' ? true : undefined), 30_000);
+    const waiting = await fn.execute();
+    // The second job in the worker's hands too (held, not acknowledged), waiting for the isolate far
+    // longer than the claim's 50 ms: it is still queued (it was claimed, running, before it had an isolate).
+    await eventually(async () => ((await jobsHeld()) === 1 ? true : undefined), 30_000);
+    const since = Date.now();
+    await eventually(() => (Date.now() > since + 500 ? true : undefined), 5_000, 50);
+    expect(await statusOf(waiting)).toBe('queued');
+    expect((await call('DELETE', `${base()}/compute-functions/${fn.id}`, { token })).status).toBe(200);
+    expect(await statusOf(waiting)).toBe('cancelled');
+
+    const opened = await call('POST', `${base()}/records`, {
+      token,
+      body: { structureId: gates, data: { open: true } },
+    });
+    expect(opened.status).toBe(201);
+    expect((await finished(blocker)).status).toBe('succeeded');
+    await eventually(async () => ((await jobsHeld()) === 0 ? true : undefined), 30_000);
+    expect(await finished(waiting)).toMatchObject({ status: 'cancelled', startedAt: null });
+    const list = await call('GET', `${base()}/records?structureId=${notes}`, { token });
+    expect(list.body.results).toEqual([]);
+    await holder.stop();
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+  });
+
   it('records the execution whose effects exist when a second delivery of its job claims it on the same worker', async () => {
     // A job past its ack deadline is delivered again, and the sweep re-publishes a run left queued:
     // either can reach the worker still executing the first delivery before its claim. Here the
@@ -510,9 +553,10 @@ describe('a worker asked to stop with a run waiting for an isolate', () => {
       (await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0]?.status as string;
     const underWay = await nap('under way');
     await eventually(async () => ((await statusOf(underWay)) === 'running' ? true : undefined), 30_000);
-    // Claimed by the worker (running, with a lease) while its one isolate is busy.
+    // Taken by the worker while its one isolate is busy: held, still queued (claimed only once it runs).
     const waiting = await nap('waiting');
-    await eventually(async () => ((await statusOf(waiting)) === 'running' ? true : undefined), 30_000);
+    await eventually(async () => ((await jobsHeld()) === 1 ? true : undefined), 30_000);
+    expect(await statusOf(waiting)).toBe('queued');
 
     await holder.stop('SIGTERM');
     expect(await holder.exited).toEqual({ code: null, signal: 'SIGTERM' });

@@ -24,6 +24,7 @@ import { FunctionsController } from './functions/functions.controller.js';
 import { FunctionsRepository } from './functions/functions.repository.js';
 import { FunctionsService } from './functions/functions.service.js';
 import { RunJobs } from './runs/run-jobs.js';
+import { WorkspaceBacklogs } from './runs/workspace-backlogs.js';
 import { RunQueue } from './runs/run-queue.js';
 import { RunSweeper } from './runs/run-sweeper.js';
 import { RunsController } from './runs/runs.controller.js';
@@ -120,6 +121,7 @@ export class ComputeAppModule {
         RerunsService,
         ExecutionBudget,
         RunJobs,
+        WorkspaceBacklogs,
         RunQueue,
         RunSweeper,
         DatabaseReadiness,

@@ -139,6 +139,16 @@ export class ComputeConfig extends ServiceConfig {
   @Max(5000)
   COMPUTE_CLAIM_AFTER_MS = 50;
 
+  /**
+   * A workspace with more runs than this queued has its next jobs put on the
+   * backlog queue, which workers serve only when no other job waits for an
+   * isolate (docs/compute.md, "Fair share").
+   */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  COMPUTE_BACKLOG_AFTER = 32;
+
   /** How often this API replica looks for runs whose worker was lost and for jobs not taken. */
   @IsInt()
   @Min(50)

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { computeJobsStream, computeJobSubject, type ComputeJob } from '@strata/contracts';
+import { computeJobsStream, computeJobSubject, type ComputeJob, type ComputeJobLane } from '@strata/contracts';
 import { issueWorkspaceScope, Transactions } from '@strata/db';
 import { loadConfig, NatsConnectionHolder, systemClock } from '@strata/platform';
 import { testNatsPrefix } from '@strata/testing';
@@ -9,6 +9,7 @@ import { ComputeConfig } from '../src/compute.config.js';
 import { RunJobs } from '../src/runs/run-jobs.js';
 import { RunQueue, type RunRequest } from '../src/runs/run-queue.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
+import { WorkspaceBacklogs } from '../src/runs/workspace-backlogs.js';
 import { openComputeTestDatabase, type ComputeTestDatabase } from './support/compute-database.js';
 
 /**
@@ -31,7 +32,7 @@ describe('the jobs of queued runs', () => {
   beforeAll(async () => {
     db = await openComputeTestDatabase('jobs-a');
     runs = new RunsRepository(db.ds);
-    const jobs = new RunJobs(nats, config);
+    const jobs = new RunJobs(nats, config, new WorkspaceBacklogs(runs, config, systemClock));
     await jobs.onApplicationBootstrap();
     queue = new RunQueue(runs, jobs, config, systemClock);
   });
@@ -41,11 +42,11 @@ describe('the jobs of queued runs', () => {
     await db?.close();
   });
 
-  /** The last job published for the workspace. */
-  async function lastJob(workspace: string): Promise<ComputeJob> {
+  /** The last job published for the workspace on `lane`. */
+  async function lastJob(workspace: string, lane: ComputeJobLane = 'jobs'): Promise<ComputeJob> {
     const jsm = await jetstreamManager(await nats.get());
-    const stored = await jsm.streams.getMessage(computeJobsStream(config.NATS_PREFIX).name, {
-      last_by_subj: computeJobSubject(config.NATS_PREFIX, workspace),
+    const stored = await jsm.streams.getMessage(computeJobsStream(config.NATS_PREFIX, lane).name, {
+      last_by_subj: computeJobSubject(config.NATS_PREFIX, workspace, lane),
     });
     return stored!.json<ComputeJob>();
   }
@@ -88,7 +89,7 @@ describe('the jobs of queued runs', () => {
     const scope = issueWorkspaceScope('jobs-a');
     const job = await new Transactions(db.ds).run((tx) => queue.insertIn(scope, tx, request({ source: 'scheduled' })));
     expect(Object.keys(job).sort()).toEqual(['jobId', 'queuedAt', 'runId', 'status']);
-    await queue.publishMany([{ workspace: scope.workspace, job }]);
+    await queue.publishMany([{ scope, job }]);
     expect((await lastJob(scope.workspace)).run).toMatchObject({ jobId: job.jobId, executionSource: 'scheduled' });
   });
 
@@ -109,5 +110,19 @@ describe('the jobs of queued runs', () => {
       request({ params: { triggerParams: {}, executionParams: { blob: 'x'.repeat(300 * 1024) } } }),
     );
     expect(await lastJob(scope.workspace)).toEqual({ runId: large.runId, workspaceSlug: 'jobs-a' });
+  });
+
+  it('puts the jobs of a workspace with more than COMPUTE_BACKLOG_AFTER runs queued on the backlog queue', async () => {
+    const scope = issueWorkspaceScope('jobs-b');
+    const test = () =>
+      request({ target: { kind: 'code', code: 'async function run() { return 1; }', codeHash: 'c'.repeat(64) } });
+    const queued = [];
+    for (let i = 0; i <= config.COMPUTE_BACKLOG_AFTER; i++) queued.push(await queue.enqueue(scope, test()));
+    // The runs up to the limit went to the work queue, the one past it to the backlog.
+    expect((await lastJob(scope.workspace)).runId).toBe(queued[config.COMPUTE_BACKLOG_AFTER - 1]!.runId);
+    expect((await lastJob(scope.workspace, 'backlog')).runId).toBe(queued[config.COMPUTE_BACKLOG_AFTER]!.runId);
+    // Another workspace's run is not held back by it.
+    const other = await queue.enqueue(issueWorkspaceScope('jobs-c'), test());
+    expect((await lastJob('jobs-c')).runId).toBe(other.runId);
   });
 });

@@ -126,13 +126,25 @@ export function recordEventSubject(
   return `${prefix}.records.${workspace}.${recordSlug}.${event}`;
 }
 
-/** The work queue of function executions: one message per queued run, taken by the sandbox workers. */
-export function computeJobsStream(prefix: string): { name: string; subjects: string[]; retention: 'workqueue' } {
-  return { name: `${prefix}_compute_jobs`, subjects: [`${prefix}.compute.jobs.>`], retention: 'workqueue' };
+/**
+ * The two work queues of function executions, one message per queued run, both
+ * taken by the sandbox workers. `jobs` holds the runs of workspaces with few
+ * runs waiting; `backlog` the runs of a workspace that has many waiting
+ * already. A worker takes from both, but a backlog job waits for an isolate
+ * behind every other job it holds, so one workspace's backlog does not hold
+ * up another workspace's runs (docs/compute.md, "Fair share").
+ */
+export type ComputeJobLane = 'jobs' | 'backlog';
+
+export function computeJobsStream(
+  prefix: string,
+  lane: ComputeJobLane = 'jobs',
+): { name: string; subjects: string[]; retention: 'workqueue' } {
+  return { name: `${prefix}_compute_${lane}`, subjects: [`${prefix}.compute.${lane}.>`], retention: 'workqueue' };
 }
 
-export function computeJobSubject(prefix: string, workspace: string): string {
-  return `${prefix}.compute.jobs.${workspace}`;
+export function computeJobSubject(prefix: string, workspace: string, lane: ComputeJobLane = 'jobs'): string {
+  return `${prefix}.compute.${lane}.${workspace}`;
 }
 
 /**

@@ -87,11 +87,32 @@ describe('IsolatePool', () => {
     expect(pool.available()).toBe(1);
   });
 
+  it('hands a slot to a background waiter only when no other waiter is left', async () => {
+    const { pool } = fakePool(1, 10);
+    const lease = pool.tryAcquire(32)!;
+    const order: string[] = [];
+    const take = (name: string, background: boolean) =>
+      pool.acquire(32, { background }).then((l) => {
+        order.push(name);
+        l.release();
+      });
+    const waits = [
+      take('backlog-1', true),
+      take('backlog-2', true),
+      take('run-1', false),
+      take('backlog-3', true),
+      take('run-2', false),
+    ];
+    lease.release();
+    await Promise.all(waits);
+    expect(order).toEqual(['run-1', 'run-2', 'backlog-1', 'backlog-2', 'backlog-3']);
+  });
+
   it('takes a waiter whose signal is aborted out of the queue, and the slot goes to the next one', async () => {
     const { pool } = fakePool(1, 2);
     const lease = pool.tryAcquire(32)!;
     const given = new AbortController();
-    const gaveUp = pool.acquire(32, given.signal);
+    const gaveUp = pool.acquire(32, { signal: given.signal });
     const next = pool.acquire(32);
     expect(pool.counts().queued).toBe(2);
     given.abort();
@@ -101,9 +122,9 @@ describe('IsolatePool', () => {
     (await next).release();
     expect(pool.available()).toBe(1);
     // Already aborted: not even queued. Aborted after it was handed a slot: the lease stands.
-    await expect(pool.acquire(32, given.signal)).rejects.toMatchObject({ name: 'WaitAbortedError' });
+    await expect(pool.acquire(32, { signal: given.signal })).rejects.toMatchObject({ name: 'WaitAbortedError' });
     const late = new AbortController();
-    const held = await pool.acquire(32, late.signal);
+    const held = await pool.acquire(32, { signal: late.signal });
     late.abort();
     expect(pool.available()).toBe(0);
     held.release();

@@ -27,6 +27,7 @@ interface Slot<W extends PooledWorker> {
 
 interface Waiter<W extends PooledWorker> {
   memoryMb: number;
+  background: boolean;
   resolve(lease: Lease<W>): void;
   reject(error: Error): void;
 }
@@ -108,10 +109,13 @@ export class IsolatePool<W extends PooledWorker> {
   }
 
   /**
-   * A slot, waiting in FIFO order when every slot is busy. Aborting `signal`
+   * A slot, waiting when every slot is busy: in FIFO order, except that a
+   * `background` wait is handed a slot only when no other wait is left (a
+   * workspace's backlog waits behind everyone else's runs). Aborting `signal`
    * while it waits takes it out of the queue: it rejects with `WaitAbortedError`.
    */
-  acquire(memoryMb: number, signal?: AbortSignal): Promise<Lease<W>> {
+  acquire(memoryMb: number, options: { signal?: AbortSignal; background?: boolean } = {}): Promise<Lease<W>> {
+    const { signal, background = false } = options;
     if (this.closed) return Promise.reject(new SandboxBusyError('The sandbox engine is closed'));
     if (signal?.aborted) return Promise.reject(new WaitAbortedError());
     const lease = this.tryAcquire(memoryMb);
@@ -128,6 +132,7 @@ export class IsolatePool<W extends PooledWorker> {
       };
       const waiter: Waiter<W> = {
         memoryMb,
+        background,
         resolve: (lease) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(lease);
@@ -198,7 +203,8 @@ export class IsolatePool<W extends PooledWorker> {
       this.retire(slot, 'closed');
       return;
     }
-    const waiter = this.waiters.shift();
+    const first = this.waiters.findIndex((candidate) => !candidate.background);
+    const [waiter] = this.waiters.splice(first < 0 ? 0 : first, 1);
     if (!waiter) return;
     try {
       waiter.resolve(this.lease(slot, waiter.memoryMb));

@@ -188,21 +188,30 @@ describe('stop while waiting for an isolate', () => {
       );
       await started;
       const stop = new AbortController();
+      const starts: string[] = [];
       const waiting = single.run(
-        runJob('async function run() { return { success: true }; }', { stop: stop.signal }),
+        runJob('async function run() { return { success: true }; }', {
+          stop: stop.signal,
+          onStart: () => starts.push('stopped'),
+        }),
         recordingBridge(),
       );
       const behind = single.run(
-        runJob('async function run() { return { success: true, data: "behind" }; }'),
+        runJob('async function run() { return { success: true, data: "behind" }; }', {
+          onStart: () => starts.push('behind'),
+        }),
         recordingBridge(),
       );
       expect(single.stats().queued).toBe(2);
       stop.abort();
       expect(await waiting).toMatchObject({ status: 'failed', error: { name: 'NotStarted' }, cpuMs: 0 });
       expect(single.stats().queued).toBe(1);
+      // Told only once the run has its isolate: not while it waits, never for the one stopped there.
+      expect(starts).toEqual([]);
       release();
       expect(await holding).toMatchObject({ status: 'succeeded' });
       expect(await behind).toMatchObject({ status: 'succeeded', returnValue: { data: 'behind' } });
+      expect(starts).toEqual(['behind']);
     } finally {
       await single.close();
     }

@@ -195,6 +195,7 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     try {
       runs++;
       lease.worker.runs++;
+      job.onStart?.();
       const { result, retire: verdict } = await executeOnIsolate(lease.worker, job, bridge, settings);
       retire = verdict;
       return result;
@@ -213,7 +214,7 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
       const invalid = invalidJob(job);
       if (invalid) return Promise.reject(invalid);
       return track(
-        pool.acquire(job.limits.memoryMb, job.stop).then(
+        pool.acquire(job.limits.memoryMb, { signal: job.stop, background: job.background === true }).then(
           (lease) => runLeased(lease, job, bridge),
           (error: unknown) => {
             // Stopped while it waited for an isolate: it never touched one.

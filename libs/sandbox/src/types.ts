@@ -49,6 +49,18 @@ export interface SandboxJob {
    */
   gate?: Promise<boolean>;
   /**
+   * Waits for an isolate behind every run without it (`run` only): a worker
+   * marks the jobs of a workspace's backlog so, so that another workspace's run
+   * taken later still starts at the next free isolate.
+   */
+  background?: boolean;
+  /**
+   * Told once the run has its isolate, before its context is made or any of
+   * its code runs (a run that waited for a free isolate waited until then).
+   * Not told for a run that never got one (stopped while waiting, engine closed).
+   */
+  onStart?: () => void;
+  /**
    * Aborted when the caller no longer wants the run (a worker found the run
    * was not its own any more): a run whose user code has not started does not
    * start (failed as `NotStarted`, as with a closed gate); one under way ends

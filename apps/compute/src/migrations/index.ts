@@ -7,6 +7,7 @@ import { ComputeRerunIndex1764700000000 } from './1764700000000-compute-rerun-in
 import { ComputeRateLimitedRuns1764800000000 } from './1764800000000-compute-rate-limited-runs.js';
 import { ComputeEndpointCredentials1764900000000 } from './1764900000000-compute-endpoint-credentials.js';
 import { ComputeRunsOfLiveFunctions1764950000000 } from './1764950000000-compute-runs-of-live-functions.js';
+import { ComputeQueuedRunsByWorkspace1765000000000 } from './1765000000000-compute-queued-runs-by-workspace.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   ComputeRateLimitedRuns1764800000000,
   ComputeEndpointCredentials1764900000000,
   ComputeRunsOfLiveFunctions1764950000000,
+  ComputeQueuedRunsByWorkspace1765000000000,
 ];

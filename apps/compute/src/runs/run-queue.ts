@@ -68,7 +68,7 @@ export class RunQueue {
   async enqueue(scope: WorkspaceScope, request: RunRequest): Promise<QueuedJob> {
     const queued = this.newRun(request);
     const run = await this.runs.insert(scope, undefined, queued);
-    if (run.status === 'queued') await this.jobs.publish(jobOf(scope, queued));
+    if (run.status === 'queued') await this.jobs.publish(scope, jobOf(scope, queued));
     return { jobId: run.jobId, runId: run.id, status: statusOf(run.status), queuedAt: run.queuedAt.toISOString() };
   }
 
@@ -110,18 +110,18 @@ export class RunQueue {
   }
 
   /** `publish` for the runs of many workspaces inserted with `insertIn`, in one write. */
-  async publishMany(queued: readonly { readonly workspace: string; readonly job: QueuedJob }[]): Promise<void> {
+  async publishMany(queued: readonly { readonly scope: WorkspaceScope; readonly job: QueuedJob }[]): Promise<void> {
     await this.jobs.publishMany(
       queued
         .filter(({ job }) => job.status === 'queued')
-        .map(({ workspace, job }) => this.jobOfInserted(workspace, job)),
+        .map(({ scope, job }) => ({ scope, job: this.jobOfInserted(scope.workspace, job) })),
     );
   }
 
   /** Publishes the job of a run inserted with `insertIn` (a failure is left to the sweep). */
   async publish(scope: WorkspaceScope, job: QueuedJob): Promise<void> {
     if (job.status !== 'queued') return;
-    await this.jobs.publish(this.jobOfInserted(scope.workspace, job));
+    await this.jobs.publish(scope, this.jobOfInserted(scope.workspace, job));
   }
 
   /** The job of a run inserted with `insertIn`, carrying the run when it fits in a message. */
@@ -152,7 +152,7 @@ export class RunQueue {
   ): Promise<OnceQueued | undefined> {
     const run = await this.runs.insertForEvent(scope, prepared, { ...pair, at: this.clock.now() });
     if (!run) return undefined;
-    const published = run.status === 'queued' && (await this.jobs.publish(jobOf(scope, prepared)));
+    const published = run.status === 'queued' && (await this.jobs.publish(scope, jobOf(scope, prepared)));
     return {
       jobId: run.jobId,
       runId: run.id,
@@ -188,7 +188,9 @@ export class RunQueue {
     const written = await this.runs.insertNewJobs(scope, newRuns);
     const queued = written.filter((run) => run.status === 'queued');
     const byId = new Map(newRuns.map((run) => [run.id, run]));
-    const published = await this.jobs.publishMany(queued.map((run) => jobOf(scope, byId.get(run.id)!)));
+    const published = await this.jobs.publishMany(
+      queued.map((run) => ({ scope, job: jobOf(scope, byId.get(run.id)!) })),
+    );
     const publishedRuns = new Set(queued.filter((_, k) => published[k]).map((run) => run.id));
     const byJob = new Map(written.map((run) => [run.jobId, run]));
     return requests.map((request, i) => {

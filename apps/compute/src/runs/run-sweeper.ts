@@ -62,8 +62,10 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     let republished = 0;
     const before = new Date(now.getTime() - this.config.COMPUTE_REPUBLISH_AFTER_MS);
     for (const stale of await this.runs.staleQueued(before, BATCH)) {
-      const job = { runId: stale.id, workspaceSlug: stale.workspace_slug };
-      if (await this.jobs.publish(job, `${stale.id}:${now.getTime()}`)) republished++;
+      // The workspace of a run row this sweep read from our own table.
+      const scope = issueWorkspaceScope(stale.workspace_slug);
+      const job = { runId: stale.id, workspaceSlug: scope.workspace };
+      if (await this.jobs.publish(scope, job, `${stale.id}:${now.getTime()}`)) republished++;
     }
     const expiredDocuments = await this.documents.deleteExpired(now, 1000);
     // The record stream keeps events 7 days: older (event, trigger) pairs cannot come back.

@@ -303,6 +303,17 @@ export class RunsRepository {
       .getMany();
   }
 
+  /** How many runs of the workspace are queued, counted up to `limit` at most (the index of queued runs alone). */
+  async queuedUpTo(scope: WorkspaceScope, limit: number): Promise<number> {
+    const rows: { n: number }[] = await this.db.query(
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM compute.runs WHERE workspace_slug = $1 AND status = 'queued' LIMIT $2
+       ) queued`,
+      [scope.workspace, limit],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   /** Cancels the function's runs that have not started (its deletion stops them). */
   async cancelQueuedOfFunction(scope: WorkspaceScope, tx: Tx, functionId: string, reason: string, now: Date) {
     await managerOf(this.db, tx).query(

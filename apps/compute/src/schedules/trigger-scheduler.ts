@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { issueWorkspaceScope, Transactions } from '@strata/db';
+import { issueWorkspaceScope, Transactions, type WorkspaceScope } from '@strata/db';
 import { Clock, PeriodicTask } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { QueuedJob } from '../runs/run-queue.js';
@@ -48,7 +48,7 @@ export class TriggerScheduler implements OnApplicationBootstrap, OnApplicationSh
     let fired = 0;
     for (;;) {
       const now = this.clock.now();
-      const queued: { workspace: string; job: QueuedJob }[] = [];
+      const queued: { scope: WorkspaceScope; job: QueuedJob }[] = [];
       const claimed = await this.transactions.run(async (tx) => {
         const due = await this.schedules.claimDue(tx, now, BATCH);
         for (const row of due) {
@@ -68,7 +68,7 @@ export class TriggerScheduler implements OnApplicationBootstrap, OnApplicationSh
             const job = await this.transactions.savepoint(tx, () =>
               this.executions.runScheduledIn(scope, tx, trigger, fn, row.due_at, now),
             );
-            queued.push({ workspace: row.workspace_slug, job });
+            queued.push({ scope, job });
           } catch (err) {
             this.logger.warn({ msg: 'scheduled occurrence not run', triggerId: trigger.id, err: String(err) });
           }

@@ -149,7 +149,7 @@ export class TriggerExecutions {
   }
 
   /** `publish` for the runs of many workspaces, in one write. */
-  async publishAll(queued: readonly { readonly workspace: string; readonly job: QueuedJob }[]): Promise<void> {
+  async publishAll(queued: readonly { readonly scope: WorkspaceScope; readonly job: QueuedJob }[]): Promise<void> {
     await this.queue.publishMany(queued);
   }
 

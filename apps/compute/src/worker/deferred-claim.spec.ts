@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { DeferredClaim } from './deferred-claim.js';
 
-/** A claim whose statement answers what `answers` holds next (true, false, or an Error). */
-function claimWith(answers: (boolean | Error)[], afterMs = 50) {
+/** A started claim whose statement answers what `answers` holds next (true, false, or an Error). */
+function claimWith(answers: (boolean | Error)[], afterMs = 50, started = true) {
   const taken: string[] = [];
   let claimed = 0;
   let lost = 0;
@@ -16,6 +16,7 @@ function claimWith(answers: (boolean | Error)[], afterMs = 50) {
     onClaimed: () => claimed++,
     onLost: () => lost++,
   });
+  if (started) claim.start();
   return { claim, taken, claimedCount: () => claimed, lostCount: () => lost };
 }
 
@@ -39,7 +40,20 @@ describe('DeferredClaim', () => {
     expect(taken).toHaveLength(0);
   });
 
-  it('claims once the worker has held the run for the window', async () => {
+  it('claims nothing while the run waits for an isolate: its window starts with the run', async () => {
+    const { claim, taken } = claimWith([true], 50, false);
+    jest.advanceTimersByTime(10_000);
+    expect(taken).toHaveLength(0);
+    claim.start();
+    claim.start(); // once
+    jest.advanceTimersByTime(49);
+    expect(taken).toHaveLength(0);
+    jest.advanceTimersByTime(1);
+    expect(taken).toHaveLength(1);
+    expect(await claim.end()).toBe('claimed');
+  });
+
+  it('claims once the run has run for the window', async () => {
     const { claim, taken, claimedCount } = claimWith([true]);
     jest.advanceTimersByTime(49);
     expect(taken).toHaveLength(0);

@@ -4,6 +4,8 @@ import { ApiRefusal } from './api/handler.js';
 export interface JobMessage {
   ack(): void;
   nak(delayMs?: number): void;
+  /** Tells the stream the job is still being worked on: its ack deadline starts again. */
+  working(): void;
 }
 
 /** What became of a deferred claim once its run ended. */
@@ -18,7 +20,7 @@ export type ClaimState =
 export interface DeferredClaimOptions {
   /** The claim itself: whether the run (still queued) is now this worker's. */
   readonly take: () => Promise<boolean>;
-  /** Claims once the worker has held the run this long, whatever it does. */
+  /** Claims once the run has run this long (from `start`), whatever it does. */
   readonly afterMs: number;
   /** Told once, when the claim succeeds (the job is acknowledged, the lease renewed from then on). */
   readonly onClaimed: () => void;
@@ -29,19 +31,25 @@ export interface DeferredClaimOptions {
 /**
  * The claim of a run its job carried, made only when it has to be: before the
  * run's first call into the platform (the first thing it does that can be
- * seen outside the sandbox), or once the worker has held it `afterMs`, so that
- * a run of any length shows `running` under a lease. A run that ends before
- * either has done nothing but compute: its outcome is written together with
- * the claim, in one statement, and if the worker dies first the job comes back
+ * seen outside the sandbox), or once it has run `afterMs` (from `start`, when
+ * it got its isolate), so that a run of any length shows `running` under a
+ * lease. A run waiting for an isolate stays `queued`: deleting its function
+ * cancels it, and the claim then refuses it. A run that ends before either
+ * has done nothing but compute: its outcome is written together with the
+ * claim, in one statement, and if the worker dies first the job comes back
  * and the run simply executes again.
  */
 export class DeferredClaim {
   private attempt: Promise<boolean> | undefined;
   private ended = false;
-  private timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: DeferredClaimOptions) {
-    this.timer = this.claimAfter(options.afterMs);
+  constructor(private readonly options: DeferredClaimOptions) {}
+
+  /** The run has its isolate: the claim is made `afterMs` from now at the latest. */
+  start(): void {
+    if (this.timer || this.ended) return;
+    this.timer = this.claimAfter(this.options.afterMs);
   }
 
   /** Claims once `ms` have passed; a claim whose statement failed is tried again as long again later. */

@@ -13,7 +13,7 @@ import {
   type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { ANY_UUID, computeJobsStream, isWorkspaceSlug, type ComputeJob } from '@strata/contracts';
+import { ANY_UUID, computeJobsStream, isWorkspaceSlug, type ComputeJob, type ComputeJobLane } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
 import { ensureStream, extractTraceContext } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
@@ -47,17 +47,18 @@ export function parseComputeJob(payload: unknown): ComputeJob {
 }
 
 /**
- * Takes jobs from the work queue, as many at once as the worker has isolates.
- * A job is acknowledged once its run is claimed (or found taken): from then
- * on the run row and its lease are the truth, not the message, so a long run
- * never outlives an ack deadline and a lost worker is found by its lease.
+ * Takes jobs from the two work queues, from each up to twice as many at once
+ * as the worker has isolates. A job is acknowledged once its run is claimed
+ * (or found taken): from then on the run row and its lease are the truth, not
+ * the message, so a long run never outlives an ack deadline and a lost worker
+ * is found by its lease. A job of the `backlog` queue waits for an isolate
+ * behind every job of the other (docs/compute.md, "Fair share"): another
+ * workspace's run taken after it still starts at the next free isolate.
  */
 @Injectable()
 export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('JobConsumer');
-  private messages: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly lanes: { messages: ConsumerMessages; loop: Promise<void>; inFlight: Set<Promise<void>> }[] = [];
 
   constructor(
     private readonly nats: NatsConnectionHolder,
@@ -66,10 +67,15 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    for (const lane of ['jobs', 'backlog'] as const) this.lanes.push(await this.consume(lane));
+    this.logger.log({ msg: 'taking jobs', lanes: ['jobs', 'backlog'], isolates: this.config.COMPUTE_WORKER_ISOLATES });
+  }
+
+  private async consume(lane: ComputeJobLane) {
     const nc = await this.nats.get();
-    const stream = computeJobsStream(this.config.NATS_PREFIX);
+    const stream = computeJobsStream(this.config.NATS_PREFIX, lane);
     await ensureStream(nc, stream);
-    const durable = `${this.config.NATS_PREFIX}_compute_workers`;
+    const durable = `${this.config.NATS_PREFIX}_compute_${lane === 'jobs' ? 'workers' : 'backlog_workers'}`;
     const jsm = await jetstreamManager(nc);
     await jsm.consumers.add(stream.name, {
       durable_name: durable,
@@ -88,26 +94,22 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
     // pull request per job taken, a write on each side for every run (NATS CPU per run 0.16 → 0.12 ms
     // in bench/compute's drain). A pull is sent only once the jobs before it were taken from the
     // iterator, so a worker never holds more than `limit` jobs another worker could have run.
-    this.messages = await consumer.consume({
+    const messages = await consumer.consume({
       max_messages: limit,
       threshold_messages: Math.max(1, Math.floor(limit / 4)),
     });
-    const messages = this.messages;
-    this.loop = (async () => {
+    const inFlight = new Set<Promise<void>>();
+    const background = lane === 'backlog';
+    const loop = (async () => {
       for await (const msg of messages) {
-        const handled = this.handle(msg)
+        const handled = this.handle(msg, background)
           .catch((err: unknown) => this.logger.error({ msg: 'job not handled', err: String(err) }))
-          .finally(() => this.inFlight.delete(handled));
-        this.inFlight.add(handled);
-        if (this.inFlight.size >= limit) await Promise.race(this.inFlight);
+          .finally(() => inFlight.delete(handled));
+        inFlight.add(handled);
+        if (inFlight.size >= limit) await Promise.race(inFlight);
       }
     })();
-    this.logger.log({
-      msg: 'taking jobs',
-      stream: stream.name,
-      durable,
-      isolates: this.config.COMPUTE_WORKER_ISOLATES,
-    });
+    return { messages, loop, inFlight };
   }
 
   /**
@@ -117,18 +119,21 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
    * closing ends.
    */
   beforeApplicationShutdown(): void {
-    this.messages
-      ?.close()
-      .catch((err: unknown) => this.logger.warn({ msg: 'job consumer not closed', err: String(err) }));
+    for (const { messages } of this.lanes) {
+      messages.close().catch((err: unknown) => this.logger.warn({ msg: 'job consumer not closed', err: String(err) }));
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
-    await Promise.all(this.inFlight);
+    for (const { messages } of this.lanes) await messages.close();
+    for (const { loop, inFlight } of this.lanes) {
+      await loop;
+      await Promise.all(inFlight);
+    }
   }
 
-  private async handle(msg: JsMsg): Promise<void> {
+  /** Executes a job's run; `background` (the backlog queue): behind every other job for an isolate. */
+  private async handle(msg: JsMsg, background: boolean): Promise<void> {
     let job: ComputeJob;
     try {
       job = parseComputeJob(msg.json());
@@ -142,7 +147,7 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
       const scope = issueWorkspaceScope(job.workspaceSlug);
       // A job delivered again may be one whose run executed here before: claimed first, like a job without its run.
       if (job.run && this.config.COMPUTE_CLAIM_AFTER_MS > 0 && !msg.info.redelivered) {
-        await this.executor.executeQueued(scope, job.runId, job.run, msg);
+        await this.executor.executeQueued(scope, job.runId, job.run, msg, { background });
         return;
       }
       let run;
@@ -154,7 +159,7 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
         return;
       }
       msg.ack();
-      if (run) await this.executor.execute(scope, run);
+      if (run) await this.executor.execute(scope, run, { background });
     });
   }
 }

@@ -28,6 +28,9 @@ import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 /** Function versions whose code a worker keeps in memory (oldest first out). */
 const CODE_CACHE_SIZE = 256;
 
+/** How often a job whose run waits for an isolate has its ack deadline (10 s) pushed back. */
+const JOB_KEEPALIVE_MS = 4000;
+
 /** The worker's own name on the runs it holds. */
 export const WORKER_ID = `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -65,6 +68,10 @@ export interface ExecuteOptions {
    * read and its sandbox context made meanwhile.
    */
   readonly gate?: Promise<boolean>;
+  /** A job of a workspace's backlog: it waits for an isolate behind every other run (docs/compute.md, "Fair share"). */
+  readonly background?: boolean;
+  /** Told when the run has its isolate, before any of its code runs (`SandboxJob.onStart`). */
+  readonly onStart?: () => void;
   /**
    * A queued run its job carried, executed before it is claimed: the claim
    * comes before its first platform call or after a while, and its outcome is
@@ -73,7 +80,8 @@ export interface ExecuteOptions {
   readonly deferred?: {
     readonly claim: DeferredClaim;
     readonly message: JobMessage;
-    readonly takenAt: Date;
+    /** When the run got its isolate (now, until it has one): its `startedAt` once claimed or recorded. */
+    readonly startedAt: () => Date;
     /**
      * The name this execution claims the run under: the worker's, with a mark of its own. Two
      * deliveries of one job can reach the same worker (one waited past its ack deadline); only
@@ -169,13 +177,23 @@ export class RunExecutor {
    * or recorded, and handed back when neither happened (the stream delivers
    * it again).
    */
-  async executeQueued(scope: WorkspaceScope, runId: string, carried: CarriedRun, message: JobMessage): Promise<void> {
-    const takenAt = this.clock.now();
+  async executeQueued(
+    scope: WorkspaceScope,
+    runId: string,
+    carried: CarriedRun,
+    message: JobMessage,
+    options: { readonly background?: boolean } = {},
+  ): Promise<void> {
     const holder = `${WORKER_ID}/${randomBytes(4).toString('hex')}`;
     let lease: NodeJS.Timeout | undefined;
+    let startedAt: Date | undefined;
+    const started = () => startedAt ?? this.clock.now();
     const stop = new AbortController();
+    // Waiting for an isolate, the run stays queued and its job unacknowledged: the job's ack deadline
+    // is pushed back meanwhile, so the stream does not hand it to another worker too.
+    const waiting = setInterval(() => message.working(), JOB_KEEPALIVE_MS);
     const claim = new DeferredClaim({
-      take: () => this.runs.take(scope, runId, holder, takenAt, this.leaseFrom(this.clock.now())),
+      take: () => this.runs.take(scope, runId, holder, started(), this.leaseFrom(this.clock.now())),
       afterMs: this.config.COMPUTE_CLAIM_AFTER_MS,
       onClaimed: () => {
         message.ack();
@@ -186,9 +204,16 @@ export class RunExecutor {
     });
     try {
       await this.execute(scope, this.runs.entityOf(scope, queuedRun(runId, carried)), {
-        deferred: { claim, message, takenAt, holder, stop: stop.signal },
+        deferred: { claim, message, startedAt: started, holder, stop: stop.signal },
+        ...(options.background ? { background: true } : {}),
+        onStart: () => {
+          startedAt = this.clock.now();
+          clearInterval(waiting);
+          claim.start();
+        },
       });
     } finally {
+      clearInterval(waiting);
       clearInterval(lease);
     }
   }
@@ -269,7 +294,7 @@ export class RunExecutor {
    * sweep fails it as WorkerLost).
    */
   async execute(scope: WorkspaceScope, run: RunEntity, options: ExecuteOptions = {}): Promise<ExecutedRun | undefined> {
-    const { engine = this.engine, holder, recorded, onEnd, gate, deferred } = options;
+    const { engine = this.engine, holder, recorded, onEnd, gate, deferred, background, onStart } = options;
     // A dispatched run's lease already covers its timeout and the grace; a deferred one is renewed once claimed.
     const heartbeat = holder !== undefined || deferred ? undefined : this.renewLease(scope, run.id);
     const bridge = this.api.bridgeFor(scope, run, deferred ? () => deferred.claim.required() : undefined);
@@ -289,6 +314,8 @@ export class RunExecutor {
             // The context is made while the gate settles; no user code runs before.
             ...(gate ? { gate } : {}),
             ...(deferred ? { stop: deferred.stop } : {}),
+            ...(background ? { background: true } : {}),
+            ...(onStart ? { onStart } : {}),
           },
           bridge,
         );
@@ -336,7 +363,7 @@ export class RunExecutor {
   private async handBack(scope: WorkspaceScope, runId: string, holder: string): Promise<void> {
     try {
       if (!(await this.runs.handBack(scope, runId, holder))) return;
-      await this.jobs.publish({ runId, workspaceSlug: scope.workspace }, `${runId}:handed-back:${WORKER_ID}`);
+      await this.jobs.publish(scope, { runId, workspaceSlug: scope.workspace }, `${runId}:handed-back:${WORKER_ID}`);
       this.logger.log({ msg: 'run handed back to the queue: the worker stops before it started', runId });
     } catch (err) {
       this.logger.warn({ msg: 'run not handed back; its lease will expire', runId, err: String(err) });
@@ -386,7 +413,7 @@ export class RunExecutor {
       return false;
     }
     const written = await this.retried(run.id, () =>
-      this.runs.finishQueued(scope, run.id, deferred.holder, deferred.takenAt, outcome),
+      this.runs.finishQueued(scope, run.id, deferred.holder, deferred.startedAt(), outcome),
     );
     if (written === undefined) {
       this.logger.error({

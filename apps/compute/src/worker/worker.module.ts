@@ -7,6 +7,7 @@ import { ComputeConfig } from '../compute.config.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunJobs } from '../runs/run-jobs.js';
+import { WorkspaceBacklogs } from '../runs/workspace-backlogs.js';
 import { RunQueue } from '../runs/run-queue.js';
 import { RunsRepository } from '../runs/runs.repository.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
@@ -70,6 +71,7 @@ export class WorkerModule {
         TriggersRepository,
         TriggerExecutions,
         RunJobs,
+        WorkspaceBacklogs,
         RunQueue,
         EventRunsRepository,
         TransactionsProvider,

@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import type { ComputeJobLane } from '@strata/contracts';
+import type { WorkspaceScope } from '@strata/db';
+import { Clock } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import { RunsRepository } from './runs.repository.js';
+
+/** How long one count of a workspace's queued runs stands for its next jobs. */
+export const BACKLOG_COUNT_MS = 250;
+
+interface Count {
+  /** Queued runs the last count found (at most `limit`). */
+  readonly queued: number;
+  readonly at: number;
+  /** Jobs placed since that count. */
+  since: number;
+}
+
+/**
+ * Which work queue a workspace's next job joins: `backlog` when the workspace
+ * has more than `limit` runs queued, `jobs` otherwise. A count stands for
+ * `BACKLOG_COUNT_MS` and counts the jobs placed after it, so a burst of runs
+ * costs a count or two a second, not one per run; concurrent asks share one
+ * count. Counts read at most `limit + 1` rows of the index of queued runs.
+ *
+ * Pure but for `count`, and the clock given: the decision is unit-tested.
+ */
+export class BacklogEstimates<S extends { readonly workspace: string }> {
+  private readonly counts = new Map<string, Count>();
+  private readonly pending = new Map<string, Promise<Count>>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly count: (scope: S, upTo: number) => Promise<number>,
+    private readonly now: () => number,
+  ) {}
+
+  /** The lane of `jobs` more jobs of the workspace (their runs are written already). */
+  async laneOf(scope: S, jobs = 1): Promise<ComputeJobLane> {
+    const count = await this.current(scope);
+    const queued = count.queued + count.since;
+    count.since += jobs;
+    return queued > this.limit ? 'backlog' : 'jobs';
+  }
+
+  private async current(scope: S): Promise<Count> {
+    const workspace = scope.workspace;
+    const known = this.counts.get(workspace);
+    if (known && this.now() - known.at < BACKLOG_COUNT_MS) return known;
+    let pending = this.pending.get(workspace);
+    if (!pending) {
+      pending = this.count(scope, this.limit + 1)
+        .then((queued): Count => {
+          const fresh: Count = { queued, at: this.now(), since: 0 };
+          this.counts.set(workspace, fresh);
+          return fresh;
+        })
+        .finally(() => this.pending.delete(workspace));
+      this.pending.set(workspace, pending);
+      if (this.counts.size > 10_000) this.forgetOld();
+    }
+    return pending;
+  }
+
+  private forgetOld(): void {
+    const now = this.now();
+    for (const [workspace, count] of this.counts) if (now - count.at >= BACKLOG_COUNT_MS) this.counts.delete(workspace);
+  }
+}
+
+/** `BacklogEstimates` over the runs table, for the service (API replicas and workers alike). */
+@Injectable()
+export class WorkspaceBacklogs {
+  private readonly estimates: BacklogEstimates<WorkspaceScope>;
+
+  constructor(runs: RunsRepository, config: ComputeConfig, clock: Clock) {
+    this.estimates = new BacklogEstimates(
+      config.COMPUTE_BACKLOG_AFTER,
+      (scope, upTo) => runs.queuedUpTo(scope, upTo),
+      () => clock.now().getTime(),
+    );
+  }
+
+  /** The lane of `jobs` more jobs of the workspace (their runs are written already). */
+  laneOf(scope: WorkspaceScope, jobs?: number): Promise<ComputeJobLane> {
+    return this.estimates.laneOf(scope, jobs);
+  }
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { computeJobsStream } from '@strata/contracts';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+
+/**
+ * One workspace's backlog does not hold up another's runs (docs/compute.md,
+ * "Fair share"): a workspace with more than COMPUTE_BACKLOG_AFTER runs queued
+ * has its next jobs put on the backlog queue, and a worker runs them only when
+ * no other job waits for an isolate. Ordering is asserted, never timing.
+ */
+let stack: Stack;
+const suffix = Date.now().toString(36);
+const [heavy, light] = [`fair-heavy-${suffix}`, `fair-light-${suffix}`];
+const tokens: Record<string, string> = {};
+const BACKLOG_AFTER = 4;
+const HEAVY_RUNS = 24;
+
+beforeAll(async () => {
+  stack = await startStack({ COMPUTE_BACKLOG_AFTER: String(BACKLOG_AFTER), RATE_LIMIT_EXECUTE_PER_MINUTE: '1000' });
+  tokens[heavy] = await adminWorkspaceToken(stack, heavy);
+  tokens[light] = await adminWorkspaceToken(stack, light);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const base = (ws: string) => `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+
+async function test(ws: string, code: string): Promise<string> {
+  const queued = await call('POST', `${base(ws)}/compute-functions/test`, {
+    token: tokens[ws]!,
+    body: { code, params: {} },
+  });
+  expect(queued.status).toBe(200);
+  return queued.body.jobId as string;
+}
+
+async function finishedRun(ws: string, jobId: string): Promise<{ status: string; finishedAt: string }> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const listed = await call('GET', `${base(ws)}/function-runs?jobId=${jobId}`, { token: tokens[ws]! });
+    const run = listed.body.runs[0];
+    if (run?.finishedAt) return run;
+    if (Date.now() > until) throw new Error(`run of job ${jobId} not final: ${JSON.stringify(run)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function jobsWaiting(): Promise<{ jobs: number; backlog: number }> {
+  const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const count = async (lane: 'jobs' | 'backlog') =>
+      (await jsm.streams.info(computeJobsStream(stack.natsPrefix, lane).name)).state.messages;
+    return { jobs: await count('jobs'), backlog: await count('backlog') };
+  } finally {
+    await nc.close();
+  }
+}
+
+describe('fair share between workspaces', () => {
+  it("runs another workspace's run ahead of one workspace's backlog", async () => {
+    // No worker yet: every run waits, and the heavy workspace's queue grows past the limit.
+    const busy =
+      'async function run() { const end = Date.now() + 100; while (Date.now() < end) {} return { success: true }; }';
+    const heavyJobs: string[] = [];
+    for (let i = 0; i < HEAVY_RUNS; i++) heavyJobs.push(await test(heavy, busy));
+    const lightJob = await test(light, 'async function run() { return { success: true, data: "light" }; }');
+    // The heavy workspace's first runs went to the work queue, the rest to the backlog; the light one's to the queue.
+    expect(await jobsWaiting()).toEqual({ jobs: BACKLOG_AFTER + 1, backlog: HEAVY_RUNS - BACKLOG_AFTER });
+
+    await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
+    const lightRun = await finishedRun(light, lightJob);
+    const heavyRuns = await Promise.all(heavyJobs.map((job) => finishedRun(heavy, job)));
+    expect(lightRun.status).toBe('succeeded');
+    expect(heavyRuns.every((run) => run.status === 'succeeded')).toBe(true);
+    // First in, first out, the light run would have finished last. Behind the heavy workspace's queued
+    // jobs and at most the backlog jobs the worker had started before it took the light one, it is early.
+    const finishedBefore = heavyRuns.filter((run) => run.finishedAt < lightRun.finishedAt).length;
+    expect(finishedBefore).toBeLessThanOrEqual(BACKLOG_AFTER + 4);
+  });
+});
