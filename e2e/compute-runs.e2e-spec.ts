@@ -421,46 +421,52 @@ describe('a run executed before its claim', () => {
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
   });
 
-  it('leaves a run waiting for an isolate queued, so deleting its function cancels it before any of its code runs', async () => {
-    const notes = await collection('wait-notes', { name: 'text', type: 'string' });
-    const gates = await collection('wait-gates', { name: 'open', type: 'boolean' });
-    const fn = await onDemand(
-      'waits-for-isolate',
-      `async function run() { await api.createRecord('wait-notes', { text: 'ran' }); return { success: true }; }`,
-    );
-    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
-    await worker.stop();
-    const blocker = await test(`async function run() {
+  it.each([
+    ['a job that carries its run', 'carried', {}],
+    ['a job claimed before it runs', 'claimed', { COMPUTE_CLAIM_AFTER_MS: '0' }],
+  ])(
+    'leaves a run waiting for an isolate queued, so deleting its function cancels it before any of its code runs (%s)',
+    async (_case, name, env) => {
+      const notes = await collection(`wait-notes-${name}`, { name: 'text', type: 'string' });
+      const gates = await collection(`wait-gates-${name}`, { name: 'open', type: 'boolean' });
+      const fn = await onDemand(
+        `waits-for-isolate-${name}`,
+        `async function run() { await api.createRecord('wait-notes-${name}', { text: 'ran' }); return { success: true }; }`,
+      );
+      const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', ...env });
+      await worker.stop();
+      const blocker = await test(`async function run() {
       for (;;) {
-        const gates = await api.queryRecords('wait-gates', {});
+        const gates = await api.queryRecords('wait-gates-${name}', {});
         if (gates.data.length > 0) return { success: true };
         await new Promise((r) => setTimeout(r, 50));
       }
     }`);
-    await eventually(async () => ((await statusOf(blocker)) === 'running' ? true : undefined), 30_000);
-    const waiting = await fn.execute();
-    // The second job in the worker's hands too (held, not acknowledged), waiting for the isolate far
-    // longer than the claim's 50 ms: it is still queued (it was claimed, running, before it had an isolate).
-    await eventually(async () => ((await jobsHeld()) === 1 ? true : undefined), 30_000);
-    const since = Date.now();
-    await eventually(() => (Date.now() > since + 500 ? true : undefined), 5_000, 50);
-    expect(await statusOf(waiting)).toBe('queued');
-    expect((await call('DELETE', `${base()}/compute-functions/${fn.id}`, { token })).status).toBe(200);
-    expect(await statusOf(waiting)).toBe('cancelled');
+      await eventually(async () => ((await statusOf(blocker)) === 'running' ? true : undefined), 30_000);
+      const waiting = await fn.execute();
+      // The second job in the worker's hands too (held, not acknowledged), waiting for the isolate far
+      // longer than a claim's 50 ms: it is still queued (it was claimed, running, before it had an isolate).
+      await eventually(async () => ((await jobsHeld()) === 1 ? true : undefined), 30_000);
+      const since = Date.now();
+      await eventually(() => (Date.now() > since + 500 ? true : undefined), 5_000, 50);
+      expect(await statusOf(waiting)).toBe('queued');
+      expect((await call('DELETE', `${base()}/compute-functions/${fn.id}`, { token })).status).toBe(200);
+      expect(await statusOf(waiting)).toBe('cancelled');
 
-    const opened = await call('POST', `${base()}/records`, {
-      token,
-      body: { structureId: gates, data: { open: true } },
-    });
-    expect(opened.status).toBe(201);
-    expect((await finished(blocker)).status).toBe('succeeded');
-    await eventually(async () => ((await jobsHeld()) === 0 ? true : undefined), 30_000);
-    expect(await finished(waiting)).toMatchObject({ status: 'cancelled', startedAt: null });
-    const list = await call('GET', `${base()}/records?structureId=${notes}`, { token });
-    expect(list.body.results).toEqual([]);
-    await holder.stop();
-    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
-  });
+      const opened = await call('POST', `${base()}/records`, {
+        token,
+        body: { structureId: gates, data: { open: true } },
+      });
+      expect(opened.status).toBe(201);
+      expect((await finished(blocker)).status).toBe('succeeded');
+      await eventually(async () => ((await jobsHeld()) === 0 ? true : undefined), 30_000);
+      expect(await finished(waiting)).toMatchObject({ status: 'cancelled', startedAt: null });
+      const list = await call('GET', `${base()}/records?structureId=${notes}`, { token });
+      expect(list.body.results).toEqual([]);
+      await holder.stop();
+      worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    },
+  );
 
   it('records the execution whose effects exist when a second delivery of its job claims it on the same worker', async () => {
     // A job past its ack deadline is delivered again, and the sweep re-publishes a run left queued:

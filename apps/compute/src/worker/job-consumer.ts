@@ -150,16 +150,7 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
         await this.executor.executeQueued(scope, job.runId, job.run, msg, { background });
         return;
       }
-      let run;
-      try {
-        run = await this.executor.claim(scope, job.runId);
-      } catch (err) {
-        this.logger.warn({ msg: 'run not claimed; the job is redelivered', runId: job.runId, err: String(err) });
-        msg.nak(1000);
-        return;
-      }
-      msg.ack();
-      if (run) await this.executor.execute(scope, run, { background });
+      await this.executor.executeClaimedAtStart(scope, job.runId, msg, { background });
     });
   }
 }

@@ -73,6 +73,12 @@ export interface ExecuteOptions {
   /** Told when the run has its isolate, before any of its code runs (`SandboxJob.onStart`). */
   readonly onStart?: () => void;
   /**
+   * A queued run claimed once it has its isolate, before any of its code runs
+   * (the claim is its gate); its job is acknowledged by the claim, or handed
+   * back (nak) when the claim's statement failed.
+   */
+  readonly claimAtStart?: { readonly message: JobMessage };
+  /**
    * A queued run its job carried, executed before it is claimed: the claim
    * comes before its first platform call or after a while, and its outcome is
    * written as `deferred` stands when it ends (`DeferredClaim`).
@@ -165,10 +171,64 @@ export class RunExecutor {
     this.ring = keyRingOf(config);
   }
 
-  /** Claims the run for this worker; undefined when another worker has it or it is not queued. */
-  claim(scope: WorkspaceScope, runId: string): Promise<RunEntity | undefined> {
+  /**
+   * Executes a queued run whose job did not carry it, or came again (it may
+   * have executed before, on a worker that died): the row is read now, and the
+   * run is claimed once it has its isolate, before any of its code runs. A run
+   * waiting for an isolate stays `queued` (deleting its function cancels it).
+   * The job is acknowledged by the claim (taken or refused), or handed back
+   * when the run never got an isolate (the worker stops) or the row could not
+   * be read or claimed.
+   */
+  async executeClaimedAtStart(
+    scope: WorkspaceScope,
+    runId: string,
+    message: JobMessage,
+    options: { readonly background?: boolean } = {},
+  ): Promise<void> {
+    let run: RunEntity | undefined;
+    try {
+      run = await this.runs.find(scope, runId);
+    } catch (err) {
+      this.logger.warn({ msg: 'run not read; the job is redelivered', runId, err: String(err) });
+      message.nak(1000);
+      return;
+    }
+    if (run?.status !== 'queued') {
+      // Taken by another worker, finished, or cancelled: nothing to run.
+      message.ack();
+      return;
+    }
+    let started = false;
+    const waiting = setInterval(() => message.working(), JOB_KEEPALIVE_MS);
+    try {
+      await this.execute(scope, run, {
+        claimAtStart: { message },
+        ...(options.background ? { background: true } : {}),
+        onStart: () => {
+          started = true;
+          clearInterval(waiting);
+        },
+      });
+    } finally {
+      clearInterval(waiting);
+    }
+    // No isolate took it before the engine closed (the worker stops): the job goes back as it is.
+    if (!started) message.nak();
+  }
+
+  /** The claim of a run that has its isolate now; whether it is this worker's. It settles the run's job. */
+  private async claimAtStart(scope: WorkspaceScope, runId: string, message: JobMessage): Promise<boolean> {
     const now = this.clock.now();
-    return this.runs.claim(scope, runId, WORKER_ID, now, this.leaseFrom(now));
+    try {
+      const claimed = await this.runs.take(scope, runId, WORKER_ID, now, this.leaseFrom(now));
+      message.ack();
+      return claimed;
+    } catch (err) {
+      this.logger.warn({ msg: 'run not claimed; the job is redelivered', runId, err: String(err) });
+      message.nak(1000);
+      return false;
+    }
   }
 
   /**
@@ -294,7 +354,20 @@ export class RunExecutor {
    * sweep fails it as WorkerLost).
    */
   async execute(scope: WorkspaceScope, run: RunEntity, options: ExecuteOptions = {}): Promise<ExecutedRun | undefined> {
-    const { engine = this.engine, holder, recorded, onEnd, gate, deferred, background, onStart } = options;
+    const { engine = this.engine, holder, recorded, onEnd, deferred, background, claimAtStart } = options;
+    // Claimed at start: the claim, made once the run has its isolate, is the run's gate.
+    let claimed: Promise<boolean> | undefined;
+    let openGate: ((claim: Promise<boolean>) => void) | undefined;
+    const gate = options.gate ?? (claimAtStart ? new Promise<boolean>((resolve) => (openGate = resolve)) : undefined);
+    const onStart = () => {
+      options.onStart?.();
+      if (claimAtStart && openGate) {
+        claimed = this.claimAtStart(scope, run.id, claimAtStart.message);
+        openGate(claimed);
+      }
+    };
+    /** Whether the run became this worker's (a run to be claimed at start that never started did not). */
+    const ours = async () => (claimAtStart && !claimed ? false : gate ? gate : true);
     // A dispatched run's lease already covers its timeout and the grace; a deferred one is renewed once claimed.
     const heartbeat = holder !== undefined || deferred ? undefined : this.renewLease(scope, run.id);
     const bridge = this.api.bridgeFor(scope, run, deferred ? () => deferred.claim.required() : undefined);
@@ -315,16 +388,16 @@ export class RunExecutor {
             ...(gate ? { gate } : {}),
             ...(deferred ? { stop: deferred.stop } : {}),
             ...(background ? { background: true } : {}),
-            ...(onStart ? { onStart } : {}),
+            onStart,
           },
           bridge,
         );
-        if (gate && !(await gate)) return undefined;
+        if (gate && !(await ours())) return undefined;
         const outcome = outcomeOf(result, bridge, this.clock.now());
         executed = result.response ? { outcome, response: result.response } : { outcome };
       } catch (err) {
         // A run that never became this worker's has nothing to record.
-        if (gate && !(await gate)) return undefined;
+        if (gate && !(await ours())) return undefined;
         // No isolate took it before the engine closed (the worker stops): it goes back to the queue.
         if (err instanceof SandboxBusyError && holder === undefined) {
           const state = deferred && (await deferred.claim.end());
