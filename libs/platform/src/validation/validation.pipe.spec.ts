@@ -22,6 +22,11 @@ class Probe {
 }
 
 describe('the validation pipe’s details', () => {
+  it('refuses an array where an object is expected with one message, not one per element', async () => {
+    const { errors } = await checkBody(Probe, [{ domain: 'a' }, 2, 3]);
+    expect(errors).toEqual([{ field: 'body', message: 'The request body must be a JSON object.' }]);
+  });
+
   it('tells a value of the wrong type only that, not the checks a value of that type would fail', async () => {
     const { errors } = await checkBody(Probe, { domain: 123, limit: 'many' });
     expect(errors).toEqual([

@@ -45,9 +45,16 @@ function joinPath(parent: string, property: string): string {
   return parent ? `${parent}.${property}` : property;
 }
 
+/** The one problem of a body that is not a JSON object where a DTO is expected. */
+export const BODY_NOT_OBJECT: FieldError = { field: 'body', message: 'The request body must be a JSON object.' };
+
 /** Validates and transforms as Nest's pipe does, then puts back each free-form body value as it arrived. */
 class StrataValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // An array where a DTO is expected: told so, not one "property 0 should not exist" per element.
+    if (metadata.type === 'body' && Array.isArray(value) && metadata.metatype && this.toValidate(metadata)) {
+      throw StrataException.validation([BODY_NOT_OBJECT]);
+    }
     const original = metadata.type === 'body' ? copyJson(value) : undefined;
     const result: unknown = await super.transform(value, metadata);
     if (original !== undefined) restoreFreeForm(result, original);
