@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { LoggerService } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ErrorCode, matchRoute, type ServiceName } from '@strata/contracts';
@@ -144,8 +145,38 @@ function cors(origins: string[]) {
   };
 }
 
+/**
+ * A request Node's parser refuses before any route sees it (a URL and headers
+ * over its 16 KiB, a malformed request line) is answered in the general error
+ * shape like every other error, instead of Node's bare status line.
+ */
+export function answerParserErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : 400;
+    const body = JSON.stringify(
+      renderError('general', {
+        status,
+        code: ErrorCode.VALIDATION_ERROR,
+        message: tooLarge
+          ? 'The request line and headers together are larger than 16 KiB.'
+          : 'The request could not be parsed as HTTP/1.1.',
+      }),
+    );
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
 export function listen(app: express.Express, port: number, host: string, keepAliveTimeoutMs?: number): Promise<Server> {
   const server = createServer(app);
+  answerParserErrors(server);
   if (keepAliveTimeoutMs !== undefined) keepConnectionsAlive(server, keepAliveTimeoutMs);
   // A port in use (EADDRINUSE) rejects: the gateway exits with the reason instead of waiting forever.
   return new Promise((resolve, reject) => {
