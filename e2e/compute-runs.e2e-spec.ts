@@ -292,6 +292,27 @@ describe('the job pipeline', () => {
     expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'recovered' } });
   });
 
+  it('does not publish again the job of a run that is only waiting in the queue', async () => {
+    await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '300' });
+    await worker.stop();
+    const job = await test('async function run() { return { success: true, data: "waited" }; }');
+    const messages = async () => {
+      const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+      try {
+        return (await (await jetstreamManager(nc)).streams.info(`${stack.natsPrefix}_compute_jobs`)).state.messages;
+      } finally {
+        await nc.close();
+      }
+    };
+    expect(await messages()).toBe(1);
+    // Several sweeps (every 200 ms) after the run became stale (300 ms): its job is still the only one.
+    const since = Date.now();
+    await eventually(() => (Date.now() > since + 1500 ? true : undefined), 5_000, 50);
+    expect(await messages()).toBe(1);
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'waited' } });
+  });
+
   it('fails a run whose worker died mid-run once its lease expires, and another worker serves on', async () => {
     const { holder, job } = await aWorkerHoldingARunThatNeverEnds();
     await holder.stop('SIGKILL');

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { computeJobsStream, computeJobSubject, type ComputeJob, type ComputeJobLane } from '@strata/contracts';
 import type { WorkspaceScope } from '@strata/db';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { ensureStream, publishAll, publishJson } from '@strata/events';
 import { NatsConnectionHolder, ServiceConfig } from '@strata/platform';
 import { WorkspaceBacklogs } from './workspace-backlogs.js';
@@ -74,6 +75,25 @@ export class RunJobs implements OnApplicationBootstrap {
       });
       return jobs.map(() => false);
     }
+  }
+
+  /**
+   * The workspaces with a job in either queue: waiting for a worker, or held by
+   * one and not acknowledged yet (a run waiting for an isolate). Their queued
+   * runs are not lost, only waiting (the sweep).
+   */
+  async workspacesWithJobs(): Promise<Set<string>> {
+    await this.ensureStreams();
+    const jsm = await jetstreamManager(await this.nats.get());
+    const workspaces = new Set<string>();
+    for (const lane of LANES) {
+      const prefix = `${this.config.NATS_PREFIX}.compute.${lane}.`;
+      const info = await jsm.streams.info(computeJobsStream(this.config.NATS_PREFIX, lane).name, {
+        subjects_filter: `${prefix}>`,
+      });
+      for (const subject of Object.keys(info.state.subjects ?? {})) workspaces.add(subject.slice(prefix.length));
+    }
+    return workspaces;
   }
 
   /** The lane of each job, asked once per workspace for all of its jobs in the batch. */

@@ -61,7 +61,14 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     }
     let republished = 0;
     const before = new Date(now.getTime() - this.config.COMPUTE_REPUBLISH_AFTER_MS);
-    for (const stale of await this.runs.staleQueued(before, BATCH)) {
+    // A run of a workspace whose jobs still wait in the queues (a backlog) is waiting, not lost: its
+    // job is published again only once they are gone, or after ten times as long in any case.
+    const waiting = await this.jobs.workspacesWithJobs().catch((err: unknown) => {
+      this.logger.warn({ msg: 'job queues not read; stale runs are published again', err: String(err) });
+      return new Set<string>();
+    });
+    const overdue = new Date(now.getTime() - 10 * this.config.COMPUTE_REPUBLISH_AFTER_MS);
+    for (const stale of await this.runs.staleQueued(before, BATCH, { waiting: [...waiting], overdue })) {
       // The workspace of a run row this sweep read from our own table.
       const scope = issueWorkspaceScope(stale.workspace_slug);
       const job = { runId: stale.id, workspaceSlug: scope.workspace };

@@ -525,12 +525,20 @@ export class RunsRepository {
     );
   }
 
-  /** System (every workspace): runs queued before `before` and not taken, for re-publishing their jobs. */
-  staleQueued(before: Date, limit: number): Promise<{ id: string; workspace_slug: string }[]> {
+  /**
+   * System (every workspace): runs queued before `before` and not taken, for re-publishing their
+   * jobs; those of the `waiting` workspaces only when queued before `overdue`.
+   */
+  staleQueued(
+    before: Date,
+    limit: number,
+    skip: { readonly waiting: readonly string[]; readonly overdue: Date } = { waiting: [], overdue: before },
+  ): Promise<{ id: string; workspace_slug: string }[]> {
     return this.db.query(
       `SELECT id, workspace_slug FROM compute.runs
-        WHERE status = 'queued' AND queued_at < $1 ORDER BY queued_at LIMIT $2`,
-      [before, limit],
+        WHERE status = 'queued' AND queued_at < $1 AND (workspace_slug <> ALL($3::text[]) OR queued_at < $4)
+        ORDER BY queued_at LIMIT $2`,
+      [before, limit, skip.waiting, skip.overdue],
     );
   }
 }
