@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { computeJobSubject, functionRunStartSubject } from '@strata/contracts';
 import { eventually } from '@strata/testing';
@@ -292,25 +293,65 @@ describe('the job pipeline', () => {
     expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'recovered' } });
   });
 
+  it('fails a run claimed first whose parameters cannot be opened, instead of handing its job back for ever', async () => {
+    await worker.stop();
+    const job = await test('async function run() { return { success: true }; }');
+    const runId = (await call('GET', `${base()}/function-runs?jobId=${job}`, { token })).body.runs[0].id as string;
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await db.query("UPDATE compute.runs SET params = 'not sealed' WHERE id = $1", [runId]);
+    } finally {
+      await db.end();
+    }
+    // Only a job without its run: the worker reads the row, and fails before the run has an isolate.
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    try {
+      await (await jetstreamManager(nc)).streams.purge(`${stack.natsPrefix}_compute_jobs`);
+      await jetstream(nc).publish(
+        computeJobSubject(stack.natsPrefix, ws),
+        JSON.stringify({ runId, workspaceSlug: ws }),
+        {
+          msgID: `${runId}:id-only`,
+        },
+      );
+    } finally {
+      await nc.close();
+    }
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect(await finished(job)).toMatchObject({
+      status: 'failed',
+      error: { name: 'PlatformError', message: 'The platform could not execute this run.' },
+    });
+    await eventually(async () => ((await jobsHeld()) === 0 ? true : undefined), 30_000);
+  });
+
   it('does not publish again the job of a run that is only waiting in the queue', async () => {
-    await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '300' });
+    // Stale after 1 s, and published again regardless only after 10 s: the check below comes well before.
+    await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '1000' });
     await worker.stop();
     const job = await test('async function run() { return { success: true, data: "waited" }; }');
     const messages = async () => {
       const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
       try {
-        return (await (await jetstreamManager(nc)).streams.info(`${stack.natsPrefix}_compute_jobs`)).state.messages;
+        const jsm = await jetstreamManager(nc);
+        let count = 0;
+        for (const lane of ['jobs', 'backlog']) {
+          count += (await jsm.streams.info(`${stack.natsPrefix}_compute_${lane}`)).state.messages;
+        }
+        return count;
       } finally {
         await nc.close();
       }
     };
     expect(await messages()).toBe(1);
-    // Several sweeps (every 200 ms) after the run became stale (300 ms): its job is still the only one.
+    // Several sweeps (every 200 ms) after the run became stale: its job is still the only one.
     const since = Date.now();
-    await eventually(() => (Date.now() > since + 1500 ? true : undefined), 5_000, 50);
+    await eventually(() => (Date.now() > since + 2500 ? true : undefined), 5_000, 50);
     expect(await messages()).toBe(1);
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
     expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'waited' } });
+    await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '300' });
   });
 
   it('fails a run whose worker died mid-run once its lease expires, and another worker serves on', async () => {

@@ -152,26 +152,38 @@ function cors(origins: string[]) {
  */
 export function answerParserErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+    // As Node does: answer only when no response on this connection has started (a pipelined one
+    // would be corrupted), and never a reset connection.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const status = tooLarge ? 431 : 400;
-    const body = JSON.stringify(
-      renderError('general', {
-        status,
-        code: ErrorCode.VALIDATION_ERROR,
-        message: tooLarge
-          ? 'The request line and headers together are larger than 16 KiB.'
-          : 'The request could not be parsed as HTTP/1.1.',
-      }),
-    );
+    const { status, code, message } = parserRefusal(err.code);
+    const body = JSON.stringify(renderError('general', { status, code, message }));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
+}
+
+/** Node's own statuses for what its parser refuses, with a message of ours. */
+function parserRefusal(code: string | undefined): { status: number; code: ErrorCode; message: string } {
+  switch (code ?? '') {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        status: 431,
+        code: ErrorCode.VALIDATION_ERROR,
+        message: 'The request line and headers together are larger than 16 KiB.',
+      };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, message: 'The chunk extensions are too large.' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, code: ErrorCode.TIMEOUT, message: 'The request did not arrive in time.' };
+    default:
+      return { status: 400, code: ErrorCode.VALIDATION_ERROR, message: 'The request could not be parsed as HTTP/1.1.' };
+  }
 }
 
 export function listen(app: express.Express, port: number, host: string, keepAliveTimeoutMs?: number): Promise<Server> {

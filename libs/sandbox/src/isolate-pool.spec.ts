@@ -87,8 +87,8 @@ describe('IsolatePool', () => {
     expect(pool.available()).toBe(1);
   });
 
-  it('hands a slot to a background waiter only when no other waiter is left', async () => {
-    const { pool } = fakePool(1, 10);
+  it('hands a slot to a background waiter behind the others, but one slot in four while both wait', async () => {
+    const { pool } = fakePool(1, 20);
     const lease = pool.tryAcquire(32)!;
     const order: string[] = [];
     const take = (name: string, background: boolean) =>
@@ -106,6 +106,26 @@ describe('IsolatePool', () => {
     lease.release();
     await Promise.all(waits);
     expect(order).toEqual(['run-1', 'run-2', 'backlog-1', 'backlog-2', 'backlog-3']);
+
+    // A stream of other runs: every fourth slot goes to the waiting backlog.
+    const held = pool.tryAcquire(32)!;
+    order.length = 0;
+    const more = [take('backlog-a', true), take('backlog-b', true)];
+    for (let i = 1; i <= 8; i++) more.push(take(`run-${i}`, false));
+    held.release();
+    await Promise.all(more);
+    expect(order).toEqual([
+      'run-1',
+      'run-2',
+      'run-3',
+      'backlog-a',
+      'run-4',
+      'run-5',
+      'run-6',
+      'backlog-b',
+      'run-7',
+      'run-8',
+    ]);
   });
 
   it('takes a waiter whose signal is aborted out of the queue, and the slot goes to the next one', async () => {

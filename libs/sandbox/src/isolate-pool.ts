@@ -1,5 +1,8 @@
 import { SandboxBusyError } from './types.js';
 
+/** While both kinds wait, one freed slot in this many goes to a background wait. */
+export const BACKGROUND_SHARE = 4;
+
 /** A wait for a slot that its caller gave up (its signal was aborted). */
 export class WaitAbortedError extends Error {
   override readonly name = 'WaitAbortedError';
@@ -64,6 +67,8 @@ export interface IsolatePoolOptions<W extends PooledWorker> {
 export class IsolatePool<W extends PooledWorker> {
   private readonly slots: Slot<W>[];
   private readonly waiters: Waiter<W>[] = [];
+  /** Slots handed to other waits in a row while a background wait was waiting too. */
+  private overtaken = 0;
   private closed = false;
   private created = 0;
 
@@ -110,9 +115,10 @@ export class IsolatePool<W extends PooledWorker> {
 
   /**
    * A slot, waiting when every slot is busy: in FIFO order, except that a
-   * `background` wait is handed a slot only when no other wait is left (a
-   * workspace's backlog waits behind everyone else's runs). Aborting `signal`
-   * while it waits takes it out of the queue: it rejects with `WaitAbortedError`.
+   * `background` wait goes behind every other wait (a workspace's backlog waits
+   * behind everyone else's runs), but for one slot in `BACKGROUND_SHARE` while
+   * both kinds wait, so a stream of other runs never starves it. Aborting
+   * `signal` while it waits takes it out of the queue: it rejects with `WaitAbortedError`.
    */
   acquire(memoryMb: number, options: { signal?: AbortSignal; background?: boolean } = {}): Promise<Lease<W>> {
     const { signal, background = false } = options;
@@ -203,8 +209,7 @@ export class IsolatePool<W extends PooledWorker> {
       this.retire(slot, 'closed');
       return;
     }
-    const first = this.waiters.findIndex((candidate) => !candidate.background);
-    const [waiter] = this.waiters.splice(first < 0 ? 0 : first, 1);
+    const [waiter] = this.waiters.splice(this.nextWaiter(), 1);
     if (!waiter) return;
     try {
       waiter.resolve(this.lease(slot, waiter.memoryMb));
@@ -212,6 +217,22 @@ export class IsolatePool<W extends PooledWorker> {
       slot.busy = false;
       waiter.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  /** The waiter a freed slot goes to (`acquire`). */
+  private nextWaiter(): number {
+    const other = this.waiters.findIndex((candidate) => !candidate.background);
+    const background = this.waiters.findIndex((candidate) => candidate.background);
+    if (other < 0 || background < 0) {
+      this.overtaken = 0;
+      return 0;
+    }
+    if (this.overtaken >= BACKGROUND_SHARE - 1) {
+      this.overtaken = 0;
+      return background;
+    }
+    this.overtaken++;
+    return other;
   }
 
   private retire(slot: Slot<W>, reason: RetireReason): void {

@@ -72,7 +72,9 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
       // The workspace of a run row this sweep read from our own table.
       const scope = issueWorkspaceScope(stale.workspace_slug);
       const job = { runId: stale.id, workspaceSlug: scope.workspace };
-      if (await this.jobs.publish(scope, job, `${stale.id}:${now.getTime()}`)) republished++;
+      // One id per run and period: replicas sweeping at once, and the sweeps of one period, publish it once.
+      const period = Math.floor(now.getTime() / this.config.COMPUTE_REPUBLISH_AFTER_MS);
+      if (await this.jobs.publish(scope, job, `${stale.id}:republished:${period}`)) republished++;
     }
     const expiredDocuments = await this.documents.deleteExpired(now, 1000);
     // The record stream keeps events 7 days: older (event, trigger) pairs cannot come back.

@@ -527,7 +527,8 @@ export class RunsRepository {
 
   /**
    * System (every workspace): runs queued before `before` and not taken, for re-publishing their
-   * jobs; those of the `waiting` workspaces only when queued before `overdue`.
+   * jobs; those of the `waiting` workspaces only when queued before `overdue`, and after every
+   * other workspace's (a long backlog does not keep a lost run of another workspace out of the batch).
    */
   staleQueued(
     before: Date,
@@ -537,7 +538,7 @@ export class RunsRepository {
     return this.db.query(
       `SELECT id, workspace_slug FROM compute.runs
         WHERE status = 'queued' AND queued_at < $1 AND (workspace_slug <> ALL($3::text[]) OR queued_at < $4)
-        ORDER BY queued_at LIMIT $2`,
+        ORDER BY workspace_slug = ANY($3::text[]), queued_at LIMIT $2`,
       [before, limit, skip.waiting, skip.overdue],
     );
   }

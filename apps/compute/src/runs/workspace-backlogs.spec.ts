@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { BACKLOG_COUNT_MS, BacklogEstimates } from './workspace-backlogs.js';
+import { issueWorkspaceScope } from '@strata/db';
+import { ManualClock } from '@strata/testing';
+import type { ComputeConfig } from '../compute.config.js';
+import type { RunsRepository } from './runs.repository.js';
+import { BACKLOG_COUNT_MS, BacklogEstimates, WorkspaceBacklogs } from './workspace-backlogs.js';
 
 const ws = (workspace: string) => ({ workspace });
 
@@ -28,8 +32,8 @@ describe('BacklogEstimates', () => {
     const { backlog, counts, advance } = estimates(3, { a: 2 });
     // The count (2, this run included) stands; each job placed after it adds one.
     expect(await backlog.laneOf(ws('a'))).toBe('jobs');
-    expect(await backlog.laneOf(ws('a'))).toBe('jobs');
-    expect(await backlog.laneOf(ws('a'))).toBe('backlog');
+    expect(await backlog.laneOf(ws('a'))).toBe('jobs'); // 3
+    expect(await backlog.laneOf(ws('a'))).toBe('backlog'); // 4
     expect(counts).toEqual(['a']);
     advance(BACKLOG_COUNT_MS);
     // A new count: the runs were taken meanwhile.
@@ -37,17 +41,25 @@ describe('BacklogEstimates', () => {
     expect(counts).toEqual(['a', 'a']);
   });
 
-  it('places a batch by the count before it, and the batch counts for the next', async () => {
+  it('adds a batch placed on a standing count at once', async () => {
     const { backlog } = estimates(10, { a: 8 });
-    expect(await backlog.laneOf(ws('a'), 8)).toBe('jobs');
-    expect(await backlog.laneOf(ws('a'))).toBe('backlog');
+    expect(await backlog.laneOf(ws('a'), 8)).toBe('jobs'); // its 8 runs are the count's 8
+    expect(await backlog.laneOf(ws('a'), 2)).toBe('jobs'); // 10
+    expect(await backlog.laneOf(ws('a'), 2)).toBe('backlog'); // 12
   });
 
-  it('shares one count among the asks made while it is under way', async () => {
-    const { backlog, counts } = estimates(3, { a: 1, b: 9 });
-    const lanes = await Promise.all([backlog.laneOf(ws('a')), backlog.laneOf(ws('a')), backlog.laneOf(ws('b'))]);
-    expect(lanes).toEqual(['jobs', 'jobs', 'backlog']);
+  it('shares one count among the asks made while it is under way, each taken to be in it', async () => {
+    const { backlog, counts } = estimates(3, { a: 3, b: 9 });
+    // Three runs written at once, one count: 3 queued, not 3 plus the two that joined it.
+    const lanes = await Promise.all([
+      backlog.laneOf(ws('a')),
+      backlog.laneOf(ws('a')),
+      backlog.laneOf(ws('a')),
+      backlog.laneOf(ws('b')),
+    ]);
+    expect(lanes).toEqual(['jobs', 'jobs', 'jobs', 'backlog']);
     expect(counts.sort()).toEqual(['a', 'b']);
+    expect(await backlog.laneOf(ws('a'))).toBe('backlog'); // a fourth, on the standing count
   });
 
   it('asks the count for one more row than the limit, never a whole backlog', async () => {
@@ -62,5 +74,11 @@ describe('BacklogEstimates', () => {
     );
     expect(await backlog.laneOf(ws('a'))).toBe('backlog');
     expect(asked).toEqual([6]);
+  });
+
+  it('places a job on the work queue when the count fails: a job is never lost for want of a lane', async () => {
+    const runs = { queuedUpTo: () => Promise.reject(new Error('connection lost')) } as unknown as RunsRepository;
+    const backlogs = new WorkspaceBacklogs(runs, { COMPUTE_BACKLOG_AFTER: 1 } as ComputeConfig, new ManualClock(0));
+    await expect(backlogs.laneOf(issueWorkspaceScope('acme'))).resolves.toBe('jobs');
   });
 });

@@ -18,10 +18,12 @@ interface Count {
 
 /**
  * Which work queue a workspace's next job joins: `backlog` when the workspace
- * has more than `limit` runs queued, `jobs` otherwise. A count stands for
- * `BACKLOG_COUNT_MS` and counts the jobs placed after it, so a burst of runs
- * costs a count or two a second, not one per run; concurrent asks share one
- * count. Counts read at most `limit + 1` rows of the index of queued runs.
+ * has more than `limit` runs queued, its new ones included, `jobs` otherwise.
+ * A count stands for `BACKLOG_COUNT_MS`: an ask that waited for a count (it
+ * started it, or joined one under way) is taken to be in it (its runs were
+ * written before), and an ask made on a standing count adds its jobs to it. So
+ * a burst of runs costs a count or two a second, not one per run. Counts read
+ * at most `limit + 1` rows of the index of queued runs.
  *
  * Pure but for `count`, and the clock given: the decision is unit-tested.
  */
@@ -37,16 +39,19 @@ export class BacklogEstimates<S extends { readonly workspace: string }> {
 
   /** The lane of `jobs` more jobs of the workspace (their runs are written already). */
   async laneOf(scope: S, jobs = 1): Promise<ComputeJobLane> {
-    const count = await this.current(scope);
-    const queued = count.queued + count.since;
-    count.since += jobs;
+    const known = this.counts.get(scope.workspace);
+    let queued: number;
+    if (known && this.now() - known.at < BACKLOG_COUNT_MS) {
+      known.since += jobs;
+      queued = known.queued + known.since;
+    } else {
+      queued = (await this.fresh(scope)).queued;
+    }
     return queued > this.limit ? 'backlog' : 'jobs';
   }
 
-  private async current(scope: S): Promise<Count> {
+  private fresh(scope: S): Promise<Count> {
     const workspace = scope.workspace;
-    const known = this.counts.get(workspace);
-    if (known && this.now() - known.at < BACKLOG_COUNT_MS) return known;
     let pending = this.pending.get(workspace);
     if (!pending) {
       pending = this.count(scope, this.limit + 1)
@@ -81,8 +86,11 @@ export class WorkspaceBacklogs {
     );
   }
 
-  /** The lane of `jobs` more jobs of the workspace (their runs are written already). */
+  /**
+   * The lane of `jobs` more jobs of the workspace (their runs are written already); `jobs` when
+   * the count fails (a job is never lost for want of a lane: the count decides only an order).
+   */
   laneOf(scope: WorkspaceScope, jobs?: number): Promise<ComputeJobLane> {
-    return this.estimates.laneOf(scope, jobs);
+    return this.estimates.laneOf(scope, jobs).catch((): ComputeJobLane => 'jobs');
   }
 }

@@ -31,6 +31,15 @@ const CODE_CACHE_SIZE = 256;
 /** How often a job whose run waits for an isolate has its ack deadline (10 s) pushed back. */
 const JOB_KEEPALIVE_MS = 4000;
 
+/** Pushes a held job's ack deadline back; a connection closing meanwhile only ends that (the job comes back). */
+function keepAlive(message: JobMessage): void {
+  try {
+    message.working();
+  } catch {
+    // closed or draining: nothing to extend
+  }
+}
+
 /** The worker's own name on the runs it holds. */
 export const WORKER_ID = `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -77,7 +86,11 @@ export interface ExecuteOptions {
    * (the claim is its gate); its job is acknowledged by the claim, or handed
    * back (nak) when the claim's statement failed.
    */
-  readonly claimAtStart?: { readonly message: JobMessage };
+  readonly claimAtStart?: {
+    readonly message: JobMessage;
+    /** Told when the engine refused the run before it had an isolate (it is closing): the job goes back. */
+    readonly handBack: () => void;
+  };
   /**
    * A queued run its job carried, executed before it is claimed: the claim
    * comes before its first platform call or after a while, and its outcome is
@@ -200,21 +213,28 @@ export class RunExecutor {
       return;
     }
     let started = false;
-    const waiting = setInterval(() => message.working(), JOB_KEEPALIVE_MS);
+    let handedBack = false;
+    const waiting = setInterval(() => keepAlive(message), JOB_KEEPALIVE_MS);
     try {
       await this.execute(scope, run, {
-        claimAtStart: { message },
+        claimAtStart: {
+          message,
+          // No isolate took it before the engine closed (the worker stops): the job goes back as it is.
+          handBack: () => {
+            handedBack = true;
+          },
+        },
         ...(options.background ? { background: true } : {}),
         onStart: () => {
           started = true;
           clearInterval(waiting);
+          keepAlive(message); // the claim comes next: a full ack deadline for it
         },
       });
     } finally {
       clearInterval(waiting);
     }
-    // No isolate took it before the engine closed (the worker stops): the job goes back as it is.
-    if (!started) message.nak();
+    if (!started && handedBack) message.nak();
   }
 
   /** The claim of a run that has its isolate now; whether it is this worker's. It settles the run's job. */
@@ -251,7 +271,7 @@ export class RunExecutor {
     const stop = new AbortController();
     // Waiting for an isolate, the run stays queued and its job unacknowledged: the job's ack deadline
     // is pushed back meanwhile, so the stream does not hand it to another worker too.
-    const waiting = setInterval(() => message.working(), JOB_KEEPALIVE_MS);
+    const waiting = setInterval(() => keepAlive(message), JOB_KEEPALIVE_MS);
     const claim = new DeferredClaim({
       take: () => this.runs.take(scope, runId, holder, started(), this.leaseFrom(this.clock.now())),
       afterMs: this.config.COMPUTE_CLAIM_AFTER_MS,
@@ -269,6 +289,7 @@ export class RunExecutor {
         onStart: () => {
           startedAt = this.clock.now();
           clearInterval(waiting);
+          keepAlive(message); // the claim comes within COMPUTE_CLAIM_AFTER_MS: a full ack deadline for it
           claim.start();
         },
       });
@@ -359,17 +380,22 @@ export class RunExecutor {
     let claimed: Promise<boolean> | undefined;
     let openGate: ((claim: Promise<boolean>) => void) | undefined;
     const gate = options.gate ?? (claimAtStart ? new Promise<boolean>((resolve) => (openGate = resolve)) : undefined);
+    let leaseRenewal: NodeJS.Timeout | undefined;
+    const claimNow = (): Promise<boolean> => {
+      claimed ??= this.claimAtStart(scope, run.id, claimAtStart!.message).then((ours) => {
+        if (ours) leaseRenewal = this.renewLease(scope, run.id);
+        return ours;
+      });
+      return claimed;
+    };
     const onStart = () => {
       options.onStart?.();
-      if (claimAtStart && openGate) {
-        claimed = this.claimAtStart(scope, run.id, claimAtStart.message);
-        openGate(claimed);
-      }
+      if (claimAtStart && openGate) openGate(claimNow());
     };
-    /** Whether the run became this worker's (a run to be claimed at start that never started did not). */
-    const ours = async () => (claimAtStart && !claimed ? false : gate ? gate : true);
+    /** Whether the run became this worker's (one to be claimed at start: only by its claim). */
+    const ours = async (): Promise<boolean> => (claimAtStart ? ((await claimed) ?? false) : gate ? gate : true);
     // A dispatched run's lease already covers its timeout and the grace; a deferred one is renewed once claimed.
-    const heartbeat = holder !== undefined || deferred ? undefined : this.renewLease(scope, run.id);
+    const heartbeat = holder !== undefined || deferred || claimAtStart ? undefined : this.renewLease(scope, run.id);
     const bridge = this.api.bridgeFor(scope, run, deferred ? () => deferred.claim.required() : undefined);
     try {
       let executed: ExecutedRun;
@@ -396,6 +422,15 @@ export class RunExecutor {
         const outcome = outcomeOf(result, bridge, this.clock.now());
         executed = result.response ? { outcome, response: result.response } : { outcome };
       } catch (err) {
+        if (claimAtStart && !claimed) {
+          if (err instanceof SandboxBusyError) {
+            claimAtStart.handBack();
+            return undefined;
+          }
+          // Failed before it had an isolate (its code or parameters could not be read): claimed now and
+          // failed as the platform's, rather than handed back to fail again on every delivery.
+          await claimNow();
+        }
         // A run that never became this worker's has nothing to record.
         if (gate && !(await ours())) return undefined;
         // No isolate took it before the engine closed (the worker stops): it goes back to the queue.
@@ -425,6 +460,7 @@ export class RunExecutor {
       return executed;
     } finally {
       if (heartbeat) clearInterval(heartbeat);
+      clearInterval(leaseRenewal);
     }
   }
 
