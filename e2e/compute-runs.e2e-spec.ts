@@ -326,6 +326,29 @@ describe('the job pipeline', () => {
     await eventually(async () => ((await jobsHeld()) === 0 ? true : undefined), 30_000);
   });
 
+  it('publishes again a lost job among jobs that are only waiting', async () => {
+    await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '300' });
+    await worker.stop();
+    const waiting = await test('async function run() { return { success: true, data: "waiting" }; }');
+    const lost = await test('async function run() { return { success: true, data: "lost" }; }');
+    const waitingRun = (await call('GET', `${base()}/function-runs?jobId=${waiting}`, { token })).body.runs[0].id;
+    // The second run's job is lost; the first one's is still in the queue (sent again as the sweep sends it).
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    try {
+      await (await jetstreamManager(nc)).streams.purge(`${stack.natsPrefix}_compute_jobs`);
+      await jetstream(nc).publish(
+        computeJobSubject(stack.natsPrefix, ws),
+        JSON.stringify({ runId: waitingRun, workspaceSlug: ws }),
+        { msgID: `${waitingRun}:kept` },
+      );
+    } finally {
+      await nc.close();
+    }
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    expect(await finished(waiting)).toMatchObject({ status: 'succeeded', result: { data: 'waiting' } });
+    expect(await finished(lost)).toMatchObject({ status: 'succeeded', result: { data: 'lost' } });
+  });
+
   it('does not publish again the job of a run that is only waiting in the queue', async () => {
     // Stale after 1 s, and published again regardless only after 10 s: the check below comes well before.
     await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '1000' });

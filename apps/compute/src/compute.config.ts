@@ -140,14 +140,20 @@ export class ComputeConfig extends ServiceConfig {
   COMPUTE_CLAIM_AFTER_MS = 50;
 
   /**
-   * A workspace with more runs than this queued has its next jobs put on the
-   * backlog queue, which workers serve only when no other job waits for an
-   * isolate (docs/compute.md, "Fair share").
+   * A workspace that queued more runs than this in the last
+   * COMPUTE_BACKLOG_WINDOW_MS has its next jobs put on the backlog queue, which
+   * workers serve behind every other job (docs/compute.md, "Fair share").
    */
   @IsInt()
   @Min(1)
   @Max(100_000)
   COMPUTE_BACKLOG_AFTER = 32;
+
+  /** The window of COMPUTE_BACKLOG_AFTER: a workspace's demand is the runs it queued within it. */
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  COMPUTE_BACKLOG_WINDOW_MS = 10_000;
 
   /** How often this API replica looks for runs whose worker was lost and for jobs not taken. */
   @IsInt()

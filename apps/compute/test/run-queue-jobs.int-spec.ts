@@ -4,7 +4,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { computeJobsStream, computeJobSubject, type ComputeJob, type ComputeJobLane } from '@strata/contracts';
 import { issueWorkspaceScope, Transactions } from '@strata/db';
 import { loadConfig, NatsConnectionHolder, systemClock } from '@strata/platform';
-import { testNatsPrefix } from '@strata/testing';
+import { ManualClock, testNatsPrefix } from '@strata/testing';
 import { ComputeConfig } from '../src/compute.config.js';
 import { RunJobs } from '../src/runs/run-jobs.js';
 import { RunQueue, type RunRequest } from '../src/runs/run-queue.js';
@@ -112,7 +112,7 @@ describe('the jobs of queued runs', () => {
     expect(await lastJob(scope.workspace)).toEqual({ runId: large.runId, workspaceSlug: 'jobs-a' });
   });
 
-  it('puts the jobs of a workspace with more than COMPUTE_BACKLOG_AFTER runs queued on the backlog queue', async () => {
+  it('puts the jobs of a workspace that queued more than COMPUTE_BACKLOG_AFTER runs recently on the backlog queue', async () => {
     const scope = issueWorkspaceScope('jobs-b');
     const test = () =>
       request({ target: { kind: 'code', code: 'async function run() { return 1; }', codeHash: 'c'.repeat(64) } });
@@ -124,5 +124,22 @@ describe('the jobs of queued runs', () => {
     // Another workspace's run is not held back by it.
     const other = await queue.enqueue(issueWorkspaceScope('jobs-c'), test());
     expect((await lastJob('jobs-c')).runId).toBe(other.runId);
+  });
+
+  it('decides by the runs a workspace queued in the window, not by those still waiting', async () => {
+    // A workspace whose runs wait long (others' backlogs hold the isolates) is not heavy for that.
+    const clock = new ManualClock(Date.parse('2026-11-26T12:00:00.000Z'));
+    const jobs = new RunJobs(nats, config, new WorkspaceBacklogs(runs, config, clock));
+    const clocked = new RunQueue(runs, jobs, config, clock);
+    const scope = issueWorkspaceScope('jobs-d');
+    const test = () =>
+      request({ target: { kind: 'code', code: 'async function run() { return 1; }', codeHash: 'd'.repeat(64) } });
+    const queued = [];
+    for (let i = 0; i <= config.COMPUTE_BACKLOG_AFTER; i++) queued.push(await clocked.enqueue(scope, test()));
+    expect((await lastJob(scope.workspace, 'backlog')).runId).toBe(queued[config.COMPUTE_BACKLOG_AFTER]!.runId);
+    // A window later every one of them is still queued (no worker runs here), and the next run is light.
+    clock.advance(config.COMPUTE_BACKLOG_WINDOW_MS + 1000);
+    const later = await clocked.enqueue(scope, test());
+    expect((await lastJob(scope.workspace)).runId).toBe(later.runId);
   });
 });

@@ -8,6 +8,7 @@ import { ComputeRateLimitedRuns1764800000000 } from './1764800000000-compute-rat
 import { ComputeEndpointCredentials1764900000000 } from './1764900000000-compute-endpoint-credentials.js';
 import { ComputeRunsOfLiveFunctions1764950000000 } from './1764950000000-compute-runs-of-live-functions.js';
 import { ComputeQueuedRunsByWorkspace1765000000000 } from './1765000000000-compute-queued-runs-by-workspace.js';
+import { ComputeRecentRunsCount1765000000001 } from './1765000000001-compute-recent-runs-count.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   ComputeEndpointCredentials1764900000000,
   ComputeRunsOfLiveFunctions1764950000000,
   ComputeQueuedRunsByWorkspace1765000000000,
+  ComputeRecentRunsCount1765000000001,
 ];

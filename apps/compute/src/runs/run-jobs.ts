@@ -78,22 +78,26 @@ export class RunJobs implements OnApplicationBootstrap {
   }
 
   /**
-   * The workspaces with a job in either queue: waiting for a worker, or held by
-   * one and not acknowledged yet (a run waiting for an isolate). Their queued
-   * runs are not lost, only waiting (the sweep).
+   * How many jobs each workspace has in the two queues: waiting for a worker, or
+   * held by one and not acknowledged yet (a run waiting for an isolate, or
+   * executing before its claim). A workspace with as many jobs as queued runs
+   * has lost none (the sweep).
    */
-  async workspacesWithJobs(): Promise<Set<string>> {
+  async jobsByWorkspace(): Promise<Map<string, number>> {
     await this.ensureStreams();
     const jsm = await jetstreamManager(await this.nats.get());
-    const workspaces = new Set<string>();
+    const jobs = new Map<string, number>();
     for (const lane of LANES) {
       const prefix = `${this.config.NATS_PREFIX}.compute.${lane}.`;
       const info = await jsm.streams.info(computeJobsStream(this.config.NATS_PREFIX, lane).name, {
         subjects_filter: `${prefix}>`,
       });
-      for (const subject of Object.keys(info.state.subjects ?? {})) workspaces.add(subject.slice(prefix.length));
+      for (const [subject, count] of Object.entries(info.state.subjects ?? {})) {
+        const workspace = subject.slice(prefix.length);
+        jobs.set(workspace, (jobs.get(workspace) ?? 0) + count);
+      }
     }
-    return workspaces;
+    return jobs;
   }
 
   /** The lane of each job, asked once per workspace for all of its jobs in the batch. */

@@ -50,6 +50,39 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     await this.task.stop();
   }
 
+  /**
+   * Publishes again the jobs of queued runs that have none. A workspace with
+   * runs queued longer than COMPUTE_REPUBLISH_AFTER_MS has lost at most as many
+   * jobs as it has queued runs beyond the jobs in the two queues (a backlog, or
+   * runs waiting in a worker for an isolate, have theirs); that many of its
+   * oldest stale runs get a new job. Which run lost its job is not known: a
+   * duplicate is dropped by the claim, and the lost one becomes the oldest in
+   * time. One id per run and period, so replicas and the sweeps of one period
+   * publish a run's job once. Queues that cannot be read count as empty.
+   */
+  private async republishLost(now: Date): Promise<number> {
+    const before = new Date(now.getTime() - this.config.COMPUTE_REPUBLISH_AFTER_MS);
+    const stale = await this.runs.workspacesWithStaleRuns(before, BATCH);
+    if (stale.length === 0) return 0;
+    const jobs = await this.jobs.jobsByWorkspace().catch((err: unknown) => {
+      this.logger.warn({ msg: 'job queues not read; stale runs are published again', err: String(err) });
+      return new Map<string, number>();
+    });
+    const period = Math.floor(now.getTime() / this.config.COMPUTE_REPUBLISH_AFTER_MS);
+    let republished = 0;
+    for (const { workspace_slug: workspace, queued } of stale) {
+      const lost = Math.min(queued - (jobs.get(workspace) ?? 0), BATCH - republished);
+      if (lost <= 0) continue;
+      // The workspace of a run row this sweep read from our own table.
+      const scope = issueWorkspaceScope(workspace);
+      for (const runId of await this.runs.oldestQueued(scope, before, lost)) {
+        const job = { runId, workspaceSlug: scope.workspace };
+        if (await this.jobs.publish(scope, job, `${runId}:republished:${period}`)) republished++;
+      }
+    }
+    return republished;
+  }
+
   /** One pass: fail lost runs, re-publish stale jobs. */
   async sweep(): Promise<{ failed: number; republished: number }> {
     const now = this.clock.now();
@@ -59,23 +92,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
       const scope = issueWorkspaceScope(lost.workspace_slug);
       if (await this.runs.failLost(scope, lost.id, now, JSON.stringify(WORKER_LOST))) failed++;
     }
-    let republished = 0;
-    const before = new Date(now.getTime() - this.config.COMPUTE_REPUBLISH_AFTER_MS);
-    // A run of a workspace whose jobs still wait in the queues (a backlog) is waiting, not lost: its
-    // job is published again only once they are gone, or after ten times as long in any case.
-    const waiting = await this.jobs.workspacesWithJobs().catch((err: unknown) => {
-      this.logger.warn({ msg: 'job queues not read; stale runs are published again', err: String(err) });
-      return new Set<string>();
-    });
-    const overdue = new Date(now.getTime() - 10 * this.config.COMPUTE_REPUBLISH_AFTER_MS);
-    for (const stale of await this.runs.staleQueued(before, BATCH, { waiting: [...waiting], overdue })) {
-      // The workspace of a run row this sweep read from our own table.
-      const scope = issueWorkspaceScope(stale.workspace_slug);
-      const job = { runId: stale.id, workspaceSlug: scope.workspace };
-      // One id per run and period: replicas sweeping at once, and the sweeps of one period, publish it once.
-      const period = Math.floor(now.getTime() / this.config.COMPUTE_REPUBLISH_AFTER_MS);
-      if (await this.jobs.publish(scope, job, `${stale.id}:republished:${period}`)) republished++;
-    }
+    const republished = await this.republishLost(now);
     const expiredDocuments = await this.documents.deleteExpired(now, 1000);
     // The record stream keeps events 7 days: older (event, trigger) pairs cannot come back.
     await this.eventRuns.forgetBefore(new Date(now.getTime() - 8 * 24 * 3_600_000), 1000);

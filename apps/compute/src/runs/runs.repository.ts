@@ -303,13 +303,16 @@ export class RunsRepository {
       .getMany();
   }
 
-  /** How many runs of the workspace are queued, counted up to `limit` at most (the index of queued runs alone). */
-  async queuedUpTo(scope: WorkspaceScope, limit: number): Promise<number> {
+  /**
+   * How many runs the workspace queued after `since`, whatever became of them, counted up to
+   * `limit` at most: a range of the workspace's index by `queued_at`, never its whole history.
+   */
+  async queuedSince(scope: WorkspaceScope, since: Date, limit: number): Promise<number> {
     const rows: { n: number }[] = await this.db.query(
       `SELECT count(*)::int AS n FROM (
-         SELECT 1 FROM compute.runs WHERE workspace_slug = $1 AND status = 'queued' LIMIT $2
-       ) queued`,
-      [scope.workspace, limit],
+         SELECT 1 FROM compute.runs WHERE workspace_slug = $1 AND queued_at > $2 LIMIT $3
+       ) recent`,
+      [scope.workspace, since, limit],
     );
     return rows[0]?.n ?? 0;
   }
@@ -526,20 +529,25 @@ export class RunsRepository {
   }
 
   /**
-   * System (every workspace): runs queued before `before` and not taken, for re-publishing their
-   * jobs; those of the `waiting` workspaces only when queued before `overdue`, and after every
-   * other workspace's (a long backlog does not keep a lost run of another workspace out of the batch).
+   * System (every workspace): the workspaces with a run queued before `before` and not taken, with
+   * how many runs each has queued in all (for the sweep, which compares them with its jobs).
    */
-  staleQueued(
-    before: Date,
-    limit: number,
-    skip: { readonly waiting: readonly string[]; readonly overdue: Date } = { waiting: [], overdue: before },
-  ): Promise<{ id: string; workspace_slug: string }[]> {
+  workspacesWithStaleRuns(before: Date, limit: number): Promise<{ workspace_slug: string; queued: number }[]> {
     return this.db.query(
-      `SELECT id, workspace_slug FROM compute.runs
-        WHERE status = 'queued' AND queued_at < $1 AND (workspace_slug <> ALL($3::text[]) OR queued_at < $4)
-        ORDER BY workspace_slug = ANY($3::text[]), queued_at LIMIT $2`,
-      [before, limit, skip.waiting, skip.overdue],
+      `SELECT workspace_slug, count(*)::int AS queued FROM compute.runs
+        WHERE status = 'queued' GROUP BY workspace_slug HAVING min(queued_at) < $1
+        ORDER BY min(queued_at) LIMIT $2`,
+      [before, limit],
     );
+  }
+
+  /** The workspace's `limit` oldest runs queued before `before`, for re-publishing their jobs. */
+  async oldestQueued(scope: WorkspaceScope, before: Date, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM compute.runs WHERE workspace_slug = $1 AND status = 'queued' AND queued_at < $2
+        ORDER BY queued_at LIMIT $3`,
+      [scope.workspace, before, limit],
+    );
+    return rows.map((row) => row.id);
   }
 }

@@ -77,8 +77,12 @@ describe('BacklogEstimates', () => {
   });
 
   it('places a job on the work queue when the count fails: a job is never lost for want of a lane', async () => {
-    const runs = { queuedUpTo: () => Promise.reject(new Error('connection lost')) } as unknown as RunsRepository;
-    const backlogs = new WorkspaceBacklogs(runs, { COMPUTE_BACKLOG_AFTER: 1 } as ComputeConfig, new ManualClock(0));
+    const runs = { queuedSince: () => Promise.reject(new Error('connection lost')) } as unknown as RunsRepository;
+    const backlogs = new WorkspaceBacklogs(
+      runs,
+      { COMPUTE_BACKLOG_AFTER: 1, COMPUTE_BACKLOG_WINDOW_MS: 10_000 } as ComputeConfig,
+      new ManualClock(0),
+    );
     await expect(backlogs.laneOf(issueWorkspaceScope('acme'))).resolves.toBe('jobs');
   });
 });

@@ -5,11 +5,11 @@ import { Clock } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { RunsRepository } from './runs.repository.js';
 
-/** How long one count of a workspace's queued runs stands for its next jobs. */
+/** How long one count of a workspace's recent runs stands for its next jobs. */
 export const BACKLOG_COUNT_MS = 250;
 
 interface Count {
-  /** Queued runs the last count found (at most `limit`). */
+  /** Recent runs the last count found (at most `limit + 1`). */
   readonly queued: number;
   readonly at: number;
   /** Jobs placed since that count. */
@@ -18,12 +18,17 @@ interface Count {
 
 /**
  * Which work queue a workspace's next job joins: `backlog` when the workspace
- * has more than `limit` runs queued, its new ones included, `jobs` otherwise.
+ * queued more than `limit` runs in the recent window (`count` says how many),
+ * its new ones included, `jobs` otherwise. It is the workspace's own demand that
+ * counts, not how long its runs wait: a workspace whose runs are delayed by
+ * others' backlogs does not become heavy for it (a count of the runs still
+ * queued did, and then put it behind all of them).
+ *
  * A count stands for `BACKLOG_COUNT_MS`: an ask that waited for a count (it
  * started it, or joined one under way) is taken to be in it (its runs were
  * written before), and an ask made on a standing count adds its jobs to it. So
  * a burst of runs costs a count or two a second, not one per run. Counts read
- * at most `limit + 1` rows of the index of queued runs.
+ * at most `limit + 1` index entries.
  *
  * Pure but for `count`, and the clock given: the decision is unit-tested.
  */
@@ -81,7 +86,8 @@ export class WorkspaceBacklogs {
   constructor(runs: RunsRepository, config: ComputeConfig, clock: Clock) {
     this.estimates = new BacklogEstimates(
       config.COMPUTE_BACKLOG_AFTER,
-      (scope, upTo) => runs.queuedUpTo(scope, upTo),
+      (scope, upTo) =>
+        runs.queuedSince(scope, new Date(clock.now().getTime() - config.COMPUTE_BACKLOG_WINDOW_MS), upTo),
       () => clock.now().getTime(),
     );
   }
