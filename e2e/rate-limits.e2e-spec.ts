@@ -62,6 +62,15 @@ describe('rate limits', () => {
     expect(records.status).toBe(429);
     expect(records.headers.get('retry-after')).toBe('40');
     expect(records.body).toEqual({ error: { code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/rate limit/i) } });
+    // A query is a read whatever its method: POST /records/query and POST /query spend the read budget too.
+    for (const path of ['records/query', 'query']) {
+      const query = await call('POST', `${stack.baseUrl}/data/workspace/${wsA}/api/v1/${path}`, {
+        token: tokens[wsA]!,
+        body: {},
+      });
+      expect(query.status).toBe(429);
+      expect(query.body.error.message).toMatch(/read operations/);
+    }
 
     // Another workspace has a budget of its own.
     const other = await list(wsB);

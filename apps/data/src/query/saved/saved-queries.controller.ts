@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import {
   CallerGrants,
   CurrentPrincipal,
+  RateLimit,
   RequireAllPermissions,
   RequirePermission,
   setDeprecationHeaders,
@@ -53,6 +54,7 @@ export class SavedQueriesController {
   }
 
   @Post('slug/:recordSlug/execute/:id')
+  @RateLimit('read') // runs a query: a read, whatever its method
   @HttpCode(200)
   @ApiOperation({ summary: 'Legacy execution; answers {result: {rows, meta, fields}}', deprecated: true })
   @ApiBody({ type: ExecuteSavedQueryRequest })
@@ -81,6 +83,7 @@ export class SavedQueriesController {
   }
 
   @Post(':resource/test')
+  @RateLimit('read') // runs a query: a read, whatever its method
   @HttpCode(200)
   @ApiOperation({ summary: 'Check and run a definition without saving it' })
   @ApiBody({ type: TestSavedQueryRequest })
@@ -95,6 +98,7 @@ export class SavedQueriesController {
   }
 
   @Post(':id/execute')
+  @RateLimit('read') // runs a query: a read, whatever its method
   @HttpCode(200)
   @ApiBody({ type: ExecuteSavedQueryRequest })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
@@ -108,6 +112,7 @@ export class SavedQueriesController {
   }
 
   @Post(':resource/:id/execute')
+  @RateLimit('read') // runs a query: a read, whatever its method
   @HttpCode(200)
   @ApiOperation({ summary: 'Earlier canonical execution path' })
   @ApiBody({ type: ExecuteSavedQueryRequest })
