@@ -326,41 +326,19 @@ export class RunsRepository {
     );
   }
 
-  /** Takes a queued run for `workerId` until `leaseUntil`; undefined when it is not queued (any more). */
-  async claim(
-    scope: WorkspaceScope,
-    id: string,
-    workerId: string,
-    now: Date,
-    leaseUntil: Date,
-  ): Promise<RunEntity | undefined> {
-    const columns = this.columns()
-      .map((c) => c.databaseName)
-      .join(', ');
-    const [raw] = await this.claimReturning<Record<string, unknown>>(scope, id, workerId, now, leaseUntil, columns);
-    return raw ? this.fromRow(raw) : undefined;
-  }
-
-  /** `claim` of a run whose row the worker has from its job: whether it was still queued. */
+  /**
+   * Claims a queued run for `holder` until `leaseUntil` (a worker whose run has its isolate now):
+   * whether it was still queued. The worker has the row already (from its job, or read first).
+   */
   async take(scope: WorkspaceScope, id: string, holder: string, startedAt: Date, leaseUntil: Date): Promise<boolean> {
-    return (await this.claimReturning(scope, id, holder, startedAt, leaseUntil, 'id')).length > 0;
-  }
-
-  private claimReturning<Row>(
-    scope: WorkspaceScope,
-    id: string,
-    holder: string,
-    startedAt: Date,
-    leaseUntil: Date,
-    returning: string,
-  ): Promise<Row[]> {
-    return queryPrepared<Row>(
+    const taken = await queryPrepared<{ id: string }>(
       this.db.manager,
       `UPDATE compute.runs SET status = 'running', worker_id = $3, started_at = $4, lease_expires_at = $5
         WHERE workspace_slug = $1 AND id = $2 AND status = 'queued'
-        RETURNING ${returning}`,
+        RETURNING id`,
       [scope.workspace, id, holder, startedAt, leaseUntil],
     );
+    return taken.length > 0;
   }
 
   /** A worker takes over an endpoint run dispatched under `holder`; undefined when that hold is gone. */
