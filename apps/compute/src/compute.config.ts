@@ -37,6 +37,17 @@ export class ComputeConfig extends ServiceConfig {
   COMPUTE_WORKER_ENDPOINT_ISOLATES = 2;
 
   /**
+   * Background isolates a worker keeps from backlog runs while runs of the work
+   * queue keep arriving during a backlog (one in the last 2 s), so that a light
+   * workspace's run finds one free instead of waiting for a long backlog run to
+   * end (docs/compute.md, "Fair share"). At most COMPUTE_WORKER_ISOLATES - 1; 0 keeps none.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(63)
+  COMPUTE_WORKER_RESERVED_ISOLATES = 1;
+
+  /**
    * How long a worker asked to stop (SIGTERM, SIGINT) may take to finish its
    * runs and write their outcomes before it exits anyway (status 1): keep it
    * above COMPUTE_WALL_MS plus a few seconds, and Kubernetes'

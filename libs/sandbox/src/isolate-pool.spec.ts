@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { IsolatePool, type PooledWorker, type RetireReason } from './isolate-pool.js';
 
 class FakeWorker implements PooledWorker {
@@ -126,6 +126,47 @@ describe('IsolatePool', () => {
       'run-7',
       'run-8',
     ]);
+  });
+
+  it('keeps a slot from background runs while other runs keep arriving during a backlog', async () => {
+    jest.useFakeTimers();
+    let now = 0;
+    const pool = new IsolatePool<FakeWorker>({
+      size: 2,
+      maxQueue: 10,
+      create: (memoryMb) => new FakeWorker(memoryMb, 0),
+      reserveForOthers: { slots: 1, ms: 1000, now: () => now },
+    });
+    // No backlog about: a workspace's own first run reserves nothing, and its backlog takes both slots.
+    const first = await pool.acquire(32);
+    first.release();
+    const backlog1 = await pool.acquire(32, { background: true });
+    const backlog2 = await pool.acquire(32, { background: true });
+    backlog2.release();
+    // Another workspace's run arrives during the backlog: from then on one slot is kept for such runs.
+    const other = await pool.acquire(32);
+    other.release();
+    let waited = false;
+    const backlog3 = pool.acquire(32, { background: true }).then((lease) => {
+      waited = true;
+      return lease;
+    });
+    await Promise.resolve();
+    expect(waited).toBe(false);
+    expect(pool.available()).toBe(1);
+    // The next one takes the kept slot at once.
+    const another = pool.tryAcquire(32)!;
+    expect(another).toBeDefined();
+    another.release();
+    // Once no other run came for the window, the kept slot goes to the backlog.
+    now += 1000;
+    jest.advanceTimersByTime(1001);
+    const lease3 = await backlog3;
+    expect(waited).toBe(true);
+    lease3.release();
+    backlog1.release();
+    expect(pool.available()).toBe(2);
+    jest.useRealTimers();
   });
 
   it('takes a waiter whose signal is aborted out of the queue, and the slot goes to the next one', async () => {

@@ -26,6 +26,8 @@ export interface PooledWorker {
 interface Slot<W extends PooledWorker> {
   worker?: W;
   busy: boolean;
+  /** Leased to a background run. */
+  background?: boolean;
 }
 
 interface Waiter<W extends PooledWorker> {
@@ -56,6 +58,14 @@ export interface IsolatePoolOptions<W extends PooledWorker> {
   maxQueue: number;
   create(memoryMb: number): W;
   onRetire?(reason: RetireReason): void;
+  /**
+   * Keeps `slots` slots from background runs while other runs keep arriving
+   * during a backlog (one came in the last `ms` while a background run waited
+   * or ran), so that another workspace's run finds a slot free instead of
+   * waiting for a long backlog run to end. Runs that arrive with no backlog
+   * about (a workspace's own first jobs) reserve nothing. `now` for tests.
+   */
+  reserveForOthers?: { readonly slots: number; readonly ms: number; readonly now?: () => number };
 }
 
 /**
@@ -69,6 +79,11 @@ export class IsolatePool<W extends PooledWorker> {
   private readonly waiters: Waiter<W>[] = [];
   /** Slots handed to other waits in a row while a background wait was waiting too. */
   private overtaken = 0;
+  /** Slots leased to background runs. */
+  private busyBackground = 0;
+  /** When another run last arrived during a backlog (`reserveForOthers`). */
+  private lastOther = Number.NEGATIVE_INFINITY;
+  private recheck: NodeJS.Timeout | undefined;
   private closed = false;
   private created = 0;
 
@@ -81,8 +96,9 @@ export class IsolatePool<W extends PooledWorker> {
   /** A slot now, or undefined when every slot is busy (or the pool is closed). */
   tryAcquire(memoryMb: number): Lease<W> | undefined {
     if (this.closed) return undefined;
+    this.noteOther();
     const slot = this.pickIdle(memoryMb);
-    return slot ? this.lease(slot, memoryMb) : undefined;
+    return slot ? this.lease(slot, memoryMb, false) : undefined;
   }
 
   /**
@@ -91,6 +107,7 @@ export class IsolatePool<W extends PooledWorker> {
    */
   tryReserve(): SlotReservation<W> | undefined {
     if (this.closed) return undefined;
+    this.noteOther();
     const slot = this.slots.find((candidate) => !candidate.busy);
     if (!slot) return undefined;
     slot.busy = true;
@@ -103,7 +120,7 @@ export class IsolatePool<W extends PooledWorker> {
           this.free(slot);
           throw new SandboxBusyError('The sandbox engine is closed');
         }
-        return this.lease(slot, memoryMb);
+        return this.lease(slot, memoryMb, false);
       },
       cancel: () => {
         if (settled) return;
@@ -124,8 +141,11 @@ export class IsolatePool<W extends PooledWorker> {
     const { signal, background = false } = options;
     if (this.closed) return Promise.reject(new SandboxBusyError('The sandbox engine is closed'));
     if (signal?.aborted) return Promise.reject(new WaitAbortedError());
-    const lease = this.tryAcquire(memoryMb);
-    if (lease) return Promise.resolve(lease);
+    if (!background) this.noteOther();
+    const idle = this.pickIdle(memoryMb);
+    if (idle && (!background || this.backgroundMayTake()))
+      return Promise.resolve(this.lease(idle, memoryMb, background));
+    if (idle) this.scheduleRecheck();
     if (this.waiters.length >= this.options.maxQueue) {
       return Promise.reject(new SandboxBusyError('Every isolate is busy and the wait queue is full'));
     }
@@ -169,6 +189,7 @@ export class IsolatePool<W extends PooledWorker> {
   /** Rejects the waiters; disposes the idle workers now and the busy ones when they are released. */
   close(): void {
     this.closed = true;
+    clearTimeout(this.recheck);
     for (const waiter of this.waiters.splice(0)) waiter.reject(new SandboxBusyError('The sandbox engine is closed'));
     for (const slot of this.slots) if (!slot.busy) this.retire(slot, 'closed');
   }
@@ -178,7 +199,7 @@ export class IsolatePool<W extends PooledWorker> {
     return idle.find((slot) => slot.worker?.memoryMb === memoryMb) ?? idle.find((slot) => !slot.worker) ?? idle[0];
   }
 
-  private lease(slot: Slot<W>, memoryMb: number): Lease<W> {
+  private lease(slot: Slot<W>, memoryMb: number, background: boolean): Lease<W> {
     if (slot.worker && slot.worker.usable?.() === false) this.retire(slot, 'killed');
     if (slot.worker && slot.worker.memoryMb !== memoryMb) this.retire(slot, 'limitChange');
     if (!slot.worker) {
@@ -186,6 +207,8 @@ export class IsolatePool<W extends PooledWorker> {
       this.created++;
     }
     slot.busy = true;
+    slot.background = background;
+    if (background) this.busyBackground++;
     const worker = slot.worker;
     let released = false;
     return {
@@ -193,6 +216,8 @@ export class IsolatePool<W extends PooledWorker> {
       release: (reason?: RetireReason) => {
         if (released) return;
         released = true;
+        if (slot.background) this.busyBackground--;
+        slot.background = false;
         if (reason) this.retire(slot, reason);
         this.free(slot);
       },
@@ -209,14 +234,53 @@ export class IsolatePool<W extends PooledWorker> {
       this.retire(slot, 'closed');
       return;
     }
-    const [waiter] = this.waiters.splice(this.nextWaiter(), 1);
+    let next = this.nextWaiter();
+    if (this.waiters[next]?.background && !this.backgroundMayTake()) {
+      // Kept for another workspace's run: given to one waiting, or left free for the next to come.
+      next = this.waiters.findIndex((candidate) => !candidate.background);
+      if (next < 0) {
+        this.scheduleRecheck();
+        return;
+      }
+    }
+    const [waiter] = this.waiters.splice(next, 1);
     if (!waiter) return;
     try {
-      waiter.resolve(this.lease(slot, waiter.memoryMb));
+      waiter.resolve(this.lease(slot, waiter.memoryMb, waiter.background));
     } catch (error) {
       slot.busy = false;
       waiter.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  private now(): number {
+    const now = this.options.reserveForOthers?.now;
+    return now ? now() : performance.now();
+  }
+
+  /** Another run arrives: during a backlog, the reserved slots are kept for the likes of it. */
+  private noteOther(): void {
+    if (!this.options.reserveForOthers) return;
+    if (this.busyBackground > 0 || this.waiters.some((waiter) => waiter.background)) this.lastOther = this.now();
+  }
+
+  /** Whether a background run may take a free slot now. */
+  private backgroundMayTake(): boolean {
+    const reserve = this.options.reserveForOthers;
+    if (!reserve || this.busyBackground < this.options.size - reserve.slots) return true;
+    return this.now() - this.lastOther >= reserve.ms;
+  }
+
+  /** Hands the slots kept free to background runs once no other run came for `reserveForOthers.ms`. */
+  private scheduleRecheck(): void {
+    const reserve = this.options.reserveForOthers;
+    if (!reserve || this.recheck || this.closed) return;
+    const delay = Math.max(1, Math.ceil(this.lastOther + reserve.ms - this.now()));
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      for (const slot of this.slots) if (!slot.busy && this.waiters.length > 0) this.handOver(slot);
+    }, delay);
+    this.recheck.unref();
   }
 
   /** The waiter a freed slot goes to (`acquire`). */

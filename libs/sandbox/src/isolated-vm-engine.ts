@@ -41,6 +41,8 @@ export interface IsolatedVmEngineOptions {
    * (`process.exit` waits on the lost thread forever). Default: write the message to stderr and abort.
    */
   onCatastrophicError?: (message: string) => void;
+  /** Isolates kept from background runs while other runs arrive during a backlog (`IsolatePoolOptions`). */
+  reserveForOthers?: { readonly slots: number; readonly ms: number };
 }
 
 /** The file name user code is compiled under: stack frames of user code read `function.js:line:column`. */
@@ -150,6 +152,7 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
   const pool = new IsolatePool<EngineIsolate>({
     size: positiveInteger(options.isolates, 'isolates'),
     maxQueue: options.maxQueue ?? 1000,
+    ...(options.reserveForOthers ? { reserveForOthers: options.reserveForOthers } : {}),
     create: (memoryMb) => {
       const isolate = new ivm.Isolate({
         memoryLimit: memoryMb,

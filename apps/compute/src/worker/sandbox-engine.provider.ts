@@ -4,6 +4,9 @@ import { createIsolatedVmEngine } from '@strata/sandbox/isolated-vm';
 import { ComputeConfig } from '../compute.config.js';
 import { stopAfterLostIsolate } from './lost-isolate.js';
 
+/** How long after another workspace's run arrived during a backlog the reserved isolates stay kept. */
+const RESERVE_FOR_OTHERS_MS = 2000;
+
 /** Injection token of the worker's sandbox engine (an interface: the engine can change). */
 export const SANDBOX_ENGINE = Symbol('SandboxEngine');
 
@@ -19,10 +22,13 @@ export const SandboxEngineProvider: Provider = {
   provide: SANDBOX_ENGINE,
   inject: [ComputeConfig],
   useFactory: (config: ComputeConfig): SandboxEngine & BeforeApplicationShutdown & OnApplicationShutdown => {
+    const reserved = Math.min(config.COMPUTE_WORKER_RESERVED_ISOLATES, config.COMPUTE_WORKER_ISOLATES - 1);
     const engine = createIsolatedVmEngine({
       isolates: config.COMPUTE_WORKER_ISOLATES,
       maxRunsPerIsolate: config.COMPUTE_RUNS_PER_ISOLATE,
       onCatastrophicError: stopAfterLostIsolate,
+      // docs/compute.md, "Fair share": a light workspace's run finds an isolate free during a backlog.
+      ...(reserved > 0 ? { reserveForOthers: { slots: reserved, ms: RESERVE_FOR_OTHERS_MS } } : {}),
     });
     let closing: Promise<void> | undefined;
     const close = () => (closing ??= engine.close());
