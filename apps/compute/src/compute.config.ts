@@ -158,13 +158,13 @@ export class ComputeConfig extends ServiceConfig {
   @IsInt()
   @Min(1)
   @Max(100_000)
-  COMPUTE_BACKLOG_AFTER = 32;
+  COMPUTE_BACKLOG_AFTER = 16;
 
   /** The window of COMPUTE_BACKLOG_AFTER: a workspace's demand is the runs it queued within it. */
   @IsInt()
   @Min(1000)
   @Max(3_600_000)
-  COMPUTE_BACKLOG_WINDOW_MS = 10_000;
+  COMPUTE_BACKLOG_WINDOW_MS = 5_000;
 
   /** How often this API replica looks for runs whose worker was lost and for jobs not taken. */
   @IsInt()
