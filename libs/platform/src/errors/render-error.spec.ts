@@ -70,7 +70,18 @@ describe('renderError', () => {
     expect(
       renderError('functions', { status: 400, code: 'VALIDATION_ERROR', message: 'Validation failed', details: two })
         .error,
-    ).toBe('Function name is required.; Function code is required.');
+    ).toBe('Function name is required. Function code is required.');
+    const unpunctuated = [...two, { field: 'params', message: 'params must be an object' }, ...one];
+    expect(
+      renderError('functions', {
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: 'Validation failed',
+        details: unpunctuated,
+      }).error,
+    ).toBe(
+      'Function name is required. Function code is required. params must be an object; Function name is required.',
+    );
     // Other errors with details keep their own message.
     expect(
       renderError('functions', { status: 400, code: 'INVALID_ID', message: "Invalid id 'x'", details: one }).error,

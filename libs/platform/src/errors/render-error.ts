@@ -45,6 +45,14 @@ function recordsCode(code: string): string {
   return code === 'RATE_LIMITED' ? 'QUOTA_EXCEEDED' : code;
 }
 
+/** Field messages as one text: sentences side by side (`… required. …`), others with `; `. */
+function joinMessages(messages: string[]): string {
+  return messages.reduce(
+    (text, message) => (text ? `${text}${/[.!?]$/.test(text) ? ' ' : '; '}${message}` : message),
+    '',
+  );
+}
+
 /** Renders an error in one of the specification's four body shapes. Pure. */
 export function renderError(shape: ErrorShape, e: RenderableError): ErrorBody {
   const fieldList = Array.isArray(e.details) ? e.details : undefined;
@@ -61,7 +69,7 @@ export function renderError(shape: ErrorShape, e: RenderableError): ErrorBody {
       // The message of each offending field (one alone reads exactly as the spec's messages), and the list.
       if (!fieldList?.length) return { error: e.message, statusCode: e.status };
       return {
-        error: e.code === 'VALIDATION_ERROR' ? fieldList.map((d) => d.message).join('; ') : e.message,
+        error: e.code === 'VALIDATION_ERROR' ? joinMessages(fieldList.map((d) => d.message)) : e.message,
         statusCode: e.status,
         details: fieldList,
       };
