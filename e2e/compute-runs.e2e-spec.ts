@@ -349,34 +349,6 @@ describe('the job pipeline', () => {
     expect(await finished(lost)).toMatchObject({ status: 'succeeded', result: { data: 'lost' } });
   });
 
-  it('does not publish again the job of a run that is only waiting in the queue', async () => {
-    // Stale after 1 s, and published again regardless only after 10 s: the check below comes well before.
-    await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '1000' });
-    await worker.stop();
-    const job = await test('async function run() { return { success: true, data: "waited" }; }');
-    const messages = async () => {
-      const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
-      try {
-        const jsm = await jetstreamManager(nc);
-        let count = 0;
-        for (const lane of ['jobs', 'backlog']) {
-          count += (await jsm.streams.info(`${stack.natsPrefix}_compute_${lane}`)).state.messages;
-        }
-        return count;
-      } finally {
-        await nc.close();
-      }
-    };
-    expect(await messages()).toBe(1);
-    // Several sweeps (every 200 ms) after the run became stale: its job is still the only one.
-    const since = Date.now();
-    await eventually(() => (Date.now() > since + 2500 ? true : undefined), 5_000, 50);
-    expect(await messages()).toBe(1);
-    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
-    expect(await finished(job)).toMatchObject({ status: 'succeeded', result: { data: 'waited' } });
-    await stack.restartCompute({ COMPUTE_REPUBLISH_AFTER_MS: '300' });
-  });
-
   it('fails a run whose worker died mid-run once its lease expires, and another worker serves on', async () => {
     const { holder, job } = await aWorkerHoldingARunThatNeverEnds();
     await holder.stop('SIGKILL');
