@@ -36,8 +36,8 @@ export interface IsolatedVmEngineOptions {
   /**
    * isolated-vm's "V8 lost control of an isolate" callback (V8 ran out of memory where the limit
    * could not stop the run; the isolate's thread now sleeps in its out-of-memory handler for good).
-   * The run on that isolate has ended as `memory_exceeded` by then, and the isolate is never used
-   * again. Its advice: stop taking work, finish the runs under way and end the process, by a signal
+   * The run on that isolate has ended as `memory_exceeded` by then, the isolate is never used
+   * again, and the engine takes no more runs (waiting ones are refused as after `close`). Its advice: stop taking work, finish the runs under way and end the process, by a signal
    * (`process.exit` waits on the lost thread forever). Default: write the message to stderr and abort.
    */
   onCatastrophicError?: (message: string) => void;
@@ -68,6 +68,8 @@ interface EngineIsolate extends PooledWorker {
   warm?: Promise<ivm.Context | undefined>;
   /** Set while a run is on the isolate: ends it as out of memory when isolated-vm loses the isolate. */
   onLost?: () => void;
+  /** The last run that took the isolate: told if the isolate is lost, even after that run ended. */
+  lastJob?: SandboxJob;
 }
 
 /**
@@ -160,7 +162,15 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
         // memory) before the host hears of it, so the host's stop finds that run's outcome ready.
         onCatastrophicError: (message: string) => {
           disposeQuietly(isolate);
+          // The process is to stop (isolated-vm's advice): runs waiting for an isolate are refused now
+          // (SandboxBusyError, as after close) rather than started on a fresh one meanwhile.
+          pool.close();
           worker.onLost?.();
+          try {
+            worker.lastJob?.onIsolateLost?.();
+          } catch {
+            // the caller's bookkeeping must not keep the worker from stopping
+          }
           onCatastrophicError(message);
         },
       });
@@ -198,6 +208,7 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     try {
       runs++;
       lease.worker.runs++;
+      lease.worker.lastJob = job;
       job.onStart?.();
       const { result, retire: verdict } = await executeOnIsolate(lease.worker, job, bridge, settings);
       retire = verdict;

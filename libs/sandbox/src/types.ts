@@ -67,6 +67,15 @@ export interface SandboxJob {
    * at once, its isolate disposed as when a limit passes, failed as `Stopped`.
    */
   stop?: AbortSignal;
+  /**
+   * Told when the isolate this run was on is lost for good (isolated-vm's
+   * catastrophic error: V8 ran out of memory where the limit could not stop
+   * it, or a builtin ignored the run's timeout), during the run or after it
+   * ended, until another run takes the isolate. The engine's own
+   * `onCatastrophicError` is called next. A worker counts these against the
+   * run's workspace (docs/compute.md, "Suspended workspaces").
+   */
+  onIsolateLost?: () => void;
 }
 
 /** What the bridge learns about the run it serves. */
