@@ -25,6 +25,7 @@ import { FunctionsRepository } from './functions/functions.repository.js';
 import { FunctionsService } from './functions/functions.service.js';
 import { RunJobs } from './runs/run-jobs.js';
 import { WorkspaceBacklogs } from './runs/workspace-backlogs.js';
+import { WorkspaceSuspensions } from './suspensions/workspace-suspensions.js';
 import { RunQueue } from './runs/run-queue.js';
 import { RunSweeper } from './runs/run-sweeper.js';
 import { RunsController } from './runs/runs.controller.js';
@@ -122,6 +123,7 @@ export class ComputeAppModule {
         ExecutionBudget,
         RunJobs,
         WorkspaceBacklogs,
+        WorkspaceSuspensions,
         RunQueue,
         RunSweeper,
         DatabaseReadiness,

@@ -166,6 +166,29 @@ export class ComputeConfig extends ServiceConfig {
   @Max(3_600_000)
   COMPUTE_BACKLOG_WINDOW_MS = 5_000;
 
+  /**
+   * A workspace whose runs made the sandbox lose this many isolates within
+   * COMPUTE_LOST_ISOLATE_WINDOW_MS (each loss restarts a worker) is suspended:
+   * none of its runs starts for COMPUTE_SUSPEND_MS (docs/compute.md,
+   * "Suspended workspaces"). 0 never suspends.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  COMPUTE_SUSPEND_AFTER_LOST_ISOLATES = 2;
+
+  /** The window of COMPUTE_SUSPEND_AFTER_LOST_ISOLATES: losses older than this are forgotten. */
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  COMPUTE_LOST_ISOLATE_WINDOW_MS = 600_000;
+
+  /** How long a suspended workspace's runs are refused (each further loss meanwhile starts it again). */
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  COMPUTE_SUSPEND_MS = 600_000;
+
   /** How often this API replica looks for runs whose worker was lost and for jobs not taken. */
   @IsInt()
   @Min(50)

@@ -14,6 +14,8 @@ import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { EndpointAuthenticator } from './endpoint-authenticator.js';
 import { TriggerLookups } from '../triggers/trigger-lookups.js';
+import { suspensionRefusal } from '../suspensions/suspension-refusal.js';
+import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { EndpointRunner } from './endpoint-runner.js';
 import { endpointRequestOf, payloadOf } from './endpoint-request.js';
 import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
@@ -22,7 +24,7 @@ import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
  * One call of an endpoint trigger, `{data_base}/endpoints/{path}`, in the
  * order of the spec's statuses: 404 (no live endpoint at the path), 405 (method),
  * 413 (body), 401/403 (the endpoint's auth modes), 400/415 (body), 429
- * (executions limit, recorded on a rate_limited run), then the run: handed to a
+ * (a suspended workspace; the executions limit, recorded on a rate_limited run), then the run: handed to a
  * worker with a free isolate (503 when none, and nothing is queued), answered
  * with the function's response, 500 when it failed, 504 past timeoutMs.
  */
@@ -40,6 +42,7 @@ export class EndpointCalls {
     private readonly runner: EndpointRunner,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
+    private readonly suspensions: WorkspaceSuspensions,
   ) {}
 
   async call(
@@ -99,6 +102,9 @@ export class EndpointCalls {
     const holder = `dispatch-${randomUUID()}`;
     const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
     const leaseUntil = new Date(this.clock.now().getTime() + waitMs);
+    // Its runs lost isolates: nothing of the workspace starts until the suspension ends.
+    const suspendedUntil = this.suspensions.suspendedUntil(scope.workspace);
+    if (suspendedUntil) throw suspensionRefusal(suspendedUntil, this.suspensions.policy, this.clock.now());
     // Mostly answered from this replica's reservation, without a round trip.
     if (!(await this.budget.take(scope))) {
       const refused = this.queue.refused(request);

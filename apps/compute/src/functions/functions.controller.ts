@@ -5,7 +5,6 @@ import {
   CallerScope,
   CurrentPrincipal,
   IntegerIdPipe,
-  RateLimit,
   RequirePermission,
   UseErrorShape,
   UuidPipe,
@@ -15,6 +14,7 @@ import { FunctionListQueryRequest } from './dto/function-list.query.js';
 import { CreateFunctionRequest, TestFunctionRequest, UpdateFunctionRequest } from './dto/function.requests.js';
 import { FunctionTestsService } from './function-tests.service.js';
 import { FunctionsService } from './functions.service.js';
+import { StartsRuns } from '../suspensions/starts-runs.decorator.js';
 
 /** `{data_base}/compute-functions`: functions, their versions and test runs. Permission: write on compute-functions. */
 @ApiTags('compute functions')
@@ -51,7 +51,7 @@ export class FunctionsController {
     summary: 'Runs code once through the system default trigger; read the run with GET /function-runs?jobId=',
   })
   @RequirePermission('compute-functions', 'create')
-  @RateLimit('execute')
+  @StartsRuns()
   test(
     @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,

@@ -4,7 +4,6 @@ import type { WorkspaceScope } from '@strata/db';
 import {
   CallerScope,
   CurrentPrincipal,
-  RateLimit,
   RequirePermission,
   UseErrorShape,
   UuidPipe,
@@ -14,6 +13,7 @@ import { RerunRequest } from './dto/rerun.requests.js';
 import { RunListQueryRequest } from './dto/run-list.query.js';
 import { RerunsService } from './reruns.service.js';
 import { RunsService } from './runs.service.js';
+import { StartsRuns } from '../suspensions/starts-runs.decorator.js';
 
 /** `{data_base}/function-runs`: what every execution did. */
 @ApiTags('function runs')
@@ -37,7 +37,7 @@ export class RunsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'A new run of the same trigger and function with the stored parameters' })
   @RequirePermission('function-triggers', 'execute')
-  @RateLimit('execute')
+  @StartsRuns()
   rerun(
     @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,

@@ -4,7 +4,6 @@ import type { WorkspaceScope } from '@strata/db';
 import {
   CallerScope,
   CurrentPrincipal,
-  RateLimit,
   RequirePermission,
   UseErrorShape,
   UuidPipe,
@@ -18,6 +17,7 @@ import {
 } from './dto/trigger.requests.js';
 import { TriggerExecutions } from './trigger-executions.service.js';
 import { TriggersService } from './triggers.service.js';
+import { StartsRuns } from '../suspensions/starts-runs.decorator.js';
 
 /** `{data_base}/function-triggers`: what starts functions. Writes need function-triggers' write actions; /execute needs execute. */
 @ApiTags('function triggers')
@@ -88,7 +88,7 @@ export class TriggersController {
   @ApiOperation({ summary: 'On-demand triggers: the whole body becomes executionParams; answers the job id' })
   @Header('content-type', 'application/json; charset=utf-8')
   @RequirePermission('function-triggers', 'execute')
-  @RateLimit('execute')
+  @StartsRuns()
   async execute(
     @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() p: Principal,

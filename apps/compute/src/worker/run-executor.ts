@@ -20,6 +20,8 @@ import type { RunLimits } from '../runs/run-limits.js';
 import { RunJobs } from '../runs/run-jobs.js';
 import { openRunParams } from '../runs/run-params.js';
 import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
+import { suspensionMessage } from '../suspensions/lost-isolates.js';
+import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
 import { DeferredClaim, type JobMessage } from './deferred-claim.js';
@@ -55,6 +57,19 @@ export function platformFailure(bridge: RunBridge, finishedAt: Date): RunOutcome
     memoryUsageBytes: 0,
     cpuUsageSeconds: 0,
     finishedAt,
+  };
+}
+
+/** A run of a suspended workspace (docs/compute.md, "Suspended workspaces"): none of its code runs. */
+class WorkspaceSuspendedError extends Error {
+  override readonly name = 'ExecutionsSuspended';
+}
+
+/** The outcome of a run refused because its workspace is suspended. */
+function suspendedOutcome(bridge: RunBridge, refusal: WorkspaceSuspendedError, finishedAt: Date): RunOutcome {
+  return {
+    ...platformFailure(bridge, finishedAt),
+    error: JSON.stringify({ name: refusal.name, message: refusal.message }),
   };
 }
 
@@ -180,6 +195,7 @@ export class RunExecutor {
     private readonly clock: Clock,
     private readonly nats: NatsConnectionHolder,
     private readonly jobs: RunJobs,
+    private readonly suspensions: WorkspaceSuspensions,
   ) {
     this.ring = keyRingOf(config);
   }
@@ -400,6 +416,10 @@ export class RunExecutor {
     try {
       let executed: ExecutedRun;
       try {
+        const suspendedUntil = this.suspensions.suspendedUntil(scope.workspace);
+        if (suspendedUntil) {
+          throw new WorkspaceSuspendedError(suspensionMessage(suspendedUntil, this.suspensions.policy));
+        }
         const code = await this.codeOf(scope, run);
         const params = openRunParams(this.ring, run.id, run.params);
         const result = await engine.run(
@@ -415,6 +435,8 @@ export class RunExecutor {
             ...(deferred ? { stop: deferred.stop } : {}),
             ...(background ? { background: true } : {}),
             onStart,
+            // A loss (now or after the run ended) counts against the workspace: it restarts a shared worker.
+            onIsolateLost: () => this.suspensions.recordLoss(scope.workspace),
           },
           bridge,
         );
@@ -445,8 +467,12 @@ export class RunExecutor {
           await this.handBack(scope, run.id, deferred?.holder ?? WORKER_ID);
           return undefined;
         }
-        this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
-        executed = { outcome: platformFailure(bridge, this.clock.now()) };
+        if (err instanceof WorkspaceSuspendedError) {
+          executed = { outcome: suspendedOutcome(bridge, err, this.clock.now()) };
+        } else {
+          this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
+          executed = { outcome: platformFailure(bridge, this.clock.now()) };
+        }
       }
       if (onEnd) {
         // The caller learns the run's id from its answer: the run exists by then.

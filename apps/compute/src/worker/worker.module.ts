@@ -8,6 +8,7 @@ import { FunctionsRepository } from '../functions/functions.repository.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunJobs } from '../runs/run-jobs.js';
 import { WorkspaceBacklogs } from '../runs/workspace-backlogs.js';
+import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { RunQueue } from '../runs/run-queue.js';
 import { RunsRepository } from '../runs/runs.repository.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
@@ -72,6 +73,7 @@ export class WorkerModule {
         TriggerExecutions,
         RunJobs,
         WorkspaceBacklogs,
+        WorkspaceSuspensions,
         RunQueue,
         EventRunsRepository,
         TransactionsProvider,

@@ -1,0 +1,190 @@
+import {
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { KvWatchInclude, Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import { Clock, NatsConnectionHolder } from '@strata/platform';
+import { ComputeConfig } from '../compute.config.js';
+import {
+  afterLoss,
+  parseLostIsolates,
+  suspendedAt,
+  type LostIsolates,
+  type SuspensionPolicy,
+} from './lost-isolates.js';
+
+/** Records outlive the longest window and suspension the settings allow (a day), whichever process wrote them. */
+const RECORD_TTL_MS = 86_400_000;
+/** Compare-and-set rounds before a loss is given up on (two workers of one workspace losing isolates at once). */
+const MAX_WRITE_ATTEMPTS = 10;
+/** How long a stopping process waits for its losses to be written. */
+const SHUTDOWN_WRITE_MS = 5000;
+const RETRY_FOLLOW_MS = 2000;
+
+interface Known {
+  readonly revision: number;
+  readonly record: LostIsolates | undefined;
+}
+
+/**
+ * Workspaces whose runs made the sandbox lose isolates, and the ones suspended
+ * for it (docs/compute.md, "Suspended workspaces"), shared by every compute
+ * process through a JetStream key-value bucket (`<prefix>_compute_suspensions`,
+ * one record per workspace). Each process follows the bucket, so asking whether
+ * a workspace is suspended is a lookup in memory, not a round trip per run.
+ */
+@Injectable()
+export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger('WorkspaceSuspensions');
+  readonly policy: SuspensionPolicy;
+  private readonly bucketName: string;
+  private readonly known = new Map<string, Known>();
+  private readonly writes = new Set<Promise<void>>();
+  private bucket: Promise<KV> | undefined;
+  private watcher: { stop(): void } | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly nats: NatsConnectionHolder,
+    config: ComputeConfig,
+    private readonly clock: Clock,
+  ) {
+    this.policy = {
+      after: config.COMPUTE_SUSPEND_AFTER_LOST_ISOLATES,
+      windowMs: config.COMPUTE_LOST_ISOLATE_WINDOW_MS,
+      suspendMs: config.COMPUTE_SUSPEND_MS,
+    };
+    this.bucketName = `${config.NATS_PREFIX}_compute_suspensions`;
+  }
+
+  /** Starts following the bucket; the records there now are known before the process serves. */
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.follow();
+    } catch (err) {
+      this.logger.warn({ msg: 'suspensions not read yet; tried again', err: String(err) });
+      this.followLater();
+    }
+  }
+
+  /** Until when the workspace's runs are refused, if it is suspended now. */
+  suspendedUntil(workspace: string): Date | undefined {
+    return suspendedAt(this.known.get(workspace)?.record, this.clock.now());
+  }
+
+  /**
+   * Counts one isolate lost by a run of `workspace` (and suspends it when that
+   * reaches the policy's threshold). Written in the background: a worker that
+   * lost an isolate is stopping, and waits for these writes before it ends.
+   */
+  recordLoss(workspace: string): void {
+    const write = this.writeLoss(workspace)
+      .catch((err: unknown) =>
+        this.logger.error({ msg: 'lost isolate not recorded against its workspace', workspace, err: String(err) }),
+      )
+      .finally(() => this.writes.delete(write));
+    this.writes.add(write);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    if (this.writes.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.writes]),
+      new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WRITE_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.watcher?.stop();
+  }
+
+  private async writeLoss(workspace: string): Promise<void> {
+    const kv = await this.open();
+    for (let attempt = 1; ; attempt++) {
+      const entry = await kv.get(workspace);
+      const current = entry?.operation === 'PUT' ? entry : undefined;
+      const previous = current ? parseLostIsolates(current.string()) : undefined;
+      const next = afterLoss(previous, this.clock.now(), this.policy);
+      try {
+        const revision = current
+          ? await kv.update(workspace, JSON.stringify(next), current.revision)
+          : await kv.create(workspace, JSON.stringify(next));
+        this.apply(workspace, revision, next);
+        this.logger.warn({
+          msg: next.suspendedUntil ? 'workspace suspended: its runs lost isolates' : 'a run lost its isolate',
+          workspace,
+          losses: next.losses.length,
+          ...(next.suspendedUntil ? { suspendedUntil: next.suspendedUntil } : {}),
+        });
+        return;
+      } catch (err) {
+        // Another process wrote the record meanwhile: read it again.
+        if (attempt >= MAX_WRITE_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /** Watches the bucket's changes, then reads what it holds now (a change seen twice is applied once). */
+  private async follow(): Promise<void> {
+    const kv = await this.open();
+    const changes = await kv.watch({ include: KvWatchInclude.UpdatesOnly });
+    this.watcher = changes;
+    void this.applyChanges(changes);
+    for await (const key of await kv.keys()) {
+      const entry = await kv.get(key);
+      if (entry) this.applyEntry(entry);
+    }
+  }
+
+  private async applyChanges(changes: AsyncIterable<KvWatchEntry>): Promise<void> {
+    try {
+      for await (const entry of changes) this.applyEntry(entry);
+    } catch (err) {
+      if (!this.stopped) this.logger.warn({ msg: 'suspensions watch ended; followed again', err: String(err) });
+    }
+    if (!this.stopped) this.followLater();
+  }
+
+  private followLater(): void {
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      if (this.stopped) return;
+      this.follow().catch((err: unknown) => {
+        this.logger.warn({ msg: 'suspensions not read; tried again', err: String(err) });
+        this.followLater();
+      });
+    }, RETRY_FOLLOW_MS);
+    this.retry.unref();
+  }
+
+  private applyEntry(entry: { key: string; revision: number; operation: string; string(): string }): void {
+    this.apply(entry.key, entry.revision, entry.operation === 'PUT' ? parseLostIsolates(entry.string()) : undefined);
+  }
+
+  private apply(workspace: string, revision: number, record: LostIsolates | undefined): void {
+    const known = this.known.get(workspace);
+    if (known && known.revision >= revision) return;
+    this.known.set(workspace, { revision, record });
+  }
+
+  private open(): Promise<KV> {
+    this.bucket ??= this.nats
+      .get()
+      .then((nc) => new Kvm(nc).create(this.bucketName, { history: 1, ttl: RECORD_TTL_MS, timeout: 5000 }))
+      .catch((err: unknown) => {
+        this.bucket = undefined;
+        throw err;
+      });
+    return this.bucket;
+  }
+}

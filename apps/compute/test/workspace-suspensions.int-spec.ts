@@ -1,0 +1,93 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Kvm } from '@nats-io/kv';
+import { loadConfig, NatsConnectionHolder } from '@strata/platform';
+import { eventually, ManualClock, testNatsPrefix } from '@strata/testing';
+import { ComputeConfig } from '../src/compute.config.js';
+import { WorkspaceSuspensions } from '../src/suspensions/workspace-suspensions.js';
+
+/**
+ * Lost isolates counted per workspace and the suspensions they start, shared
+ * between compute processes through JetStream's key-value store: two
+ * instances stand for two processes (a worker that lost an isolate, and the
+ * API or another worker). Real NATS, manual clocks.
+ */
+describe('workspace suspensions', () => {
+  const config = loadConfig(ComputeConfig, {
+    ...process.env,
+    STRATA_ENV: 'development',
+    NATS_PREFIX: testNatsPrefix(),
+    COMPUTE_SUSPEND_AFTER_LOST_ISOLATES: '2',
+    COMPUTE_LOST_ISOLATE_WINDOW_MS: '600000',
+    COMPUTE_SUSPEND_MS: '300000',
+  });
+  const start = Date.parse('2026-11-26T12:00:00.000Z');
+  const workerClock = new ManualClock(start);
+  const apiClock = new ManualClock(start);
+  const workerNats = new NatsConnectionHolder(config);
+  const apiNats = new NatsConnectionHolder(config);
+  const worker = new WorkspaceSuspensions(workerNats, config, workerClock);
+  const api = new WorkspaceSuspensions(apiNats, config, apiClock);
+
+  beforeAll(async () => {
+    await worker.onModuleInit();
+    await api.onModuleInit();
+  });
+
+  afterAll(async () => {
+    for (const s of [worker, api]) {
+      await s.beforeApplicationShutdown();
+      s.onApplicationShutdown();
+    }
+    await new Kvm(await apiNats.get()).open(`${config.NATS_PREFIX}_compute_suspensions`).then((kv) => kv.destroy());
+    await workerNats.onApplicationShutdown();
+    await apiNats.onApplicationShutdown();
+  });
+
+  /** Writes the losses the way a stopping worker does: recorded, then waited for before it ends. */
+  const lose = async (instance: WorkspaceSuspensions, workspace: string, times = 1) => {
+    for (let i = 0; i < times; i++) instance.recordLoss(workspace);
+    await instance.beforeApplicationShutdown();
+  };
+
+  it('suspends a workspace at its second loss within the window, in every process', async () => {
+    await lose(worker, 'ws-twice');
+    expect(worker.suspendedUntil('ws-twice')).toBeUndefined();
+    workerClock.advance(60_000);
+    apiClock.advance(60_000);
+    await lose(worker, 'ws-twice');
+    const until = new Date(start + 60_000 + 300_000);
+    expect(worker.suspendedUntil('ws-twice')).toEqual(until);
+    // The other process hears of it from the bucket, without asking per run.
+    expect(await eventually(async () => api.suspendedUntil('ws-twice'), 10_000)).toEqual(until);
+    // Other workspaces are not touched.
+    expect(api.suspendedUntil('ws-other')).toBeUndefined();
+  });
+
+  it('lifts the suspension when it ends', () => {
+    apiClock.advance(299_999);
+    expect(api.suspendedUntil('ws-twice')).toBeDefined();
+    apiClock.advance(1);
+    expect(api.suspendedUntil('ws-twice')).toBeUndefined();
+  });
+
+  it('counts losses recorded by two processes at once (compare-and-set on the record)', async () => {
+    workerClock.advance(start + 3_600_000 - workerClock.now().getTime());
+    apiClock.advance(start + 3_600_000 - apiClock.now().getTime());
+    await Promise.all([lose(worker, 'ws-race'), lose(api, 'ws-race')]);
+    const until = new Date(start + 3_600_000 + 300_000);
+    expect(await eventually(async () => worker.suspendedUntil('ws-race'), 10_000)).toEqual(until);
+    expect(await eventually(async () => api.suspendedUntil('ws-race'), 10_000)).toEqual(until);
+  });
+
+  it('knows the suspensions written before it started', async () => {
+    const late = new WorkspaceSuspensions(apiNats, config, new ManualClock(start + 3_600_000));
+    await late.onModuleInit();
+    try {
+      expect(late.suspendedUntil('ws-race')).toEqual(new Date(start + 3_600_000 + 300_000));
+      expect(late.suspendedUntil('ws-twice')).toBeUndefined(); // ended an hour ago
+    } finally {
+      late.onApplicationShutdown();
+    }
+  });
+});

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@strata/testing';
+import { adminWorkspaceToken, call, startStack, type Stack, type WorkerProcess } from '@strata/testkit';
+
+/**
+ * A workspace whose runs make the sandbox lose isolates (each loss restarts a
+ * worker every workspace shares) is suspended: docs/compute.md, "Suspended
+ * workspaces". Here at its first loss (COMPUTE_SUSPEND_AFTER_LOST_ISOLATES=1).
+ */
+let stack: Stack;
+let worker: WorkerProcess;
+const suffix = Date.now().toString(36);
+const ws = `suspend-${suffix}`;
+const otherWs = `suspend-other-${suffix}`;
+let token: string;
+let otherToken: string;
+
+beforeAll(async () => {
+  stack = await startStack({
+    COMPUTE_WALL_MS: '5000',
+    COMPUTE_CPU_MS: '3000',
+    COMPUTE_MEMORY_MB: '32',
+    COMPUTE_SWEEP_INTERVAL_MS: '200',
+    COMPUTE_SUSPEND_AFTER_LOST_ISOLATES: '1',
+  });
+  // One isolate: a run posted after the bomb waits for it in the worker.
+  worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
+  token = await adminWorkspaceToken(stack, ws);
+  otherToken = await adminWorkspaceToken(stack, otherWs);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const base = (workspace: string) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1`;
+const FINAL = ['succeeded', 'failed', 'timed_out', 'cancelled'];
+
+async function test(workspace: string, bearer: string, code: string): Promise<string> {
+  const queued = await call('POST', `${base(workspace)}/compute-functions/test`, {
+    token: bearer,
+    body: { code, params: {} },
+  });
+  expect(queued.status).toBe(200);
+  return queued.body.jobId as string;
+}
+
+/** The run of a job once it is final (polled with a deadline; no timing is asserted). */
+async function finished(workspace: string, bearer: string, jobId: string): Promise<Record<string, any>> {
+  return eventually(async () => {
+    const listed = await call('GET', `${base(workspace)}/function-runs?jobId=${jobId}`, { token: bearer });
+    const run = listed.body.runs?.[0];
+    if (!run || !FINAL.includes(run.status)) return undefined;
+    return (await call('GET', `${base(workspace)}/function-runs/${run.id}`, { token: bearer })).body;
+  }, 60_000);
+}
+
+// An object grown without end: growing its key table needs one allocation past the heap, which V8
+// cannot stop at the limit; isolated-vm loses the isolate (it did so every time at 32 MB).
+const BOMB = 'async function run() { const o = {}; for (let i = 0; ; i++) o["k" + i] = i; }';
+
+describe('a workspace whose run lost an isolate', () => {
+  it('is suspended: its runs and requests are refused, and other workspaces run on', async () => {
+    const bomb = await test(ws, token, BOMB);
+    // Taken by the worker while the bomb has its one isolate.
+    const waiting = await test(ws, token, 'async function run() { api.log("ran"); return { success: true }; }');
+
+    expect(await finished(ws, token, bomb)).toMatchObject({
+      status: 'failed',
+      error: { name: 'MemoryLimitExceeded' },
+    });
+    // The worker stops once it lost an isolate, as before.
+    expect(await worker.exited).toEqual({ code: null, signal: 'SIGTERM' });
+
+    // The API refuses the workspace's new runs with 429, saying until when and why.
+    const refused = await eventually(async () => {
+      const r = await call('POST', `${base(ws)}/compute-functions/test`, {
+        token,
+        body: { code: 'async function run() { return { success: true }; }', params: {} },
+      });
+      return r.status === 200 ? undefined : r;
+    }, 15_000);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({
+      error: expect.stringMatching(
+        /^Function runs of this workspace are suspended until \d{4}-\d\d-\d\dT[\d:.]+Z: its runs made the sandbox lose 1 isolate within 10 minutes/,
+      ),
+      statusCode: 429,
+    });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(60);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    // A re-run is a run too.
+    const bombRun = await finished(ws, token, bomb);
+    const rerun = await call('POST', `${base(ws)}/function-runs/${bombRun.id}/rerun`, { token, body: {} });
+    expect(rerun.status).toBe(429);
+
+    // Another workspace is not suspended, and the next worker serves it.
+    const other = await test(otherWs, otherToken, 'async function run() { return { success: true, data: "other" }; }');
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
+    expect(await finished(otherWs, otherToken, other)).toMatchObject({
+      status: 'succeeded',
+      result: { data: 'other' },
+    });
+
+    // The run that waited behind the bomb went back to the queue, and the next worker refused it
+    // without running any of its code.
+    expect(await finished(ws, token, waiting)).toMatchObject({
+      status: 'failed',
+      error: { name: 'ExecutionsSuspended', message: expect.stringContaining('suspended until') },
+      logs: [],
+    });
+  });
+});
