@@ -39,7 +39,7 @@ describe('workspace suspensions', () => {
       await s.beforeApplicationShutdown();
       s.onApplicationShutdown();
     }
-    await new Kvm(await apiNats.get()).open(`${config.NATS_PREFIX}_compute_suspensions`).then((kv) => kv.destroy());
+    await (await bucket()).destroy();
     await workerNats.onApplicationShutdown();
     await apiNats.onApplicationShutdown();
   });
@@ -47,8 +47,9 @@ describe('workspace suspensions', () => {
   /** Writes the losses the way a stopping worker does: recorded, then waited for before it ends. */
   const lose = async (instance: WorkspaceSuspensions, workspace: string, times = 1) => {
     for (let i = 0; i < times; i++) instance.recordLoss(workspace);
-    await instance.beforeApplicationShutdown();
+    await instance.settled();
   };
+  const bucket = async () => new Kvm(await apiNats.get()).open(`${config.NATS_PREFIX}_compute_suspensions`);
 
   it('suspends a workspace at its second loss within the window, in every process', async () => {
     await lose(worker, 'ws-twice');
@@ -60,7 +61,9 @@ describe('workspace suspensions', () => {
     expect(worker.suspendedUntil('ws-twice')).toEqual(until);
     // The other process hears of it from the bucket, without asking per run.
     expect(await eventually(async () => api.suspendedUntil('ws-twice'), 10_000)).toEqual(until);
-    // Other workspaces are not touched.
+    // Other workspaces are not touched: one loss of another is below the threshold.
+    await lose(worker, 'ws-other');
+    expect(worker.suspendedUntil('ws-other')).toBeUndefined();
     expect(api.suspendedUntil('ws-other')).toBeUndefined();
   });
 
@@ -71,13 +74,24 @@ describe('workspace suspensions', () => {
     expect(api.suspendedUntil('ws-twice')).toBeUndefined();
   });
 
-  it('counts losses recorded by two processes at once (compare-and-set on the record)', async () => {
+  it('counts every loss recorded by two processes at once (compare-and-set on the record)', async () => {
     workerClock.advance(start + 3_600_000 - workerClock.now().getTime());
     apiClock.advance(start + 3_600_000 - apiClock.now().getTime());
-    await Promise.all([lose(worker, 'ws-race'), lose(api, 'ws-race')]);
+    // Ten writes of one record at once: most find it changed and read it again.
+    await Promise.all([lose(worker, 'ws-race', 5), lose(api, 'ws-race', 5)]);
+    const stored = JSON.parse((await (await bucket()).get('ws-race'))!.string()) as { losses: string[] };
+    expect(stored.losses).toHaveLength(10);
     const until = new Date(start + 3_600_000 + 300_000);
     expect(await eventually(async () => worker.suspendedUntil('ws-race'), 10_000)).toEqual(until);
     expect(await eventually(async () => api.suspendedUntil('ws-race'), 10_000)).toEqual(until);
+  });
+
+  it('lifts a suspension whose record is deleted (docs/runbooks.md), in every process', async () => {
+    await lose(worker, 'ws-lifted', 2);
+    expect(await eventually(async () => api.suspendedUntil('ws-lifted'), 10_000)).toBeDefined();
+    await (await bucket()).delete('ws-lifted');
+    await eventually(async () => (api.suspendedUntil('ws-lifted') ? undefined : true), 10_000);
+    await eventually(async () => (worker.suspendedUntil('ws-lifted') ? undefined : true), 10_000);
   });
 
   it('knows the suspensions written before it started', async () => {

@@ -6,7 +6,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { KvWatchInclude, Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import { Clock, NatsConnectionHolder } from '@strata/platform';
+import { Clock, isWrongRevision, NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import {
   afterLoss,
@@ -90,16 +90,25 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
     this.writes.add(write);
   }
 
+  /**
+   * Resolves once every loss recorded so far is written (or given up on), at
+   * most SHUTDOWN_WRITE_MS from now. A stopping worker's engines wait for it
+   * after their last runs ended, before the NATS connection is drained.
+   */
+  async settled(): Promise<void> {
+    const deadline = Date.now() + SHUTDOWN_WRITE_MS;
+    while (this.writes.size > 0 && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.writes]),
+        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retry);
-    if (this.writes.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.writes]),
-      new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WRITE_MS))),
-    ]);
-    clearTimeout(timer);
+    await this.settled();
   }
 
   onApplicationShutdown(): void {
@@ -128,31 +137,44 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
         });
         return;
       } catch (err) {
-        // Another process wrote the record meanwhile: read it again.
-        if (attempt >= MAX_WRITE_ATTEMPTS) throw err;
+        // Another process wrote the record meanwhile: read it again. Anything else (a timeout
+        // after which the write may have landed) is not tried again: a loss is never counted twice.
+        if (!isWrongRevision(err) || attempt >= MAX_WRITE_ATTEMPTS) throw err;
       }
     }
   }
 
-  /** Watches the bucket's changes, then reads what it holds now (a change seen twice is applied once). */
+  /**
+   * Watches the bucket's changes, then reads what it holds now (a change seen
+   * twice is applied once). What was known before is dropped first: a key
+   * deleted while no watch ran (a suspension lifted by hand) is not listed.
+   */
   private async follow(): Promise<void> {
     const kv = await this.open();
+    this.watcher?.stop();
     const changes = await kv.watch({ include: KvWatchInclude.UpdatesOnly });
     this.watcher = changes;
+    this.known.clear();
     void this.applyChanges(changes);
-    for await (const key of await kv.keys()) {
-      const entry = await kv.get(key);
-      if (entry) this.applyEntry(entry);
+    try {
+      for await (const key of await kv.keys()) {
+        const entry = await kv.get(key);
+        if (entry) this.applyEntry(entry);
+      }
+    } catch (err) {
+      changes.stop();
+      throw err;
     }
   }
 
-  private async applyChanges(changes: AsyncIterable<KvWatchEntry>): Promise<void> {
+  private async applyChanges(changes: AsyncIterable<KvWatchEntry> & { stop(): void }): Promise<void> {
     try {
       for await (const entry of changes) this.applyEntry(entry);
     } catch (err) {
       if (!this.stopped) this.logger.warn({ msg: 'suspensions watch ended; followed again', err: String(err) });
     }
-    if (!this.stopped) this.followLater();
+    // A watch replaced by a newer one ends quietly; the current one ending is followed again.
+    if (!this.stopped && this.watcher === changes) this.followLater();
   }
 
   private followLater(): void {

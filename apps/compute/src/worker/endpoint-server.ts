@@ -136,7 +136,8 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
    */
   private take(): Slot | undefined {
     if (this.closing) return undefined;
-    if (this.inFlight < this.capacity) {
+    // The endpoint engine closes at once when it loses an isolate (the worker is about to stop).
+    if (this.inFlight < this.capacity && this.endpointEngine.available() > 0) {
       this.inFlight++;
       if (this.inFlight >= this.capacity) void this.leave();
       return {

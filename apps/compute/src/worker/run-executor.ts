@@ -33,6 +33,13 @@ const CODE_CACHE_SIZE = 256;
 /** How often a job whose run waits for an isolate has its ack deadline (10 s) pushed back. */
 const JOB_KEEPALIVE_MS = 4000;
 
+/**
+ * How long a job handed back by a closed engine waits before it is delivered
+ * again: after a lost isolate the engine closes before the job consumer stops,
+ * and a job handed back at once could come straight back to this worker.
+ */
+const HAND_BACK_DELAY_MS = 200;
+
 /** Pushes a held job's ack deadline back; a connection closing meanwhile only ends that (the job comes back). */
 function keepAlive(message: JobMessage): void {
   try {
@@ -250,7 +257,7 @@ export class RunExecutor {
     } finally {
       clearInterval(waiting);
     }
-    if (!started && handedBack) message.nak();
+    if (!started && handedBack) message.nak(HAND_BACK_DELAY_MS);
   }
 
   /** The claim of a run that has its isolate now; whether it is this worker's. It settles the run's job. */
@@ -404,7 +411,12 @@ export class RunExecutor {
       });
       return claimed;
     };
+    // Suspended while the run waited for its isolate: none of its code runs (`stop` before user code).
+    const refusal = new AbortController();
+    let suspendedAtStart: Date | undefined;
     const onStart = () => {
+      suspendedAtStart = this.suspensions.suspendedUntil(scope.workspace);
+      if (suspendedAtStart) refusal.abort();
       options.onStart?.();
       if (claimAtStart && openGate) openGate(claimNow());
     };
@@ -432,7 +444,7 @@ export class RunExecutor {
             limits: run.limits as unknown as RunLimits,
             // The context is made while the gate settles; no user code runs before.
             ...(gate ? { gate } : {}),
-            ...(deferred ? { stop: deferred.stop } : {}),
+            stop: deferred ? AbortSignal.any([deferred.stop, refusal.signal]) : refusal.signal,
             ...(background ? { background: true } : {}),
             onStart,
             // A loss (now or after the run ended) counts against the workspace: it restarts a shared worker.
@@ -441,6 +453,9 @@ export class RunExecutor {
           bridge,
         );
         if (gate && !(await ours())) return undefined;
+        if (suspendedAtStart && result.error?.name === 'NotStarted') {
+          throw new WorkspaceSuspendedError(suspensionMessage(suspendedAtStart, this.suspensions.policy));
+        }
         const outcome = outcomeOf(result, bridge, this.clock.now());
         executed = result.response ? { outcome, response: result.response } : { outcome };
       } catch (err) {
@@ -461,7 +476,7 @@ export class RunExecutor {
           if (deferred && state !== 'claimed') {
             // Not queued any more: nobody is to run it. Never claimed: the job itself goes back, to any worker.
             if (state === 'lost') deferred.message.ack();
-            else deferred.message.nak();
+            else deferred.message.nak(HAND_BACK_DELAY_MS);
             return undefined;
           }
           await this.handBack(scope, run.id, deferred?.holder ?? WORKER_ID);

@@ -2,6 +2,7 @@ import type { BeforeApplicationShutdown, OnApplicationShutdown, Provider } from 
 import type { SandboxEngine } from '@strata/sandbox';
 import { createIsolatedVmEngine } from '@strata/sandbox/isolated-vm';
 import { ComputeConfig } from '../compute.config.js';
+import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { stopAfterLostIsolate } from './lost-isolate.js';
 
 /** How long after another workspace's run arrived during a backlog the reserved isolates stay kept. */
@@ -20,8 +21,11 @@ export const SANDBOX_ENGINE = Symbol('SandboxEngine');
  */
 export const SandboxEngineProvider: Provider = {
   provide: SANDBOX_ENGINE,
-  inject: [ComputeConfig],
-  useFactory: (config: ComputeConfig): SandboxEngine & BeforeApplicationShutdown & OnApplicationShutdown => {
+  inject: [ComputeConfig, WorkspaceSuspensions],
+  useFactory: (
+    config: ComputeConfig,
+    suspensions: WorkspaceSuspensions,
+  ): SandboxEngine & BeforeApplicationShutdown & OnApplicationShutdown => {
     const reserved = Math.min(config.COMPUTE_WORKER_RESERVED_ISOLATES, config.COMPUTE_WORKER_ISOLATES - 1);
     const engine = createIsolatedVmEngine({
       isolates: config.COMPUTE_WORKER_ISOLATES,
@@ -31,7 +35,8 @@ export const SandboxEngineProvider: Provider = {
       ...(reserved > 0 ? { reserveForOthers: { slots: reserved, ms: RESERVE_FOR_OTHERS_MS } } : {}),
     });
     let closing: Promise<void> | undefined;
-    const close = () => (closing ??= engine.close());
+    // A run that ends during the stop may lose its isolate too: its loss is written before NATS is drained.
+    const close = () => (closing ??= engine.close().then(() => suspensions.settled()));
     return Object.assign(engine, {
       // Refuses the waiting runs now; the stop goes on meanwhile, and waits for the running ones below.
       beforeApplicationShutdown: () => {
@@ -51,13 +56,13 @@ export const ENDPOINT_SANDBOX_ENGINE = Symbol('EndpointSandboxEngine');
  */
 export const EndpointSandboxEngineProvider: Provider = {
   provide: ENDPOINT_SANDBOX_ENGINE,
-  inject: [ComputeConfig],
-  useFactory: (config: ComputeConfig): SandboxEngine & OnApplicationShutdown => {
+  inject: [ComputeConfig, WorkspaceSuspensions],
+  useFactory: (config: ComputeConfig, suspensions: WorkspaceSuspensions): SandboxEngine & OnApplicationShutdown => {
     const engine = createIsolatedVmEngine({
       isolates: Math.max(1, config.COMPUTE_WORKER_ENDPOINT_ISOLATES),
       maxRunsPerIsolate: config.COMPUTE_RUNS_PER_ISOLATE,
       onCatastrophicError: stopAfterLostIsolate,
     });
-    return Object.assign(engine, { onApplicationShutdown: () => engine.close() });
+    return Object.assign(engine, { onApplicationShutdown: () => engine.close().then(() => suspensions.settled()) });
   },
 };

@@ -175,7 +175,8 @@ function isTimeout(err: unknown): boolean {
   return (err as { name?: unknown } | null)?.name === 'TimeoutError';
 }
 
-function isWrongRevision(err: unknown): boolean {
+/** A key-value compare-and-set refused because the key changed since the revision given (or exists, for create). */
+export function isWrongRevision(err: unknown): boolean {
   const text = String((err as { message?: unknown })?.message ?? err);
   return /wrong last sequence|key exists|10071|10164/i.test(text);
 }
