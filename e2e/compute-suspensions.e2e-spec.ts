@@ -61,6 +61,26 @@ const BOMB = 'async function run() { const o = {}; for (let i = 0; ; i++) o["k" 
 
 describe('a workspace whose run lost an isolate', () => {
   it('is suspended: its runs and requests are refused, and other workspaces run on', async () => {
+    const saved = async (name: string, code: string) => {
+      const created = await call('POST', `${base(ws)}/compute-functions`, { token, body: { name, code } });
+      expect(created.status).toBe(201);
+      return created.body.id as string;
+    };
+    const trigger = async (functionId: string, body: Record<string, unknown>) => {
+      const created = await call('POST', `${base(ws)}/function-triggers`, { token, body: { functionId, ...body } });
+      expect(created.status).toBe(201);
+      return created.body.id as string;
+    };
+    const onDemand = await trigger(await saved('echo', 'async function run() { return { success: true }; }'), {
+      name: 'by-hand',
+      executionType: 'on-demand',
+    });
+    await trigger(await saved('hook', 'export default async () => ({ statusCode: 200, body: "hi" });'), {
+      name: 'hook',
+      executionType: 'endpoint',
+      triggerMetadata: { path: 'hook', auth: { mode: 'public' } },
+    });
+
     const bomb = await test(ws, token, BOMB);
     // Taken by the worker while the bomb has its one isolate.
     const waiting = await test(ws, token, 'async function run() { api.log("ran"); return { success: true }; }');
@@ -95,6 +115,11 @@ describe('a workspace whose run lost an isolate', () => {
     const rerun = await call('POST', `${base(ws)}/function-runs/${bombRun.id}/rerun`, { token, body: {} });
     expect(rerun.status).toBe(429);
 
+    // So is an execution of a trigger.
+    expect((await call('POST', `${base(ws)}/function-triggers/${onDemand}/execute`, { token, body: {} })).status).toBe(
+      429,
+    );
+
     // Another workspace is not suspended, and the next worker serves it.
     const other = await test(otherWs, otherToken, 'async function run() { return { success: true, data: "other" }; }');
     worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
@@ -102,6 +127,11 @@ describe('a workspace whose run lost an isolate', () => {
       status: 'succeeded',
       result: { data: 'other' },
     });
+
+    // An endpoint call, served by the worker, is refused the same way.
+    const called = await call('POST', `${base(ws)}/endpoints/hook`, { body: { n: 1 } });
+    expect(called.status).toBe(429);
+    expect(called.body.error).toMatch(/^Function runs of this workspace are suspended until /);
 
     // The run that waited behind the bomb went back to the queue, and the next worker refused it
     // without running any of its code.

@@ -286,6 +286,8 @@ export type EndpointReply =
       readonly kind: 'done';
       readonly status: 'succeeded' | 'failed' | 'timed_out';
       readonly response?: EndpointReplyResponse;
+      /** The run was refused, its workspace suspended until then (ISO 8601): the caller answers 429. */
+      readonly suspendedUntil?: string;
     };
 
 /**

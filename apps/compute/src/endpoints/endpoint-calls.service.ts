@@ -143,6 +143,10 @@ export class EndpointCalls {
         await this.recordUnanswered(scope, run, carried);
         throw new StrataException(ErrorCode.INTERNAL, `The endpoint could not be run (run ${run.id}).`);
       case 'done':
+        // The worker heard of the workspace's suspension before this replica did: refused all the same.
+        if (result.suspendedUntil) {
+          throw suspensionRefusal(new Date(result.suspendedUntil), this.suspensions.policy, this.clock.now());
+        }
         if (result.status === 'timed_out') throw timedOut(timeoutMs, run.id);
         if (result.status !== 'succeeded' || !result.response) {
           // The error stays on the run (the owner reads it there), not in the caller's answer.

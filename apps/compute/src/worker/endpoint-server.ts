@@ -177,8 +177,13 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     // The workspace of a run our own API (or this worker's own endpoint route) dispatched in that workspace.
     const scope = issueWorkspaceScope(dispatch.workspaceSlug);
     // The caller is answered as soon as the function is done and its run recorded; its outcome is written right after.
-    const done = ({ outcome, response }: ExecutedRun) =>
-      answer({ kind: 'done', status: outcome.status, ...(response ? { response } : {}) });
+    const done = ({ outcome, response, suspendedUntil }: ExecutedRun) =>
+      answer({
+        kind: 'done',
+        status: outcome.status,
+        ...(response ? { response } : {}),
+        ...(suspendedUntil ? { suspendedUntil: suspendedUntil.toISOString() } : {}),
+      });
     // With the run in the message it starts at once, recorded as it runs; otherwise it is taken over from its row.
     if (dispatch.run) {
       const run = heldRun(dispatch.runId, dispatch.run, {

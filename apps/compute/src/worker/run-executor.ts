@@ -20,7 +20,7 @@ import type { RunLimits } from '../runs/run-limits.js';
 import { RunJobs } from '../runs/run-jobs.js';
 import { openRunParams } from '../runs/run-params.js';
 import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
-import { suspensionMessage } from '../suspensions/lost-isolates.js';
+import { suspensionMessage, type SuspensionPolicy } from '../suspensions/lost-isolates.js';
 import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
@@ -70,6 +70,13 @@ export function platformFailure(bridge: RunBridge, finishedAt: Date): RunOutcome
 /** A run of a suspended workspace (docs/compute.md, "Suspended workspaces"): none of its code runs. */
 class WorkspaceSuspendedError extends Error {
   override readonly name = 'ExecutionsSuspended';
+
+  constructor(
+    readonly until: Date,
+    policy: SuspensionPolicy,
+  ) {
+    super(suspensionMessage(until, policy));
+  }
 }
 
 /** The outcome of a run refused because its workspace is suspended. */
@@ -151,6 +158,8 @@ export interface ExecutedRun {
   readonly outcome: RunOutcome;
   /** Endpoint code that succeeded: the response it set (or its return value as a 200 body). */
   readonly response?: EndpointResponse;
+  /** The run was refused, none of its code run: its workspace is suspended until then. */
+  readonly suspendedUntil?: Date;
 }
 
 /**
@@ -430,7 +439,7 @@ export class RunExecutor {
       try {
         const suspendedUntil = this.suspensions.suspendedUntil(scope.workspace);
         if (suspendedUntil) {
-          throw new WorkspaceSuspendedError(suspensionMessage(suspendedUntil, this.suspensions.policy));
+          throw new WorkspaceSuspendedError(suspendedUntil, this.suspensions.policy);
         }
         const code = await this.codeOf(scope, run);
         const params = openRunParams(this.ring, run.id, run.params);
@@ -454,7 +463,7 @@ export class RunExecutor {
         );
         if (gate && !(await ours())) return undefined;
         if (suspendedAtStart && result.error?.name === 'NotStarted') {
-          throw new WorkspaceSuspendedError(suspensionMessage(suspendedAtStart, this.suspensions.policy));
+          throw new WorkspaceSuspendedError(suspendedAtStart, this.suspensions.policy);
         }
         const outcome = outcomeOf(result, bridge, this.clock.now());
         executed = result.response ? { outcome, response: result.response } : { outcome };
@@ -483,7 +492,7 @@ export class RunExecutor {
           return undefined;
         }
         if (err instanceof WorkspaceSuspendedError) {
-          executed = { outcome: suspendedOutcome(bridge, err, this.clock.now()) };
+          executed = { outcome: suspendedOutcome(bridge, err, this.clock.now()), suspendedUntil: err.until };
         } else {
           this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
           executed = { outcome: platformFailure(bridge, this.clock.now()) };
