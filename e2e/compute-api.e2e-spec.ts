@@ -115,11 +115,12 @@ describe('api inside a function: records through the data service, as the functi
       const fetched = await api.fetchRecord(created.id);
       const missing = await api.fetchRecord('00000000-0000-4000-8000-000000000000');
       const updated = await api.updateRecord(created.id, { qty: 5 });
+      const versioned = await api.updateRecord(created.id, { qty: 6 }, { createVersion: true });
       const queried = await api.queryRecords({ resource: 'orders', where: { 'data.qty': { gte: 2 } }, sort: [{ field: 'data.sku', direction: 'asc' }] });
       const legacy = await api.queryRecords('orders', { filter: { sku: 'A-2' } });
       return { success: true, data: {
         created: created.data, byId: byId.data.sku, fetched: fetched.data.sku, missing,
-        updated: updated.data.qty,
+        updated: updated.data.qty, versioned: versioned.data.qty, id: created.id,
         queried: queried.data.map((x) => x.data.sku), meta: typeof queried.meta,
         legacy: legacy.data.map((x) => x.data.sku),
       } };
@@ -133,6 +134,8 @@ describe('api inside a function: records through the data service, as the functi
       fetched: 'A-1',
       missing: null,
       updated: 5,
+      versioned: 6,
+      id: expect.any(String),
       queried: ['A-1', 'A-2'],
       meta: 'object',
       legacy: ['A-2'],
@@ -144,11 +147,16 @@ describe('api inside a function: records through the data service, as the functi
       'fetchRecord',
       'fetchRecord',
       'updateRecord',
+      'updateRecord',
       'queryRecords',
       'queryRecords',
     ]);
     for (const c of r.apiCalls) expect(c).toMatchObject({ ok: true, durationMs: expect.any(Number) });
-    expect(r.apiCalls[6].deprecated).toContain('deprecated');
+    expect(r.apiCalls[7].deprecated).toContain('deprecated');
+    // The options reached the data service: the update with createVersion kept a version.
+    const history = await call('GET', `${base()}/records/${r.result.data.id}/history`, { token });
+    expect(history.status).toBe(200);
+    expect(history.body.versions.length).toBeGreaterThan(0);
     // The writes are real records, made by the function principal.
     const listed = await call('GET', `${base()}/records/slug/orders?filter=sku:A-1`, { token });
     expect(listed.body.results).toHaveLength(1);

@@ -73,7 +73,11 @@ export function recordHandlers(data: DataApi, scope: WorkspaceScope): Record<str
 
     updateRecord: async (args, { signal }) =>
       data.call(scope, 'PATCH', ['records', stringArg(args, 0, 'recordId')], {
-        body: { data: objectArg(args, 1, 'data'), ...optionalObjectArg(args, 2, 'options') },
+        // The data service takes them as the body's `options` ({createVersion, skipValidation}).
+        body: {
+          data: objectArg(args, 1, 'data'),
+          ...(args[2] === undefined || args[2] === null ? {} : { options: objectArg(args, 2, 'options') }),
+        },
         signal,
       }),
 
