@@ -227,6 +227,10 @@ describe('a body of valid JSON that is not an object or array', () => {
     // Malformed JSON is still named as such.
     const malformed = await json('POST', data('/records'), '{"a":');
     expect(malformed.body.error.message).toBe('Request body is not valid JSON');
+    // The functions shape, whose `error` is the field's message, says so too, then where.
+    const functions = await json('POST', data('/compute-functions/test'), '{bad');
+    expect(functions.status).toBe(400);
+    expect(functions.body.error).toMatch(/^Request body is not valid JSON: \S/);
   });
 });
 

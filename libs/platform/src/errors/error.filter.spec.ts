@@ -109,7 +109,11 @@ describe('ErrorFilter', () => {
     });
     expect(answer(parse)).toMatchObject({
       status: 400,
-      body: { code: 'VALIDATION_ERROR', message: 'Request body is not valid JSON', details: [{ field: 'body' }] },
+      body: {
+        code: 'VALIDATION_ERROR',
+        message: 'Request body is not valid JSON',
+        details: [{ field: 'body', message: 'Request body is not valid JSON: Unexpected token' }],
+      },
     });
   });
 });

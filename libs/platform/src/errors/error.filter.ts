@@ -145,7 +145,13 @@ function bodyParserError(exception: unknown): Omit<RenderableError, 'requestId'>
           details: [{ field: 'body', message: `The body must be a JSON object or array, not ${kind}.` }],
         };
       }
-      return { status: 400, code: ErrorCode.VALIDATION_ERROR, message: 'Request body is not valid JSON', details };
+      // The parser's own words say where; the field message says what, in every error shape.
+      return {
+        status: 400,
+        code: ErrorCode.VALIDATION_ERROR,
+        message: 'Request body is not valid JSON',
+        details: [{ field: 'body', message: `Request body is not valid JSON: ${String(e.message)}` }],
+      };
     }
     case 'entity.too.large':
       return { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, message: 'Request body is too large' };
