@@ -71,10 +71,9 @@ describe('a workspace whose run lost an isolate', () => {
       expect(created.status).toBe(201);
       return created.body.id as string;
     };
-    const onDemand = await trigger(await saved('echo', 'async function run() { return { success: true }; }'), {
-      name: 'by-hand',
-      executionType: 'on-demand',
-    });
+    const echo = await saved('echo', 'async function run() { return { success: true }; }');
+    const onDemand = await trigger(echo, { name: 'by-hand', executionType: 'on-demand' });
+    await trigger(echo, { name: 'inbound', executionType: 'http-trigger', triggerMetadata: { path: 'inbound' } });
     await trigger(await saved('hook', 'export default async () => ({ statusCode: 200, body: "hi" });'), {
       name: 'hook',
       executionType: 'endpoint',
@@ -132,6 +131,14 @@ describe('a workspace whose run lost an isolate', () => {
     const called = await call('POST', `${base(ws)}/endpoints/hook`, { body: { n: 1 } });
     expect(called.status).toBe(429);
     expect(called.body.error).toMatch(/^Function runs of this workspace are suspended until /);
+
+    // A run started without a request (an inbound arrival, accepted with 202) is refused by the
+    // worker, none of its code run, and it ends no earlier than it started.
+    const arrival = await call('POST', `${base(ws)}/http-trigger/inbound`, { body: { n: 1 } });
+    expect(arrival.status).toBe(202);
+    const refusedRun = await finished(ws, token, arrival.body.executionId as string);
+    expect(refusedRun).toMatchObject({ status: 'failed', error: { name: 'ExecutionsSuspended' }, logs: [] });
+    expect(Date.parse(refusedRun.finishedAt)).toBeGreaterThanOrEqual(Date.parse(refusedRun.startedAt));
 
     // The run that waited behind the bomb went back to the queue, and the next worker refused it
     // without running any of its code.

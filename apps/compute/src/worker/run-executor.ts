@@ -571,8 +571,12 @@ export class RunExecutor {
       deferred.message.ack();
       return false;
     }
+    // A run refused before it had an isolate (its workspace suspended) has no start of its own:
+    // it started when it ended, never after.
+    const startedAt = deferred.startedAt();
+    const started = startedAt > outcome.finishedAt ? outcome.finishedAt : startedAt;
     const written = await this.retried(run.id, () =>
-      this.runs.finishQueued(scope, run.id, deferred.holder, deferred.startedAt(), outcome),
+      this.runs.finishQueued(scope, run.id, deferred.holder, started, outcome),
     );
     if (written === undefined) {
       this.logger.error({
