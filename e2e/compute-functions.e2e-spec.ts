@@ -154,6 +154,18 @@ describe('compute functions', () => {
     expect(bad.status).toBe(400);
     // Nothing was saved by the refused update.
     expect((await call('GET', `${base()}/compute-functions/${ok.body.id}`, { token })).body.version).toBe(1);
+    // The code's error comes with the body's other bad fields, one entry each.
+    const both = await call('POST', `${base()}/compute-functions/test`, {
+      token,
+      body: { code: 'async function run( {' },
+    });
+    expect(both.status).toBe(400);
+    expect(both.body.details).toEqual([
+      { field: 'code', message: expect.stringMatching(/line 1, column \d+/) },
+      { field: 'params', message: 'params is required and must be an object.' },
+    ]);
+    const named = await create('', { code: 'exports.handler = async () => 1;' });
+    expect(named.body.details.map((d: { field: string }) => d.field)).toEqual(['name', 'code']);
   });
 
   it('lists with search, searchField, limit, page and sort, and refuses bad list parameters', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { checkAnyFunctionCode, type FunctionKind } from '@strata/sandbox';
+import { checkAnyFunctionCode, type FunctionKind, type KindCheck } from '@strata/sandbox';
 import { StrataException } from '@strata/platform';
 
 /** The spec's functionCodeHash: SHA-256 of the code, hex. */
@@ -15,7 +15,7 @@ export function codeHash(code: string): string {
  * `field` is where the code came from in the body.
  */
 export function assertRunnableCode(code: string, field = 'code'): FunctionKind {
-  const check = checkAnyFunctionCode(code);
+  const check = checkedCode(code);
   if (!check.ok) throw StrataException.validation([{ field, message: check.message }]);
   return check.kind;
 }
@@ -24,4 +24,13 @@ export function assertRunnableCode(code: string, field = 'code'): FunctionKind {
 export function functionKindOf(code: string): FunctionKind {
   const check = checkAnyFunctionCode(code);
   return check.ok ? check.kind : 'run';
+}
+
+/** The last code checked and its verdict: a request's body validation and its handler parse it once. */
+let lastChecked: { readonly code: string; readonly check: KindCheck } | undefined;
+
+/** `checkAnyFunctionCode`, remembered for the same code asked again next (the same request, mostly). */
+export function checkedCode(code: string): KindCheck {
+  if (lastChecked?.code !== code) lastChecked = { code, check: checkAnyFunctionCode(code) };
+  return lastChecked.check;
 }

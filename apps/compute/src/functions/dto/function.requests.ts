@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsString, MaxLength } from 'class-validator';
 import { IsNullable, IsOptional } from '@strata/platform';
 import { IsText } from './is-text.js';
+import { IsRunnableCode } from './is-runnable-code.js';
 
 /** Longest function name and description, in characters. */
 export const MAX_FUNCTION_NAME = 200;
@@ -45,6 +46,7 @@ export class CreateFunctionRequest {
 
   @ApiProperty({ description: 'JavaScript defining `async function run()`', maxLength: MAX_FUNCTION_CODE })
   @IsText(CODE)
+  @IsRunnableCode(MAX_FUNCTION_CODE)
   code!: string;
 }
 
@@ -60,6 +62,7 @@ export class UpdateFunctionRequest {
   @ApiPropertyOptional({ maxLength: MAX_FUNCTION_CODE })
   @IsOptional()
   @IsText(CODE)
+  @IsRunnableCode(MAX_FUNCTION_CODE)
   code?: string;
 }
 
@@ -67,6 +70,7 @@ export class UpdateFunctionRequest {
 export class TestFunctionRequest {
   @ApiProperty({ maxLength: MAX_FUNCTION_CODE })
   @IsText(CODE)
+  @IsRunnableCode(MAX_FUNCTION_CODE)
   code!: string;
 
   @ApiProperty({ description: 'Becomes executionParams', type: Object })
