@@ -3,9 +3,10 @@ import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack, type WorkerProcess } from '@strata/testkit';
 
 /**
- * A workspace whose runs make the sandbox lose isolates (each loss restarts a
- * worker every workspace shares) is suspended: docs/compute.md, "Suspended
- * workspaces". Here at its first loss (COMPUTE_SUSPEND_AFTER_LOST_ISOLATES=1).
+ * Code that makes the sandbox lose an isolate (each loss restarts a worker
+ * every workspace shares) is refused for a while, and a workspace whose runs
+ * keep doing it is suspended: docs/compute.md, "Suspended workspaces". Here at
+ * its second loss (COMPUTE_SUSPEND_AFTER_LOST_ISOLATES=2).
  */
 let stack: Stack;
 let worker: WorkerProcess;
@@ -21,7 +22,7 @@ beforeAll(async () => {
     COMPUTE_CPU_MS: '3000',
     COMPUTE_MEMORY_MB: '32',
     COMPUTE_SWEEP_INTERVAL_MS: '200',
-    COMPUTE_SUSPEND_AFTER_LOST_ISOLATES: '1',
+    COMPUTE_SUSPEND_AFTER_LOST_ISOLATES: '2',
   });
   // One isolate: a run posted after the bomb waits for it in the worker.
   worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
@@ -58,9 +59,11 @@ async function finished(workspace: string, bearer: string, jobId: string): Promi
 // An object grown without end: growing its key table needs one allocation past the heap, which V8
 // cannot stop at the limit; isolated-vm loses the isolate (it did so every time at 32 MB).
 const BOMB = 'async function run() { const o = {}; for (let i = 0; ; i++) o["k" + i] = i; }';
+// The same, as other code (another functionCodeHash).
+const OTHER_BOMB = 'async function run() { const keys = {}; for (let n = 0; ; n++) keys["n" + n] = n; }';
 
-describe('a workspace whose run lost an isolate', () => {
-  it('is suspended: its runs and requests are refused, and other workspaces run on', async () => {
+describe('runs that lose isolates', () => {
+  it('refuse their code, then suspend their workspace: its runs and requests are refused, others run on', async () => {
     const saved = async (name: string, code: string) => {
       const created = await call('POST', `${base(ws)}/compute-functions`, { token, body: { name, code } });
       expect(created.status).toBe(201);
@@ -80,15 +83,38 @@ describe('a workspace whose run lost an isolate', () => {
       triggerMetadata: { path: 'hook', auth: { mode: 'public' } },
     });
 
-    const bomb = await test(ws, token, BOMB);
+    const WAITS = 'async function run() { api.log("ran"); return { success: true }; }';
+    const first = await test(ws, token, BOMB);
     // Taken by the worker while the bomb has its one isolate.
-    const waiting = await test(ws, token, 'async function run() { api.log("ran"); return { success: true }; }');
-
-    expect(await finished(ws, token, bomb)).toMatchObject({
+    const waitedFirst = await test(ws, token, WAITS);
+    expect(await finished(ws, token, first)).toMatchObject({
       status: 'failed',
       error: { name: 'MemoryLimitExceeded' },
     });
-    // The worker stops once it lost an isolate, as before.
+    // The worker stops once it lost an isolate, as before; the run that waited goes to the next one.
+    expect(await worker.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
+    expect(await finished(ws, token, waitedFirst)).toMatchObject({ status: 'succeeded', logs: [{ message: 'ran' }] });
+
+    // One loss refuses that code only: run again, it fails at once without touching an isolate.
+    const again = await finished(ws, token, await test(ws, token, BOMB));
+    expect(again).toMatchObject({
+      status: 'failed',
+      error: {
+        name: 'ExecutionsSuspended',
+        message: expect.stringMatching(
+          /^This code \(functionCodeHash [0-9a-f]{12}…\) made the sandbox lose an isolate/,
+        ),
+      },
+      logs: [],
+    });
+    expect(Date.parse(again.finishedAt)).toBeGreaterThanOrEqual(Date.parse(again.startedAt));
+    expect((await finished(ws, token, await test(ws, token, WAITS))).status).toBe('succeeded');
+
+    // A second loss within the window, by other code, suspends the workspace.
+    const bomb = await test(ws, token, OTHER_BOMB);
+    const waiting = await test(ws, token, WAITS);
+    expect(await finished(ws, token, bomb)).toMatchObject({ status: 'failed', error: { name: 'MemoryLimitExceeded' } });
     expect(await worker.exited).toEqual({ code: null, signal: 'SIGTERM' });
 
     // The API refuses the workspace's new runs with 429, saying until when and why.
@@ -102,7 +128,7 @@ describe('a workspace whose run lost an isolate', () => {
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({
       error: expect.stringMatching(
-        /^Function runs of this workspace are suspended until \d{4}-\d\d-\d\dT[\d:.]+Z: its runs made the sandbox lose 1 isolate within 10 minutes/,
+        /^Function runs of this workspace are suspended until \d{4}-\d\d-\d\dT[\d:.]+Z: its runs made the sandbox lose 2 isolates within 10 minutes/,
       ),
       statusCode: 429,
     });

@@ -175,7 +175,7 @@ export class ComputeConfig extends ServiceConfig {
   @IsInt()
   @Min(0)
   @Max(1000)
-  COMPUTE_SUSPEND_AFTER_LOST_ISOLATES = 5;
+  COMPUTE_SUSPEND_AFTER_LOST_ISOLATES = 10;
 
   /** The window of COMPUTE_SUSPEND_AFTER_LOST_ISOLATES: losses older than this are forgotten. */
   @IsInt()

@@ -45,8 +45,8 @@ describe('workspace suspensions', () => {
   });
 
   /** Writes the losses the way a stopping worker does: recorded, then waited for before it ends. */
-  const lose = async (instance: WorkspaceSuspensions, workspace: string, times = 1) => {
-    for (let i = 0; i < times; i++) instance.recordLoss(workspace);
+  const lose = async (instance: WorkspaceSuspensions, workspace: string, times = 1, code = 'c'.repeat(64)) => {
+    for (let i = 0; i < times; i++) instance.recordLoss(workspace, code);
     await instance.settled();
   };
   const bucket = async () => new Kvm(await apiNats.get()).open(`${config.NATS_PREFIX}_compute_suspensions`);
@@ -61,10 +61,21 @@ describe('workspace suspensions', () => {
     expect(worker.suspendedUntil('ws-twice')).toEqual(until);
     // The other process hears of it from the bucket, without asking per run.
     expect(await eventually(async () => api.suspendedUntil('ws-twice'), 10_000)).toEqual(until);
-    // Other workspaces are not touched: one loss of another is below the threshold.
-    await lose(worker, 'ws-other');
+    // Other workspaces are not touched: one loss of another is below the threshold, and refuses
+    // only the code that lost it.
+    await lose(worker, 'ws-other', 1, 'b'.repeat(64));
     expect(worker.suspendedUntil('ws-other')).toBeUndefined();
-    expect(api.suspendedUntil('ws-other')).toBeUndefined();
+    expect(await eventually(async () => api.refusal('ws-other', 'b'.repeat(64)), 10_000)).toEqual({
+      until: new Date(start + 60_000 + 300_000),
+      message: expect.stringContaining('This code (functionCodeHash bbbbbbbbbbbb…) made the sandbox lose an isolate'),
+    });
+    expect(api.refusal('ws-other', 'a'.repeat(64))).toBeUndefined();
+    expect(api.workspaceRefusal('ws-other')).toBeUndefined();
+    // A suspended workspace refuses every code, with the workspace's message.
+    expect(api.refusal('ws-twice', 'a'.repeat(64))).toEqual({
+      until,
+      message: expect.stringContaining('Function runs of this workspace are suspended until'),
+    });
   });
 
   it('lifts the suspension when it ends', () => {

@@ -286,8 +286,11 @@ export type EndpointReply =
       readonly kind: 'done';
       readonly status: 'succeeded' | 'failed' | 'timed_out';
       readonly response?: EndpointReplyResponse;
-      /** The run was refused, its workspace suspended until then (ISO 8601): the caller answers 429. */
-      readonly suspendedUntil?: string;
+      /**
+       * The run was refused before any of its code ran (its workspace, or its code, suspended
+       * after lost isolates): until when (ISO 8601) and why. The caller answers 429.
+       */
+      readonly refused?: { readonly until: string; readonly message: string };
     };
 
 /**

@@ -14,7 +14,7 @@ import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { EndpointAuthenticator } from './endpoint-authenticator.js';
 import { TriggerLookups } from '../triggers/trigger-lookups.js';
-import { suspensionRefusal } from '../suspensions/suspension-refusal.js';
+import { refusalException } from '../suspensions/suspension-refusal.js';
 import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { EndpointRunner } from './endpoint-runner.js';
 import { endpointRequestOf, payloadOf } from './endpoint-request.js';
@@ -103,8 +103,8 @@ export class EndpointCalls {
     const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
     const leaseUntil = new Date(this.clock.now().getTime() + waitMs);
     // Its runs lost isolates: nothing of the workspace starts until the suspension ends.
-    const suspendedUntil = this.suspensions.suspendedUntil(scope.workspace);
-    if (suspendedUntil) throw suspensionRefusal(suspendedUntil, this.suspensions.policy, this.clock.now());
+    const suspended = this.suspensions.workspaceRefusal(scope.workspace);
+    if (suspended) throw refusalException(suspended, this.clock.now());
     // Mostly answered from this replica's reservation, without a round trip.
     if (!(await this.budget.take(scope))) {
       const refused = this.queue.refused(request);
@@ -143,9 +143,13 @@ export class EndpointCalls {
         await this.recordUnanswered(scope, run, carried);
         throw new StrataException(ErrorCode.INTERNAL, `The endpoint could not be run (run ${run.id}).`);
       case 'done':
-        // The worker heard of the workspace's suspension before this replica did: refused all the same.
-        if (result.suspendedUntil) {
-          throw suspensionRefusal(new Date(result.suspendedUntil), this.suspensions.policy, this.clock.now());
+        // Refused by the worker (its code lost an isolate before, or the worker heard of the
+        // workspace's suspension before this replica did): a 429 all the same.
+        if (result.refused) {
+          throw refusalException(
+            { until: new Date(result.refused.until), message: result.refused.message },
+            this.clock.now(),
+          );
         }
         if (result.status === 'timed_out') throw timedOut(timeoutMs, run.id);
         if (result.status !== 'succeeded' || !result.response) {

@@ -8,6 +8,11 @@ export interface LostIsolates {
   readonly losses: readonly string[];
   /** Until when none of the workspace's runs starts (ISO 8601); null when it is not suspended. */
   readonly suspendedUntil: string | null;
+  /**
+   * Code that lost an isolate, by functionCodeHash: until when its runs are
+   * refused (ISO 8601). The same code would lose one again; other code runs.
+   */
+  readonly codes: Readonly<Record<string, string>>;
 }
 
 export interface SuspensionPolicy {
@@ -22,18 +27,32 @@ export interface SuspensionPolicy {
 const MAX_KEPT = 1000;
 
 /**
- * The record after one more loss at `at`: losses older than the window are
- * forgotten, and once `policy.after` of them fall within it the workspace is
- * suspended until `suspendMs` after this loss (a suspension already running
- * longer is kept).
+ * The record after one more loss at `at`, by code of hash `codeHash`: losses
+ * older than the window are forgotten, the code is refused until `suspendMs`
+ * after this loss, and once `policy.after` losses fall within the window the
+ * whole workspace is suspended until then (a suspension already running
+ * longer is kept). A policy whose `after` is 0 refuses nothing.
  */
-export function afterLoss(previous: LostIsolates | undefined, at: Date, policy: SuspensionPolicy): LostIsolates {
-  const since = at.getTime() - policy.windowMs;
+export function afterLoss(
+  previous: LostIsolates | undefined,
+  at: Date,
+  policy: SuspensionPolicy,
+  codeHash: string,
+): LostIsolates {
+  const now = at.getTime();
+  const since = now - policy.windowMs;
   const losses = [...(previous?.losses ?? []).filter((t) => Date.parse(t) > since), at.toISOString()].slice(-MAX_KEPT);
-  const started = policy.after > 0 && losses.length >= policy.after ? at.getTime() + policy.suspendMs : 0;
+  const refuses = policy.after > 0;
+  const started = refuses && losses.length >= policy.after ? now + policy.suspendMs : 0;
   const running = previous?.suspendedUntil ? Date.parse(previous.suspendedUntil) : 0;
   const until = Math.max(started, Number.isNaN(running) ? 0 : running);
-  return { losses, suspendedUntil: until > at.getTime() ? new Date(until).toISOString() : null };
+  const codes = Object.entries(previous?.codes ?? {}).filter(([hash, t]) => hash !== codeHash && Date.parse(t) > now);
+  if (refuses) codes.push([codeHash, new Date(now + policy.suspendMs).toISOString()]);
+  return {
+    losses,
+    suspendedUntil: until > now ? new Date(until).toISOString() : null,
+    codes: Object.fromEntries(codes.slice(-MAX_KEPT)),
+  };
 }
 
 /** A stored record, or undefined when it is not one (a record written by hand, say): nothing is suspended by it. */
@@ -45,10 +64,12 @@ export function parseLostIsolates(text: string): LostIsolates | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { losses, suspendedUntil } = value as Record<string, unknown>;
+  const { losses, suspendedUntil, codes = {} } = value as Record<string, unknown>;
   if (!Array.isArray(losses) || !losses.every((t): t is string => typeof t === 'string')) return undefined;
   if (suspendedUntil !== null && typeof suspendedUntil !== 'string') return undefined;
-  return { losses, suspendedUntil };
+  if (typeof codes !== 'object' || codes === null || Array.isArray(codes)) return undefined;
+  if (!Object.values(codes).every((t) => typeof t === 'string')) return undefined;
+  return { losses, suspendedUntil, codes: codes as Record<string, string> };
 }
 
 /** When the suspension of `record` ends, if it is still on at `now`. */
@@ -56,6 +77,23 @@ export function suspendedAt(record: LostIsolates | undefined, now: Date): Date |
   if (!record?.suspendedUntil) return undefined;
   const until = Date.parse(record.suspendedUntil);
   return until > now.getTime() ? new Date(until) : undefined;
+}
+
+/** Until when runs of the code of hash `codeHash` are refused, if they are at `now`. */
+export function codeRefusedAt(record: LostIsolates | undefined, codeHash: string, now: Date): Date | undefined {
+  const at = record?.codes[codeHash];
+  if (at === undefined) return undefined;
+  const until = Date.parse(at);
+  return until > now.getTime() ? new Date(until) : undefined;
+}
+
+/** The message of a run refused for its code. */
+export function codeRefusalMessage(until: Date, codeHash: string): string {
+  return (
+    `This code (functionCodeHash ${codeHash.slice(0, 12)}…) made the sandbox lose an isolate: its runs are ` +
+    `refused until ${until.toISOString()} (memory grown past what its limit can stop). ` +
+    `The workspace's other code runs as usual.`
+  );
 }
 
 /** The message a refused run and a refused request carry. */

@@ -1,10 +1,9 @@
 import { ErrorCode } from '@strata/contracts';
 import { StrataException } from '@strata/platform';
-import { suspensionMessage, type SuspensionPolicy } from './lost-isolates.js';
 
-/** The 429 a request that would start a run of a suspended workspace gets, with `Retry-After` at its end. */
-export function suspensionRefusal(until: Date, policy: SuspensionPolicy, now: Date): StrataException {
-  return new StrataException(ErrorCode.RATE_LIMITED, suspensionMessage(until, policy), undefined, {
-    'Retry-After': String(Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000))),
+/** The 429 a request that would start a refused run gets, with `Retry-After` at the refusal's end. */
+export function refusalException(refusal: { readonly until: Date; readonly message: string }, now: Date) {
+  return new StrataException(ErrorCode.RATE_LIMITED, refusal.message, undefined, {
+    'Retry-After': String(Math.max(1, Math.ceil((refusal.until.getTime() - now.getTime()) / 1000))),
   });
 }

@@ -1,6 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Clock, workspaceOf, type AuthenticatedRequest } from '@strata/platform';
-import { suspensionRefusal } from './suspension-refusal.js';
+import { refusalException } from './suspension-refusal.js';
 import { WorkspaceSuspensions } from './workspace-suspensions.js';
 
 /**
@@ -17,8 +17,8 @@ export class WorkspaceSuspensionGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const workspace = workspaceOf(context.switchToHttp().getRequest<AuthenticatedRequest>());
-    const until = workspace === undefined ? undefined : this.suspensions.suspendedUntil(workspace);
-    if (until) throw suspensionRefusal(until, this.suspensions.policy, this.clock.now());
+    const refused = workspace === undefined ? undefined : this.suspensions.workspaceRefusal(workspace);
+    if (refused) throw refusalException(refused, this.clock.now());
     return true;
   }
 }

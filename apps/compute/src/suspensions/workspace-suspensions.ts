@@ -10,11 +10,20 @@ import { Clock, isWrongRevision, NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import {
   afterLoss,
+  codeRefusalMessage,
+  codeRefusedAt,
   parseLostIsolates,
   suspendedAt,
+  suspensionMessage,
   type LostIsolates,
   type SuspensionPolicy,
 } from './lost-isolates.js';
+
+/** Why a run is refused before it starts, and until when. */
+export interface RunRefusal {
+  readonly until: Date;
+  readonly message: string;
+}
 
 /** Records outlive the longest window and suspension the settings allow (a day), whichever process wrote them. */
 const RECORD_TTL_MS = 86_400_000;
@@ -76,13 +85,29 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
     return suspendedAt(this.known.get(workspace)?.record, this.clock.now());
   }
 
+  /** Whether every run of the workspace is refused now (it is suspended), and why. */
+  workspaceRefusal(workspace: string): RunRefusal | undefined {
+    const until = this.suspendedUntil(workspace);
+    return until ? { until, message: suspensionMessage(until, this.policy) } : undefined;
+  }
+
+  /** Whether a run of this code in this workspace is refused now: the workspace suspended, or the code. */
+  refusal(workspace: string, codeHash: string): RunRefusal | undefined {
+    const suspended = this.workspaceRefusal(workspace);
+    if (suspended) return suspended;
+    const refused = codeRefusedAt(this.known.get(workspace)?.record, codeHash, this.clock.now());
+    return refused ? { until: refused, message: codeRefusalMessage(refused, codeHash) } : undefined;
+  }
+
   /**
-   * Counts one isolate lost by a run of `workspace` (and suspends it when that
-   * reaches the policy's threshold). Written in the background: a worker that
-   * lost an isolate is stopping, and waits for these writes before it ends.
+   * Counts one isolate lost by a run of `workspace` whose code has hash
+   * `codeHash`: that code is refused for a while, and the workspace is
+   * suspended when its losses reach the policy's threshold. Written in the
+   * background: a worker that lost an isolate is stopping, and waits for
+   * these writes before it ends.
    */
-  recordLoss(workspace: string): void {
-    const write = this.writeLoss(workspace)
+  recordLoss(workspace: string, codeHash: string): void {
+    const write = this.writeLoss(workspace, codeHash)
       .catch((err: unknown) =>
         this.logger.error({ msg: 'lost isolate not recorded against its workspace', workspace, err: String(err) }),
       )
@@ -117,13 +142,13 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
     this.watcher?.stop();
   }
 
-  private async writeLoss(workspace: string): Promise<void> {
+  private async writeLoss(workspace: string, codeHash: string): Promise<void> {
     const kv = await this.open();
     for (let attempt = 1; ; attempt++) {
       const entry = await kv.get(workspace);
       const current = entry?.operation === 'PUT' ? entry : undefined;
       const previous = current ? parseLostIsolates(current.string()) : undefined;
-      const next = afterLoss(previous, this.clock.now(), this.policy);
+      const next = afterLoss(previous, this.clock.now(), this.policy, codeHash);
       try {
         const revision = current
           ? await kv.update(workspace, JSON.stringify(next), current.revision)

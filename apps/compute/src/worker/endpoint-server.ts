@@ -177,12 +177,12 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     // The workspace of a run our own API (or this worker's own endpoint route) dispatched in that workspace.
     const scope = issueWorkspaceScope(dispatch.workspaceSlug);
     // The caller is answered as soon as the function is done and its run recorded; its outcome is written right after.
-    const done = ({ outcome, response, suspendedUntil }: ExecutedRun) =>
+    const done = ({ outcome, response, refused }: ExecutedRun) =>
       answer({
         kind: 'done',
         status: outcome.status,
         ...(response ? { response } : {}),
-        ...(suspendedUntil ? { suspendedUntil: suspendedUntil.toISOString() } : {}),
+        ...(refused ? { refused: { until: refused.until.toISOString(), message: refused.message } } : {}),
       });
     // With the run in the message it starts at once, recorded as it runs; otherwise it is taken over from its row.
     if (dispatch.run) {

@@ -20,8 +20,7 @@ import type { RunLimits } from '../runs/run-limits.js';
 import { RunJobs } from '../runs/run-jobs.js';
 import { openRunParams } from '../runs/run-params.js';
 import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
-import { suspensionMessage, type SuspensionPolicy } from '../suspensions/lost-isolates.js';
-import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
+import { WorkspaceSuspensions, type RunRefusal } from '../suspensions/workspace-suspensions.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
 import { DeferredClaim, type JobMessage } from './deferred-claim.js';
@@ -71,11 +70,8 @@ export function platformFailure(bridge: RunBridge, finishedAt: Date): RunOutcome
 class WorkspaceSuspendedError extends Error {
   override readonly name = 'ExecutionsSuspended';
 
-  constructor(
-    readonly until: Date,
-    policy: SuspensionPolicy,
-  ) {
-    super(suspensionMessage(until, policy));
+  constructor(readonly refusal: RunRefusal) {
+    super(refusal.message);
   }
 }
 
@@ -158,8 +154,8 @@ export interface ExecutedRun {
   readonly outcome: RunOutcome;
   /** Endpoint code that succeeded: the response it set (or its return value as a 200 body). */
   readonly response?: EndpointResponse;
-  /** The run was refused, none of its code run: its workspace is suspended until then. */
-  readonly suspendedUntil?: Date;
+  /** The run was refused, none of its code run (its workspace or its code suspended): until when, and why. */
+  readonly refused?: RunRefusal;
 }
 
 /**
@@ -422,10 +418,10 @@ export class RunExecutor {
     };
     // Suspended while the run waited for its isolate: none of its code runs (`stop` before user code).
     const refusal = new AbortController();
-    let suspendedAtStart: Date | undefined;
+    let refusedAtStart: RunRefusal | undefined;
     const onStart = () => {
-      suspendedAtStart = this.suspensions.suspendedUntil(scope.workspace);
-      if (suspendedAtStart) refusal.abort();
+      refusedAtStart = this.suspensions.refusal(scope.workspace, run.functionCodeHash);
+      if (refusedAtStart) refusal.abort();
       options.onStart?.();
       if (claimAtStart && openGate) openGate(claimNow());
     };
@@ -437,10 +433,8 @@ export class RunExecutor {
     try {
       let executed: ExecutedRun;
       try {
-        const suspendedUntil = this.suspensions.suspendedUntil(scope.workspace);
-        if (suspendedUntil) {
-          throw new WorkspaceSuspendedError(suspendedUntil, this.suspensions.policy);
-        }
+        const refused = this.suspensions.refusal(scope.workspace, run.functionCodeHash);
+        if (refused) throw new WorkspaceSuspendedError(refused);
         const code = await this.codeOf(scope, run);
         const params = openRunParams(this.ring, run.id, run.params);
         const result = await engine.run(
@@ -457,14 +451,12 @@ export class RunExecutor {
             ...(background ? { background: true } : {}),
             onStart,
             // A loss (now or after the run ended) counts against the workspace: it restarts a shared worker.
-            onIsolateLost: () => this.suspensions.recordLoss(scope.workspace),
+            onIsolateLost: () => this.suspensions.recordLoss(scope.workspace, run.functionCodeHash),
           },
           bridge,
         );
         if (gate && !(await ours())) return undefined;
-        if (suspendedAtStart && result.error?.name === 'NotStarted') {
-          throw new WorkspaceSuspendedError(suspendedAtStart, this.suspensions.policy);
-        }
+        if (refusedAtStart && result.error?.name === 'NotStarted') throw new WorkspaceSuspendedError(refusedAtStart);
         const outcome = outcomeOf(result, bridge, this.clock.now());
         executed = result.response ? { outcome, response: result.response } : { outcome };
       } catch (err) {
@@ -492,7 +484,7 @@ export class RunExecutor {
           return undefined;
         }
         if (err instanceof WorkspaceSuspendedError) {
-          executed = { outcome: suspendedOutcome(bridge, err, this.clock.now()), suspendedUntil: err.until };
+          executed = { outcome: suspendedOutcome(bridge, err, this.clock.now()), refused: err.refusal };
         } else {
           this.logger.error({ msg: 'run could not be executed', runId: run.id, err: String(err) });
           executed = { outcome: platformFailure(bridge, this.clock.now()) };
