@@ -123,7 +123,7 @@ describe('runs that lose isolates', () => {
         token,
         body: { code: 'async function run() { return { success: true }; }', params: {} },
       });
-      return r.status === 200 ? undefined : r;
+      return r.status === 429 ? r : undefined;
     }, 15_000);
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({
@@ -173,5 +173,39 @@ describe('runs that lose isolates', () => {
       error: { name: 'ExecutionsSuspended', message: expect.stringContaining('suspended until') },
       logs: [],
     });
-  });
+  }, 240_000);
+
+  it('refuses an endpoint call of code that lost an isolate with 429, saying which code', async () => {
+    // In the other workspace, which never lost one: the refusal is its code's, not a suspension.
+    const created = await call('POST', `${base(otherWs)}/compute-functions`, {
+      token: otherToken,
+      body: {
+        name: 'hook-bomb',
+        code: `export default async () => { ${BOMB.slice('async function run() '.length)} };`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const trigger = await call('POST', `${base(otherWs)}/function-triggers`, {
+      token: otherToken,
+      body: {
+        name: 'hook-bomb',
+        functionId: created.body.id,
+        executionType: 'endpoint',
+        triggerMetadata: { path: 'hook-bomb', auth: { mode: 'public' } },
+      },
+    });
+    expect(trigger.status).toBe(201);
+    const first = await call('POST', `${base(otherWs)}/endpoints/hook-bomb`, { body: {} });
+    expect(first.status).toBe(500);
+    expect(await worker.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
+    // The worker refuses the run (the API cannot know a call's code before it runs): a 429 all the same.
+    const again = await call('POST', `${base(otherWs)}/endpoints/hook-bomb`, { body: {} });
+    expect(again.status).toBe(429);
+    expect(again.body.error).toMatch(/^This code \(functionCodeHash [0-9a-f]{12}…\) made the sandbox lose an isolate/);
+    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(60);
+    // The workspace's other code still runs.
+    const fine = await test(otherWs, otherToken, 'async function run() { return { success: true, data: "fine" }; }');
+    expect(await finished(otherWs, otherToken, fine)).toMatchObject({ status: 'succeeded', result: { data: 'fine' } });
+  }, 240_000);
 });
