@@ -3,9 +3,10 @@ import { ComputeConfig } from './compute.config.js';
 import { createComputeApp, migrateCompute } from './create-compute-app.js';
 
 /**
- * `node --no-node-snapshot dist/main.js [migrate | worker | reencrypt [--check]]`: serve the
- * API, only run the migrations, move every envelope to the active key, or run a sandbox worker (a process of its own; scale
- * workers by running more of them).
+ * `node --no-node-snapshot dist/main.js [migrate | worker | reencrypt [--check] | suspensions
+ * [lift <workspace>]]`: serve the API, only run the migrations, move every envelope to the
+ * active key, run a sandbox worker (a process of its own; scale workers by running more of
+ * them), or list and lift the refusals after lost isolates (docs/runbooks.md).
  */
 export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
   const config = loadConfigOrExit(ComputeConfig, 'strata-compute');
@@ -17,6 +18,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
   if (argv[0] === 'reencrypt') {
     const { reencryptCompute } = await import('./reencrypt-compute.js');
     await reencryptCommand('strata-compute', config, argv, (options) => reencryptCompute(config, options));
+    return;
+  }
+  if (argv[0] === 'suspensions') {
+    const { suspensionsCommand } = await import('./suspensions/suspensions-cli.js');
+    process.exitCode = await suspensionsCommand(config, argv.slice(1));
     return;
   }
   if (argv[0] === 'worker') {

@@ -4,6 +4,7 @@ import { Kvm } from '@nats-io/kv';
 import { loadConfig, NatsConnectionHolder } from '@strata/platform';
 import { eventually, ManualClock, testNatsPrefix } from '@strata/testing';
 import { ComputeConfig } from '../src/compute.config.js';
+import { liftSuspension, listSuspensions } from '../src/suspensions/suspensions-command.js';
 import { WorkspaceSuspensions } from '../src/suspensions/workspace-suspensions.js';
 
 /**
@@ -97,10 +98,19 @@ describe('workspace suspensions', () => {
     expect(await eventually(async () => api.suspendedUntil('ws-race'), 10_000)).toEqual(until);
   });
 
-  it('lifts a suspension whose record is deleted (docs/runbooks.md), in every process', async () => {
+  it("lists the records, and lifts one with the operator's command (docs/runbooks.md), in every process", async () => {
     await lose(worker, 'ws-lifted', 2);
     expect(await eventually(async () => api.suspendedUntil('ws-lifted'), 10_000)).toBeDefined();
-    await (await bucket()).delete('ws-lifted');
+    const listed = await listSuspensions(await apiNats.get(), config.NATS_PREFIX);
+    expect(listed.map((e) => e.workspace)).toEqual(expect.arrayContaining(['ws-lifted', 'ws-other', 'ws-twice']));
+    expect(listed.find((e) => e.workspace === 'ws-lifted')).toMatchObject({
+      losses: [expect.any(String), expect.any(String)],
+      suspendedUntil: expect.any(String),
+      codes: { ['c'.repeat(64)]: expect.any(String) },
+    });
+    expect(await liftSuspension(await apiNats.get(), config.NATS_PREFIX, 'ws-lifted')).toBe(true);
+    expect(await liftSuspension(await apiNats.get(), config.NATS_PREFIX, 'ws-lifted')).toBe(false);
+    expect(await liftSuspension(await apiNats.get(), config.NATS_PREFIX, 'ws-never')).toBe(false);
     await eventually(async () => (api.suspendedUntil('ws-lifted') ? undefined : true), 10_000);
     await eventually(async () => (worker.suspendedUntil('ws-lifted') ? undefined : true), 10_000);
   });

@@ -6,6 +6,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { KvWatchInclude, Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { Clock, isWrongRevision, NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import {
@@ -27,6 +28,16 @@ export interface RunRefusal {
 
 /** Records outlive the longest window and suspension the settings allow (a day), whichever process wrote them. */
 const RECORD_TTL_MS = 86_400_000;
+
+/** The key-value bucket of lost isolates and suspensions, one key per workspace. */
+export function suspensionsBucket(natsPrefix: string): string {
+  return `${natsPrefix}_compute_suspensions`;
+}
+
+/** Opens (or makes) the bucket: every process and the operator's command open it alike. */
+export function openSuspensionsBucket(nc: NatsConnection, natsPrefix: string): Promise<KV> {
+  return new Kvm(nc).create(suspensionsBucket(natsPrefix), { history: 1, ttl: RECORD_TTL_MS, timeout: 5000 });
+}
 /** Compare-and-set rounds before a loss is given up on (two workers of one workspace losing isolates at once). */
 const MAX_WRITE_ATTEMPTS = 10;
 /** How long a stopping process waits for its losses to be written. */
@@ -49,7 +60,7 @@ interface Known {
 export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('WorkspaceSuspensions');
   readonly policy: SuspensionPolicy;
-  private readonly bucketName: string;
+  private readonly natsPrefix: string;
   private readonly known = new Map<string, Known>();
   private readonly writes = new Set<Promise<void>>();
   private bucket: Promise<KV> | undefined;
@@ -67,7 +78,7 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
       windowMs: config.COMPUTE_LOST_ISOLATE_WINDOW_MS,
       suspendMs: config.COMPUTE_SUSPEND_MS,
     };
-    this.bucketName = `${config.NATS_PREFIX}_compute_suspensions`;
+    this.natsPrefix = config.NATS_PREFIX;
   }
 
   /** Starts following the bucket; the records there now are known before the process serves. */
@@ -227,7 +238,7 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
   private open(): Promise<KV> {
     this.bucket ??= this.nats
       .get()
-      .then((nc) => new Kvm(nc).create(this.bucketName, { history: 1, ttl: RECORD_TTL_MS, timeout: 5000 }))
+      .then((nc) => openSuspensionsBucket(nc, this.natsPrefix))
       .catch((err: unknown) => {
         this.bucket = undefined;
         throw err;
