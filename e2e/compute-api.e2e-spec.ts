@@ -58,6 +58,18 @@ beforeAll(async () => {
   worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2', COMPUTE_FETCH_ALLOW_PRIVATE: 'true' });
   token = await adminWorkspaceToken(stack, ws);
   otherToken = await adminWorkspaceToken(stack, otherWs);
+  const notes = await call('POST', `${base()}/structures`, {
+    token,
+    body: {
+      name: 'Notes',
+      recordSlug: 'notes',
+      properties: [
+        { name: 'title', type: 'string' },
+        { name: 'data', type: 'object' },
+      ],
+    },
+  });
+  expect(notes.status).toBeLessThan(300);
   const created = await call('POST', `${base()}/structures`, {
     token,
     body: {
@@ -213,6 +225,40 @@ describe('api inside a function: records through the data service, as the functi
     expect(r.apiCalls.every((c: { ok: boolean }) => !c.ok)).toBe(true);
   });
 
+  it('reads the deprecated query form and bulk records as written, and refuses what it would misread', async () => {
+    const r = await run(
+      `async function run() {
+      await api.createRecord('orders', { sku: 'L-1', qty: 7 });
+      const byId = await api.queryRecords(executionParams.structureId, { filter: { sku: 'L-1' } });
+      const refused = [];
+      for (const attempt of [
+        () => api.queryRecords('orders', { where: { 'data.sku': 'L-1' } }),
+        () => api.queryRecords('orders', { filter: ['sku:L-1'] }),
+        () => api.queryRecords('orders', { filter: { 'sku:x,qty': 1 } }),
+        () => api.hmacSha256('k', 123),
+      ]) {
+        try { await attempt(); refused.push('no error'); } catch (e) { refused.push(e.message); }
+      }
+      const empty = await api.queryRecords('orders', { filter: {}, limit: 1 });
+      const signed = await api.hmacSha256('k', '');
+      // A record with its own field named data beside others is a record, not a {data} wrapper.
+      const bulk = await api.bulkCreateRecords('notes', [{ title: 't', data: { x: 1 } }, { data: { title: 'w' } }]);
+      return { success: true, data: { byId: byId.data.map((x) => x.data.qty), refused, empty: empty.data.length, signed, bulk: bulk.records.map((x) => x.data) } };
+    }`,
+      { structureId: orders.id },
+    );
+    expect(r.status).toBe('succeeded');
+    const { byId, refused, empty, signed, bulk } = r.result.data;
+    expect(byId).toEqual([7]);
+    expect(refused[0]).toMatch(/^queryRecords\(collection, options\) takes filter, sort, limit, offset; not where/);
+    expect(refused[1]).toBe('options.filter must be a filter string or an object of field values');
+    expect(refused[2]).toBe("options.filter: 'sku:x,qty' is not a field name");
+    expect(refused[3]).toBe('message must be a string');
+    expect(empty).toBe(1);
+    expect(signed).toMatch(/^[0-9a-f]{64}$/);
+    expect(bulk).toEqual([{ title: 't', data: { x: 1 } }, { title: 'w' }]);
+  });
+
   it("never reaches another workspace's records", async () => {
     const r = await run(
       `async function run() {
@@ -353,6 +399,9 @@ describe('api.fetch and api.httpPost', () => {
       ]) {
         try { await api.fetch(url); out.push('fetched'); } catch (e) { out.push(e.message); }
       }
+      const own = 'http://localhost:' + executionParams.port + '/x';
+      try { await api.fetch(own, { headers: { Host: 'internal.example' } }); out.push('fetched'); } catch (e) { out.push(e.message); }
+      try { await api.fetch(own, { method: 1, body: 'x' }); out.push('fetched'); } catch (e) { out.push(e.message); }
       const redirect = await api.fetch('http://localhost:' + executionParams.port + '/redirect');
       let big;
       try { await api.fetch('http://localhost:' + executionParams.port + '/big'); big = 'read'; } catch (e) { big = e.message; }
@@ -366,6 +415,8 @@ describe('api.fetch and api.httpPost', () => {
     expect(out[2]).toContain('is not on');
     expect(out[3]).toBe('url must be an absolute http or https URL');
     expect(out[4]).toContain('credentials in the URL');
+    expect(out[5]).toMatch(/^the Host header is the URL's host/);
+    expect(out[6]).toBe('method must be a string, one of GET, HEAD, POST, PUT, PATCH, DELETE');
     // A redirect is an answer; nothing followed it to the metadata address.
     expect(redirect).toBe(302);
     expect(big).toContain('larger than');

@@ -7,13 +7,22 @@ import { ApiRefusal, optionalObjectArg, stringArg, type ApiHandler } from './han
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** `{name: value}` headers of strings, or a refusal. */
+/**
+ * `{name: value}` headers of strings, or a refusal. `Host` is the URL's: a host
+ * named only in a header would reach a virtual host the allowed-domains list
+ * never saw, behind an address that is on it.
+ */
 function headersOf(value: JsonValue | undefined): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw new ApiRefusal('headers must be an object of strings');
   const out: Record<string, string> = {};
   for (const [name, v] of Object.entries(value)) {
     if (typeof v !== 'string') throw new ApiRefusal(`header ${name} must be a string`);
+    if (name.toLowerCase() === 'host') {
+      throw new ApiRefusal(
+        "the Host header is the URL's host: put the host in the URL (it must be on the allowed domains)",
+      );
+    }
     out[name] = v;
   }
   return out;
@@ -91,7 +100,11 @@ export function httpHandlers(
   return {
     fetch: async (args, { signal }) => {
       const options = optionalObjectArg(args, 1, 'options');
-      const method = typeof options['method'] === 'string' ? options['method'].toUpperCase() : 'GET';
+      const given = options['method'];
+      if (given !== undefined && given !== null && typeof given !== 'string') {
+        throw new ApiRefusal(`method must be a string, one of ${[...METHODS].join(', ')}`);
+      }
+      const method = typeof given === 'string' ? given.toUpperCase() : 'GET';
       if (!METHODS.has(method)) throw new ApiRefusal(`method must be one of ${[...METHODS].join(', ')}`);
       if ((method === 'GET' || method === 'HEAD') && options['body'] !== undefined) {
         throw new ApiRefusal(`a ${method} request has no body`);

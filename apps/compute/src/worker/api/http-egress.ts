@@ -20,6 +20,8 @@ export interface EgressResponse {
 
 /** Request headers a function may not set: the client sets them, or they concern this hop only. */
 const MANAGED_HEADERS = new Set([
+  // The URL's host (api.fetch refuses a Host header before it gets here).
+  'host',
   'content-length',
   'transfer-encoding',
   'connection',

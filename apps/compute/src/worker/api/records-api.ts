@@ -13,6 +13,10 @@ import {
 } from './handler.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The options of the deprecated `queryRecords(collection, options)`. */
+const LEGACY_OPTIONS = new Set(['filter', 'sort', 'limit', 'offset']);
+/** A field of an equality-map filter: a name, or a dotted path of names. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /**
  * The record methods of `api`, each one call (two for a collection named by
@@ -42,12 +46,21 @@ export function recordHandlers(data: DataApi, scope: WorkspaceScope): Record<str
     ids.set(collection, found.id);
     return found.id;
   };
-  /** `records` of a bulk or batch call: record data objects, or `{data}` wrappers. */
+  /**
+   * `records` of a bulk or batch call: record data objects, or `{data, metadata?}`
+   * wrappers. Only an object with nothing but those keys (and an object `data`)
+   * is a wrapper: a record with its own field named `data` beside others is data.
+   */
   const recordList = (args: JsonValue[]): JsonValue[] =>
     arrayArg(args, 1, 'records').map((r, i) => {
       if (typeof r !== 'object' || r === null || Array.isArray(r))
         throw new ApiRefusal(`records[${i}] must be an object`);
-      return 'data' in r && typeof r['data'] === 'object' && r['data'] !== null ? r : { data: r };
+      const wrapper =
+        typeof r['data'] === 'object' &&
+        r['data'] !== null &&
+        !Array.isArray(r['data']) &&
+        Object.keys(r).every((key) => key === 'data' || key === 'metadata');
+      return wrapper ? r : { data: r };
     });
 
   return {
@@ -127,21 +140,36 @@ async function legacyQuery(
   options: { [key: string]: JsonValue },
   signal: AbortSignal,
 ): Promise<JsonValue> {
+  // An option it does not know would be dropped and the query answer every record: refused instead.
+  const unknown = Object.keys(options).filter((key) => !LEGACY_OPTIONS.has(key));
+  if (unknown.length > 0) {
+    throw new ApiRefusal(
+      `queryRecords(collection, options) takes ${[...LEGACY_OPTIONS].join(', ')}; not ${unknown.join(', ')} ` +
+        '(pass a canonical definition, {resource, where, text, sort, page}, for more)',
+    );
+  }
   const query: Record<string, string> = {};
   const filter = options['filter'];
   if (typeof filter === 'string') query['filter'] = filter;
   else if (typeof filter === 'object' && filter !== null && !Array.isArray(filter)) {
-    // An equality map: each value quoted, so commas and colons stay values.
-    query['filter'] = Object.entries(filter)
-      .map(([k, v]) => `${k}:"${scalarText(v, `options.filter.${k}`).replace(/["\\]/g, (c) => `\\${c}`)}"`)
-      .join(',');
+    // An equality map: each value quoted, so commas and colons stay values; each key a field name.
+    const pairs = Object.entries(filter).map(([k, v]) => {
+      if (!FIELD_NAME.test(k)) throw new ApiRefusal(`options.filter: '${k}' is not a field name`);
+      return `${k}:"${scalarText(v, `options.filter.${k}`).replace(/["\\]/g, (c) => `\\${c}`)}"`;
+    });
+    if (pairs.length > 0) query['filter'] = pairs.join(',');
+  } else if (filter !== undefined && filter !== null) {
+    throw new ApiRefusal('options.filter must be a filter string or an object of field values');
   }
   const sort = options['sort'];
   if (sort !== undefined) query['sort'] = listText(sort, 'options.sort');
   for (const key of ['limit', 'offset'] as const) {
     if (options[key] !== undefined) query[key] = scalarText(options[key], `options.${key}`);
   }
-  const listed = (await data.call(scope, 'GET', ['records', 'slug', collection], { query, signal })) as {
+  // A collection id lists by id; anything else is its record slug.
+  const path = UUID.test(collection) ? ['records'] : ['records', 'slug', collection];
+  if (UUID.test(collection)) query['structureId'] = collection;
+  const listed = (await data.call(scope, 'GET', path, { query, signal })) as {
     results?: JsonValue;
     pagination?: JsonValue;
   };
