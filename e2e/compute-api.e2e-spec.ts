@@ -228,7 +228,8 @@ describe('api inside a function: records through the data service, as the functi
   it('reads the deprecated query form and bulk records as written, and refuses what it would misread', async () => {
     const r = await run(
       `async function run() {
-      await api.createRecord('orders', { sku: 'L-1', qty: 7 });
+      const made = await api.createRecord('orders', { sku: 'L-1', qty: 7 });
+      const nulls = await api.fetchRecord(made.id, { version: null, expand: null });
       const byId = await api.queryRecords(executionParams.structureId, { filter: { sku: 'L-1' } });
       const refused = [];
       for (const attempt of [
@@ -243,12 +244,13 @@ describe('api inside a function: records through the data service, as the functi
       const signed = await api.hmacSha256('k', '');
       // A record with its own field named data beside others is a record, not a {data} wrapper.
       const bulk = await api.bulkCreateRecords('notes', [{ title: 't', data: { x: 1 } }, { data: { title: 'w' } }]);
-      return { success: true, data: { byId: byId.data.map((x) => x.data.qty), refused, empty: empty.data.length, signed, bulk: bulk.records.map((x) => x.data) } };
+      return { success: true, data: { nulls: nulls.data.sku, byId: byId.data.map((x) => x.data.qty), refused, empty: empty.data.length, signed, bulk: bulk.records.map((x) => x.data) } };
     }`,
       { structureId: orders.id },
     );
     expect(r.status).toBe('succeeded');
-    const { byId, refused, empty, signed, bulk } = r.result.data;
+    const { nulls, byId, refused, empty, signed, bulk } = r.result.data;
+    expect(nulls).toBe('L-1');
     expect(byId).toEqual([7]);
     expect(refused[0]).toMatch(/^queryRecords\(collection, options\) takes filter, sort, limit, offset; not where/);
     expect(refused[1]).toBe('options.filter must be a filter string or an object of field values');
@@ -371,7 +373,8 @@ describe('api.fetch and api.httpPost', () => {
       const got = await api.fetch(executionParams.url + '/thing?q=1', { headers: { authorization: 'Bearer t' } });
       const posted = await api.httpPost(executionParams.url + '/hook', { hello: 'world' });
       const missing = await api.fetch(executionParams.url + '/missing', { method: 'DELETE' });
-      return { success: true, data: { got: got.json, status: got.status, ok: got.ok, posted: posted.json, missing: [missing.status, missing.ok] } };
+      const bare = await api.httpPost(executionParams.url + '/bare');
+      return { success: true, data: { got: got.json, status: got.status, ok: got.ok, posted: posted.json, missing: [missing.status, missing.ok], bare: bare.json } };
     }`,
       { url: `http://localhost:${receiverPort}` },
     );
@@ -382,8 +385,10 @@ describe('api.fetch and api.httpPost', () => {
       ok: true,
       posted: { method: 'POST', url: '/hook', contentType: 'application/json', auth: null, body: '{"hello":"world"}' },
       missing: [404, false],
+      // No body given, none sent.
+      bare: { method: 'POST', url: '/bare', contentType: null, auth: null, body: '' },
     });
-    expect(r.apiCalls.map((c: { method: string }) => c.method)).toEqual(['fetch', 'httpPost', 'fetch']);
+    expect(r.apiCalls.map((c: { method: string }) => c.method)).toEqual(['fetch', 'httpPost', 'fetch', 'httpPost']);
   });
 
   it('refuses domains not on the list, literal addresses, redirects it will not follow, and huge answers', async () => {

@@ -112,6 +112,7 @@ export function httpHandlers(
       return send(method, stringArg(args, 0, 'url'), headersOf(options['headers']), options['body'], signal);
     },
     httpPost: async (args, { signal }) =>
-      send('POST', stringArg(args, 0, 'url'), headersOf(args[2]), args[1] ?? null, signal),
+      // No body given, none sent; an explicit null is the JSON null.
+      send('POST', stringArg(args, 0, 'url'), headersOf(args[2]), args[1], signal),
   };
 }

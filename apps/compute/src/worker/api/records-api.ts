@@ -67,8 +67,10 @@ export function recordHandlers(data: DataApi, scope: WorkspaceScope): Record<str
     fetchRecord: async (args, { signal }) => {
       const options = optionalObjectArg(args, 1, 'options');
       const query: Record<string, string> = {};
-      if (options['expand'] !== undefined) query['expand'] = listText(options['expand'], 'options.expand');
-      if (options['version'] !== undefined) query['version'] = scalarText(options['version'], 'options.version');
+      // An option given as null is an option not given, as for every other optional argument.
+      const { expand, version } = options;
+      if (expand !== undefined && expand !== null) query['expand'] = listText(expand, 'options.expand');
+      if (version !== undefined && version !== null) query['version'] = scalarText(version, 'options.version');
       const recordId = stringArg(args, 0, 'recordId');
       // No record has an id that is not a UUID.
       if (!UUID.test(recordId)) return null;
