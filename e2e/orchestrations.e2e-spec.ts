@@ -120,6 +120,26 @@ describe('orchestrations', () => {
     expect(foreign.body.details).toEqual([
       { field: 'steps[0].functionId', message: 'names no function of this workspace' },
     ]);
+    // Endpoint code cannot be a compute step: a step calls run().
+    const hook = await call('POST', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions`, {
+      token,
+      body: { name: 'a-hook', code: 'export default async () => ({ statusCode: 200 });' },
+    });
+    expect(hook.status).toBe(201);
+    const endpointStep = await create({
+      slug: 'endpoint-step',
+      name: 'Endpoint step',
+      trigger: { type: 'on-demand' },
+      steps: [{ id: 'a', type: 'compute', functionId: hook.body.id }],
+    });
+    expect(endpointStep.status).toBe(400);
+    expect(endpointStep.body.details).toEqual([
+      {
+        field: 'steps[0].functionId',
+        message:
+          'names a function of endpoint code (export default async (context)); a compute step runs code defining async function run()',
+      },
+    ]);
     // A cycle without a delay step.
     const loop = await create({
       slug: 'loop',

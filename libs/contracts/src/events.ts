@@ -425,6 +425,12 @@ export interface FunctionsExistRequest {
 
 export interface FunctionsExistReply {
   readonly existing: readonly string[];
+  /**
+   * Those of `existing` whose code is an endpoint module (`export default async
+   * (context)`): they cannot run as a compute step, which calls `run()`.
+   * Absent from older replicas' answers.
+   */
+  readonly endpoints?: readonly string[];
 }
 
 /**

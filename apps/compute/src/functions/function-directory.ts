@@ -5,15 +5,17 @@ import { issueWorkspaceScope } from '@strata/db';
 import { serveRequests } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
+import { functionKindOf } from './function-code.js';
 import { FunctionsRepository } from './functions.repository.js';
 
 /** At most this many ids per question. */
 const MAX_IDS = 200;
 
 /**
- * Answers which function ids name live functions of a workspace (core NATS
- * request/reply, a queue group of the API replicas): the orchestration service
- * checks its compute steps' `functionId`s with it.
+ * Answers which function ids name live functions of a workspace, and which of
+ * those are endpoint code (core NATS request/reply, a queue group of the API
+ * replicas): the orchestration service checks its compute steps' `functionId`s
+ * with it.
  */
 @Injectable()
 export class FunctionDirectory implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -45,7 +47,11 @@ export class FunctionDirectory implements OnApplicationBootstrap, OnApplicationS
     if (typeof q.workspaceSlug !== 'string') throw new Error('no workspace');
     // The workspace our own orchestration service names; only its functions' ids are read.
     const scope = issueWorkspaceScope(q.workspaceSlug);
-    return { existing: await this.functions.liveIds(scope, ids) };
+    const live = await this.functions.liveCode(scope, ids);
+    return {
+      existing: live.map((f) => f.id),
+      endpoints: live.filter((f) => functionKindOf(f.code) === 'endpoint').map((f) => f.id),
+    };
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -78,17 +78,16 @@ export class FunctionsRepository {
     return row;
   }
 
-  /** A live function of the workspace, locked FOR UPDATE when `tx` is given. */
-  /** The ids among `ids` that name live functions of the workspace. */
-  async liveIds(scope: WorkspaceScope, ids: readonly string[]): Promise<string[]> {
+  /** The current code of those of `ids` that name live functions of the workspace. */
+  async liveCode(scope: WorkspaceScope, ids: readonly string[]): Promise<{ id: string; code: string }[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.query<{ id: string }[]>(
-      'SELECT id FROM compute.functions WHERE workspace_slug = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL',
+    return this.db.query<{ id: string; code: string }[]>(
+      'SELECT id, code FROM compute.functions WHERE workspace_slug = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL',
       [scope.workspace, ids],
     );
-    return rows.map((r) => r.id);
   }
 
+  /** A live function of the workspace, locked FOR UPDATE when `tx` is given. */
   async find(scope: WorkspaceScope, id: string, tx?: Tx): Promise<FunctionEntity | undefined> {
     const query = managerOf(this.db, tx)
       .createQueryBuilder(FunctionEntity, 'f')

@@ -13,8 +13,12 @@ export class ComputeFunctions {
     private readonly config: OrchestrationConfig,
   ) {}
 
-  async existing(scope: WorkspaceScope, ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
+  /** Which of `ids` name live functions of the workspace, and which of those are endpoint code. */
+  async existing(
+    scope: WorkspaceScope,
+    ids: readonly string[],
+  ): Promise<{ existing: Set<string>; endpoints: Set<string> }> {
+    if (ids.length === 0) return { existing: new Set(), endpoints: new Set() };
     const nc = await this.nats.get();
     let reply: FunctionsExistReply | { error: string };
     try {
@@ -29,7 +33,7 @@ export class ComputeFunctions {
       throw err;
     }
     if ('error' in reply) throw unavailable();
-    return new Set(reply.existing);
+    return { existing: new Set(reply.existing), endpoints: new Set(reply.endpoints ?? []) };
   }
 }
 

@@ -210,13 +210,19 @@ export class OrchestrationsService {
     }
     if (steps) {
       const wanted = steps.flatMap((s, i) => (s.type === 'compute' ? [{ i, id: s.functionId }] : []));
-      const existing = await this.functions.existing(
+      const { existing, endpoints } = await this.functions.existing(
         scope,
         wanted.map((w) => w.id),
       );
       for (const w of wanted) {
         if (!existing.has(w.id))
           errors.push({ field: `steps[${w.i}].functionId`, message: 'names no function of this workspace' });
+        else if (endpoints.has(w.id))
+          errors.push({
+            field: `steps[${w.i}].functionId`,
+            message:
+              'names a function of endpoint code (export default async (context)); a compute step runs code defining async function run()',
+          });
       }
     }
     return { ...(trigger ? { trigger } : {}), ...(steps ? { steps } : {}), errors };
