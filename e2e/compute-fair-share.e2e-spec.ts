@@ -3,6 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { computeJobsStream } from '@strata/contracts';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+import { eventually } from '@strata/testing';
 
 /**
  * One workspace's backlog does not hold up another's runs (docs/compute.md,
@@ -38,15 +39,12 @@ async function test(ws: string, code: string): Promise<string> {
   return queued.body.jobId as string;
 }
 
-async function finishedRun(ws: string, jobId: string): Promise<{ status: string; finishedAt: string }> {
-  const until = Date.now() + 120_000;
-  for (;;) {
+function finishedRun(ws: string, jobId: string): Promise<{ status: string; finishedAt: string }> {
+  return eventually(async () => {
     const listed = await call('GET', `${base(ws)}/function-runs?jobId=${jobId}`, { token: tokens[ws]! });
     const run = listed.body.runs[0];
-    if (run?.finishedAt) return run;
-    if (Date.now() > until) throw new Error(`run of job ${jobId} not final: ${JSON.stringify(run)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return run?.finishedAt ? (run as { status: string; finishedAt: string }) : undefined;
+  }, 120_000);
 }
 
 async function jobsWaiting(): Promise<{ jobs: number; backlog: number }> {

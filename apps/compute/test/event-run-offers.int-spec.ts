@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Subscription } from '@nats-io/transport-node';
 import { computeEventRunQueue, computeEventRunSubject, type EventRunReply } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
-import { loadConfig, NatsConnectionHolder } from '@strata/platform';
-import { testNatsPrefix } from '@strata/testing';
-import { ComputeConfig } from '../src/compute.config.js';
+import { NatsConnectionHolder } from '@strata/platform';
 import { EventRunOffers } from '../src/events/event-run-offers.js';
 import { eventRun } from './support/new-run.js';
+import { computeTestConfig } from './support/compute-config.js';
 
 /**
  * An event's run is offered to the event-run queue group; NATS hands the offer
@@ -14,11 +13,7 @@ import { eventRun } from './support/new-run.js';
  * answer is asked again, of whichever member NATS picks next.
  */
 describe('EventRunOffers against a real NATS server', () => {
-  const config = loadConfig(ComputeConfig, {
-    ...process.env,
-    STRATA_ENV: 'development',
-    NATS_PREFIX: testNatsPrefix(),
-  });
+  const config = computeTestConfig();
   const nats = new NatsConnectionHolder(config);
   const offers = new EventRunOffers(nats, config);
   const scope = issueWorkspaceScope('offers-a');

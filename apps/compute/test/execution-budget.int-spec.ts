@@ -1,16 +1,13 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { issueWorkspaceScope } from '@strata/db';
-import { loadConfig, NatsConnectionHolder, NatsKvRateLimitStore } from '@strata/platform';
-import { ManualClock, testNatsPrefix } from '@strata/testing';
-import { ComputeConfig } from '../src/compute.config.js';
+import { NatsConnectionHolder, NatsKvRateLimitStore } from '@strata/platform';
+import { ManualClock } from '@strata/testing';
 import { ExecutionBudget, reservationSize } from '../src/runs/execution-budget.js';
+import { computeTestConfig } from './support/compute-config.js';
 
 describe('ExecutionBudget against a real NATS server', () => {
-  const config = loadConfig(ComputeConfig, {
-    ...process.env,
-    STRATA_ENV: 'development',
-    NATS_PREFIX: testNatsPrefix(),
+  const config = computeTestConfig({
     RATE_LIMIT_EXECUTE_PER_MINUTE: '100',
     RATE_LIMIT_WINDOW_MS: '60000',
   });

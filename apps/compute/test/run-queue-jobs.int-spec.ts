@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { computeJobsStream, computeJobSubject, type ComputeJob, type ComputeJobLane } from '@strata/contracts';
 import { issueWorkspaceScope, Transactions } from '@strata/db';
-import { loadConfig, NatsConnectionHolder, systemClock } from '@strata/platform';
-import { ManualClock, testNatsPrefix } from '@strata/testing';
-import { ComputeConfig } from '../src/compute.config.js';
+import { NatsConnectionHolder, systemClock } from '@strata/platform';
+import { ManualClock } from '@strata/testing';
 import { RunJobs } from '../src/runs/run-jobs.js';
 import { RunQueue, type RunRequest } from '../src/runs/run-queue.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
 import { WorkspaceBacklogs } from '../src/runs/workspace-backlogs.js';
 import { openComputeTestDatabase, type ComputeTestDatabase } from './support/compute-database.js';
+import { computeTestConfig } from './support/compute-config.js';
 
 /**
  * The jobs RunQueue publishes, read back from a real JetStream stream, for runs
@@ -20,11 +20,7 @@ import { openComputeTestDatabase, type ComputeTestDatabase } from './support/com
  */
 describe('the jobs of queued runs', () => {
   let db: ComputeTestDatabase;
-  const config = loadConfig(ComputeConfig, {
-    ...process.env,
-    STRATA_ENV: 'development',
-    NATS_PREFIX: testNatsPrefix(),
-  });
+  const config = computeTestConfig();
   const nats = new NatsConnectionHolder(config);
   let queue: RunQueue;
   let runs: RunsRepository;

@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { issueWorkspaceScope, Transactions } from '@strata/db';
-import { loadConfig, NatsConnectionHolder } from '@strata/platform';
-import { ManualClock, testNatsPrefix } from '@strata/testing';
-import { ComputeConfig } from '../src/compute.config.js';
+import { NatsConnectionHolder } from '@strata/platform';
+import { ManualClock } from '@strata/testing';
 import { EventRunsRepository } from '../src/events/event-runs.repository.js';
 import { RunDocumentsRepository } from '../src/run-documents/run-documents.repository.js';
 import { RunJobs } from '../src/runs/run-jobs.js';
@@ -12,6 +11,7 @@ import { RunSweeper } from '../src/runs/run-sweeper.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
 import { WorkspaceBacklogs } from '../src/runs/workspace-backlogs.js';
 import { openComputeTestDatabase, type ComputeTestDatabase } from './support/compute-database.js';
+import { computeTestConfig } from './support/compute-config.js';
 
 /**
  * The sweep publishes again the jobs of queued runs that have none, and only
@@ -20,11 +20,7 @@ import { openComputeTestDatabase, type ComputeTestDatabase } from './support/com
  */
 describe('the sweep re-publishing lost jobs', () => {
   let db: ComputeTestDatabase;
-  const config = loadConfig(ComputeConfig, {
-    ...process.env,
-    STRATA_ENV: 'development',
-    NATS_PREFIX: testNatsPrefix(),
-  });
+  const config = computeTestConfig();
   const nats = new NatsConnectionHolder(config);
   const clock = new ManualClock(Date.parse('2026-11-26T12:00:00.000Z'));
   let runs: RunsRepository;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
-import { loadConfig, NatsConnectionHolder } from '@strata/platform';
-import { eventually, ManualClock, testNatsPrefix } from '@strata/testing';
-import { ComputeConfig } from '../src/compute.config.js';
+import { NatsConnectionHolder } from '@strata/platform';
+import { eventually, ManualClock } from '@strata/testing';
 import { TriggerLookups } from '../src/triggers/trigger-lookups.js';
 import { TriggerChanges } from '../src/triggers/trigger-changes.js';
 import type { TriggerEntity } from '../src/triggers/trigger.entity.js';
 import type { TriggersRepository } from '../src/triggers/triggers.repository.js';
+import { computeTestConfig } from './support/compute-config.js';
 
 /** The endpoints of a fake store: what each replica reads, and how often. */
 class Endpoints {
@@ -37,10 +37,7 @@ class Endpoints {
 }
 
 describe('TriggerLookups on two replicas, over a real NATS server', () => {
-  const config = loadConfig(ComputeConfig, {
-    ...process.env,
-    STRATA_ENV: 'development',
-    NATS_PREFIX: testNatsPrefix(),
+  const config = computeTestConfig({
     COMPUTE_TRIGGER_CACHE_MS: '2000',
   });
   const clock = new ManualClock();

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Kvm } from '@nats-io/kv';
-import { loadConfig, NatsConnectionHolder } from '@strata/platform';
-import { eventually, ManualClock, testNatsPrefix } from '@strata/testing';
-import { ComputeConfig } from '../src/compute.config.js';
+import { NatsConnectionHolder } from '@strata/platform';
+import { eventually, ManualClock } from '@strata/testing';
 import { liftSuspension, listSuspensions } from '../src/suspensions/suspensions-command.js';
-import { WorkspaceSuspensions } from '../src/suspensions/workspace-suspensions.js';
+import { suspensionsBucket, WorkspaceSuspensions } from '../src/suspensions/workspace-suspensions.js';
+import { computeTestConfig } from './support/compute-config.js';
 
 /**
  * Lost isolates counted per workspace and the suspensions they start, shared
@@ -14,10 +14,7 @@ import { WorkspaceSuspensions } from '../src/suspensions/workspace-suspensions.j
  * API or another worker). Real NATS, manual clocks.
  */
 describe('workspace suspensions', () => {
-  const config = loadConfig(ComputeConfig, {
-    ...process.env,
-    STRATA_ENV: 'development',
-    NATS_PREFIX: testNatsPrefix(),
+  const config = computeTestConfig({
     COMPUTE_SUSPEND_AFTER_LOST_ISOLATES: '2',
     COMPUTE_LOST_ISOLATE_WINDOW_MS: '600000',
     COMPUTE_SUSPEND_MS: '300000',
@@ -50,7 +47,7 @@ describe('workspace suspensions', () => {
     for (let i = 0; i < times; i++) instance.recordLoss(workspace, code);
     await instance.settled();
   };
-  const bucket = async () => new Kvm(await apiNats.get()).open(`${config.NATS_PREFIX}_compute_suspensions`);
+  const bucket = async () => new Kvm(await apiNats.get()).open(suspensionsBucket(config.NATS_PREFIX));
 
   it('suspends a workspace at its second loss within the window, in every process', async () => {
     await lose(worker, 'ws-twice');
