@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { IsOptional } from './optional.js';
 import { checkBody } from './validation.pipe.js';
 
@@ -20,6 +21,28 @@ class Probe {
   @MaxLength(1, { message: 'mode must be one character' })
   mode?: string;
 }
+
+class Step {
+  @IsString({ message: 'name must be a string' })
+  name!: string;
+
+  @IsOptional()
+  @IsObject({ message: 'params must be an object' })
+  params?: Record<string, unknown>;
+}
+
+class Nested {
+  @ValidateNested({ each: true })
+  @Type(() => Step)
+  steps!: Step[];
+
+  @IsOptional()
+  @IsObject({ message: 'data must be an object' })
+  data?: Record<string, unknown>;
+}
+
+/** Parsed JSON keeps `__proto__` an own key; an object literal would set the prototype instead. */
+const json = (text: string): unknown => JSON.parse(text);
 
 describe('the validation pipe’s details', () => {
   it('refuses an array where an object is expected with one message, not one per element', async () => {
@@ -47,5 +70,34 @@ describe('the validation pipe’s details', () => {
         ),
       },
     ]);
+  });
+
+  it('refuses __proto__ and constructor as unknown fields of a DTO, at any depth, with the other problems', async () => {
+    const { errors } = await checkBody(
+      Nested,
+      json('{"steps":[{"name":"a","__proto__":{"x":1}},{"name":2,"constructor":"c"}],"constructor":1}'),
+    );
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        { field: 'steps[1].name', message: 'name must be a string' },
+        { field: 'steps[0].__proto__', message: 'property __proto__ should not exist' },
+        { field: 'steps[1].constructor', message: 'property constructor should not exist' },
+        { field: 'constructor', message: 'property constructor should not exist' },
+      ]),
+    );
+    expect(errors).toHaveLength(4);
+    const alone = await checkBody(Probe, json('{"domain":"a","__proto__":{"polluted":true}}'));
+    expect(alone.errors).toEqual([{ field: '__proto__', message: 'property __proto__ should not exist' }]);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('keeps __proto__ and constructor as keys of free-form values', async () => {
+    const { value, errors } = await checkBody(
+      Nested,
+      json('{"steps":[{"name":"a","params":{"__proto__":1,"constructor":2}}],"data":{"__proto__":{"x":1}}}'),
+    );
+    expect(errors).toEqual([]);
+    expect(Object.keys(value!.steps[0]!.params!)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(value!.data, '__proto__')?.value).toEqual({ x: 1 });
   });
 });

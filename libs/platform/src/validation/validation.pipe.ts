@@ -1,6 +1,7 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import type { FieldError } from '@strata/contracts';
 import { StrataException } from '../errors/strata.exception.js';
+import { droppedKeyErrors } from './dropped-keys.js';
 import { copyJson, restoreFreeForm } from './free-form.js';
 
 /** class-validator's checks of a value's type: when one fails, the others say nothing useful. */
@@ -56,7 +57,21 @@ class StrataValidationPipe extends ValidationPipe {
       throw StrataException.validation([BODY_NOT_OBJECT]);
     }
     const original = metadata.type === 'body' ? copyJson(value) : undefined;
-    const result: unknown = await super.transform(value, metadata);
+    // `__proto__` and `constructor` are deleted by Nest's pipe before the unknown-field check sees them.
+    const dropped =
+      original !== undefined && metadata.metatype && this.toValidate(metadata)
+        ? droppedKeyErrors(metadata.metatype as new () => object, original)
+        : [];
+    let result: unknown;
+    try {
+      result = await super.transform(value, metadata);
+    } catch (err) {
+      if (dropped.length > 0 && err instanceof StrataException && Array.isArray(err.details)) {
+        throw StrataException.validation([...err.details, ...dropped], err.message);
+      }
+      throw err;
+    }
+    if (dropped.length > 0) throw StrataException.validation(dropped);
     if (original !== undefined) restoreFreeForm(result, original);
     return result;
   }
