@@ -303,6 +303,33 @@ describe('function triggers', () => {
       status: 400,
       body: { error: 'Trigger name must be a string.' },
     });
+    // Every problem at once: the body's fields, its metadata and its function, one entry each.
+    const everything = await createTrigger({
+      name: 42,
+      description: 7,
+      functionId: '00000000-0000-4000-8000-000000000000',
+      executionType: 'scheduled',
+      triggerMetadata: { interval: 0, extra: true },
+      ['__proto__']: 1, // an own key, as parsed JSON has it
+    });
+    expect(everything.status).toBe(400);
+    expect(everything.body.details.map((d: { field: string }) => d.field).sort()).toEqual(
+      ['__proto__', 'description', 'functionId', 'name', 'triggerMetadata.extra', 'triggerMetadata.interval'].sort(),
+    );
+    expect(everything.body.details).toContainEqual({ field: 'functionId', message: 'Function not found.' });
+    const badDraft = await call('POST', `${base()}/drafts`, {
+      token,
+      body: {
+        resourceType: 'function-triggers',
+        data: { functionId, executionType: 'event-driven', triggerMetadata: { event: 'record.teleported' } },
+      },
+    });
+    const unpublished = await call('POST', `${base()}/function-triggers/${badDraft.body.id}/publish`, { token });
+    expect(unpublished.status).toBe(400);
+    expect(unpublished.body.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(['name', 'triggerMetadata.event', 'triggerMetadata.recordSlug']),
+    );
+    expect((await call('GET', `${base()}/drafts/${badDraft.body.id}`, { token })).status).toBe(200);
     // Only on-demand triggers execute this way.
     const scheduled = await createTrigger({
       name: 'every-hour',

@@ -31,6 +31,7 @@ export * from './rate-limit/rate-limit.store.js';
 export * from './replay/first-use.store.js';
 export * from './rate-limit/rate-limit.guard.js';
 export * from './validation/validation.pipe.js';
+export * from './validation/body-field.js';
 export * from './validation/id.pipes.js';
 export * from './validation/page.query.js';
 export * from './validation/optional.js';

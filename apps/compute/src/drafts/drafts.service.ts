@@ -7,7 +7,6 @@ import { ComputeConfig } from '../compute.config.js';
 import { CreateFunctionRequest } from '../functions/dto/function.requests.js';
 import { functionView, type FunctionView } from '../functions/function-view.js';
 import { FunctionsService } from '../functions/functions.service.js';
-import { CreateTriggerRequest } from '../triggers/dto/trigger.requests.js';
 import { TriggersService } from '../triggers/triggers.service.js';
 import { TriggerChanges } from '../triggers/trigger-changes.js';
 import type { JsonObject } from '../json.js';
@@ -120,11 +119,7 @@ export class DraftsService {
     const created = await this.transactions.run(async (tx) => {
       const draft = await this.drafts.find(scope, id, tx);
       if (!draft || draft.resourceType !== 'function-triggers') throw StrataException.notFound(DRAFT_NOT_FOUND);
-      const body = (await this.validation.transform(openDraftSecrets(this.ring, id, draft.data), {
-        type: 'body',
-        metatype: CreateTriggerRequest,
-      })) as CreateTriggerRequest;
-      const trigger = await this.triggers.createIn(scope, tx, by, body);
+      const trigger = await this.triggers.createIn(scope, tx, by, openDraftSecrets(this.ring, id, draft.data));
       await this.drafts.delete(scope, id, tx);
       return trigger;
     });

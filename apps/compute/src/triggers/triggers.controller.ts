@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { WorkspaceScope } from '@strata/db';
 import {
   CallerScope,
@@ -33,8 +33,10 @@ export class TriggersController {
   @Post()
   @HttpCode(201)
   @RequirePermission('function-triggers', 'create')
-  create(@CallerScope() scope: WorkspaceScope, @CurrentPrincipal() p: Principal, @Body() body: CreateTriggerRequest) {
-    return this.triggers.create(scope, p.id, body);
+  // Checked by the service: the body's fields, its metadata and its function are reported together.
+  @ApiBody({ type: CreateTriggerRequest })
+  create(@CallerScope() scope: WorkspaceScope, @CurrentPrincipal() p: Principal, @Body() raw: unknown) {
+    return this.triggers.create(scope, p.id, raw);
   }
 
   @Get()

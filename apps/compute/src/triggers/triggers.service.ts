@@ -3,12 +3,13 @@ import { Injectable } from '@nestjs/common';
 import type { FieldError } from '@strata/contracts';
 import type { KeyRing } from '@strata/crypto';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
-import { Clock, keyRingOf, StrataException } from '@strata/platform';
+import { isUUID } from 'class-validator';
+import { bodyField, checkBody, Clock, keyRingOf, StrataException } from '@strata/platform';
 import { sameSchedule } from '@strata/schedule';
 import { ComputeConfig } from '../compute.config.js';
 import { parseSortParam } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
-import type { CreateTriggerRequest, TriggerListQueryRequest, UpdateTriggerRequest } from './dto/trigger.requests.js';
+import { CreateTriggerRequest, type TriggerListQueryRequest, type UpdateTriggerRequest } from './dto/trigger.requests.js';
 import { SchedulesRepository } from '../schedules/schedules.repository.js';
 import { authModesOf } from '../endpoints/endpoint-auth-modes.js';
 import {
@@ -18,8 +19,15 @@ import {
 } from '../endpoints/endpoint-credentials.service.js';
 import { functionKindOf } from '../functions/function-code.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
+import { FUNCTION_NOT_FOUND } from '../functions/functions.service.js';
 import { AutoPersistLinks } from '../http-triggers/auto-persist-links.js';
-import { checkTriggerMetadata, nextScheduledTime, type ExecutionType, type Schedule } from './metadata/index.js';
+import {
+  checkTriggerMetadata,
+  EXECUTION_TYPES,
+  nextScheduledTime,
+  type ExecutionType,
+  type Schedule,
+} from './metadata/index.js';
 import { sealSigningSecret, sealTriggerParams, triggerBinding } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
 import type { TriggerEntity } from './trigger.entity.js';
@@ -60,8 +68,9 @@ export class TriggersService {
     this.ring = keyRingOf(config);
   }
 
-  async create(scope: WorkspaceScope, by: string, body: CreateTriggerRequest) {
-    const created = await this.transactions.run((tx) => this.createIn(scope, tx, by, body));
+  /** `raw`: the body as it came (`createIn` checks it). */
+  async create(scope: WorkspaceScope, by: string, raw: unknown) {
+    const created = await this.transactions.run((tx) => this.createIn(scope, tx, by, raw));
     await this.changes.changed(scope);
     return this.view(scope, created);
   }
@@ -79,20 +88,38 @@ export class TriggersService {
     };
   }
 
-  /** Creates a trigger in `tx`: the create endpoint and draft publishing. */
+  /**
+   * Creates a trigger in `tx`: the create endpoint and draft publishing. `raw`
+   * is the body as it came: its fields, its metadata (for a valid
+   * executionType) and its function are checked together, every problem one
+   * `details` entry of one 400.
+   */
   async createIn(
     scope: WorkspaceScope,
     tx: Tx,
     by: string,
-    body: CreateTriggerRequest,
+    raw: unknown,
   ): Promise<{ trigger: TriggerEntity; issued?: IssuedCredentials }> {
-    assertNameFree(body.name);
     const id = randomUUID();
-    const type: ExecutionType = body.executionType ?? 'on-demand';
-    const checked = this.checkedMetadata(id, type, body.triggerMetadata ?? {});
-    await this.assertCodeFits(scope, tx, body.functionId, type);
+    const dto = await checkBody(CreateTriggerRequest, raw);
+    const type = executionTypeOf(raw);
+    const errors: FieldError[] = [...dto.errors];
+    let checked: JsonObject | undefined;
+    const rawMetadata = bodyField(raw, 'triggerMetadata') ?? {};
+    if (type !== undefined && isJsonObject(rawMetadata)) {
+      const metadata = this.metadataOf(id, type, rawMetadata);
+      if ('errors' in metadata) errors.push(...metadata.errors);
+      else checked = metadata.metadata;
+    }
+    const functionId = bodyField(raw, 'functionId');
+    if (type !== undefined && typeof functionId === 'string' && isUUID(functionId)) {
+      errors.push(...(await this.functionErrors(scope, tx, functionId, type)));
+    }
+    if (errors.length > 0 || !dto.value || !checked || !type) throw StrataException.validation(errors);
+    const body = dto.value;
+    assertNameFree(body.name);
     const metadata = type === 'http-trigger' ? await this.autoPersist.link(scope, checked, undefined) : checked;
-    const functionGone = () => StrataException.validation([{ field: 'functionId', message: 'Function not found.' }]);
+    const functionGone = () => StrataException.validation([{ field: 'functionId', message: FUNCTION_NOT_FOUND }]);
     try {
       const created = await this.transactions.savepoint(tx, () =>
         this.triggers.insert(
@@ -111,7 +138,7 @@ export class TriggersService {
         ),
       );
       // The insert reads the function in its own statement: a function of another workspace, or one
-      // deleted meanwhile, inserts nothing.
+      // deleted since it was checked, inserts nothing.
       if (!created) throw functionGone();
       await this.reschedule(scope, tx, created);
       const issued = await this.credentials.align(scope, tx, created);
@@ -122,31 +149,37 @@ export class TriggersService {
   }
 
   /**
-   * Endpoint triggers run endpoint code (`export default async (context)`), every
-   * other type a script defining `async function run()`: a function of the other
-   * shape is refused. (A missing function is refused by the insert.)
+   * The problems of a trigger's function: missing (or another workspace's), or
+   * of the other shape: endpoint triggers run endpoint code (`export default
+   * async (context)`), every other type a script defining `async function run()`.
    */
-  private async assertCodeFits(scope: WorkspaceScope, tx: Tx, functionId: string, type: ExecutionType) {
+  private async functionErrors(
+    scope: WorkspaceScope,
+    tx: Tx,
+    functionId: string,
+    type: ExecutionType,
+  ): Promise<FieldError[]> {
     const fn = await this.functions.find(scope, functionId, tx);
-    if (!fn) return;
+    if (!fn) return [{ field: 'functionId', message: FUNCTION_NOT_FOUND }];
     const kind = functionKindOf(fn.code);
     if (type === 'endpoint' && kind !== 'endpoint') {
-      throw StrataException.validation([
+      return [
         {
           field: 'functionId',
           message:
             'names a function defining async function run(); endpoint triggers run endpoint code: export default async (context) => { ... }',
         },
-      ]);
+      ];
     }
     if (type !== 'endpoint' && kind === 'endpoint') {
-      throw StrataException.validation([
+      return [
         {
           field: 'functionId',
           message: `names endpoint code (export default); ${type} triggers run code that defines async function run()`,
         },
-      ]);
+      ];
     }
+    return [];
   }
 
   /** `POST /function-triggers/{id}/rotate-credentials`: new values now, the old ones refused from now on. */
@@ -293,10 +326,21 @@ export class TriggersService {
     return found;
   }
 
-  /** The metadata checked for its type (one details entry per problem) with parameters sealed. */
+  /** The metadata checked for its type with parameters sealed; a 400 with one details entry per problem. */
   private checkedMetadata(triggerId: string, type: ExecutionType, raw: unknown): JsonObject {
-    const checked = checkTriggerMetadata(type, raw, this.clock.now());
+    const checked = this.metadataOf(triggerId, type, raw);
     if ('errors' in checked) throw StrataException.validation(checked.errors);
+    return checked.metadata;
+  }
+
+  /** The metadata checked for its type with parameters sealed, or every problem of it. */
+  private metadataOf(
+    triggerId: string,
+    type: ExecutionType,
+    raw: unknown,
+  ): { metadata: JsonObject } | { errors: FieldError[] } {
+    const checked = checkTriggerMetadata(type, raw, this.clock.now());
+    if ('errors' in checked) return { errors: checked.errors };
     const metadata = checked.metadata as unknown as JsonObject;
     const params = (metadata['params'] ?? {}) as JsonObject;
     const sealed = sealTriggerParams(this.ring, triggerBinding(triggerId), params);
@@ -307,9 +351,20 @@ export class TriggersService {
       if ('errors' in secret) errors.push(...secret.errors);
       else signingSecret = secret.secret;
     }
-    if (errors.length || 'errors' in sealed) throw StrataException.validation(errors);
-    return { ...metadata, params: sealed.params, ...(signingSecret ? { signingSecret } : {}) };
+    if (errors.length || 'errors' in sealed) return { errors };
+    return { metadata: { ...metadata, params: sealed.params, ...(signingSecret ? { signingSecret } : {}) } };
   }
+}
+
+/** The body's executionType when it is a valid one (`on-demand` when absent); undefined otherwise. */
+function executionTypeOf(raw: unknown): ExecutionType | undefined {
+  const given = bodyField(raw, 'executionType');
+  if (given === undefined) return 'on-demand';
+  return (EXECUTION_TYPES as readonly unknown[]).includes(given) ? (given as ExecutionType) : undefined;
+}
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The 409 of a unique violation on a trigger's name or path; any other error as it is. */

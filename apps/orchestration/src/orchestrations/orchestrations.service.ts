@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FieldError } from '@strata/contracts';
 import { KeyRing, newOrchestrationId } from '@strata/crypto';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
-import { checkBody, Clock, keyRingOf, StrataException } from '@strata/platform';
+import { bodyField, checkBody, Clock, keyRingOf, StrataException } from '@strata/platform';
 import { sameSchedule } from '@strata/schedule';
 import { evaluateDecision, validateSteps, type Step } from '@strata/workflow';
 import { scopeOfTestData } from './test-decision.js';
@@ -29,13 +29,6 @@ interface CheckedParts {
   readonly trigger?: OrchestrationTrigger;
   readonly steps?: Step[];
   readonly errors: FieldError[];
-}
-
-/** A top-level field of a body that may not be an object at all. */
-function fieldOf(raw: unknown, key: string): unknown {
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-    ? (raw as Record<string, unknown>)[key]
-    : undefined;
 }
 
 /**
@@ -76,7 +69,7 @@ export class OrchestrationsService {
   async create(scope: WorkspaceScope, by: string, raw: unknown) {
     const id = newOrchestrationId();
     const dto = await checkBody(CreateOrchestrationRequest, raw);
-    const parts = await this.checkedParts(scope, id, fieldOf(raw, 'trigger'), fieldOf(raw, 'steps'));
+    const parts = await this.checkedParts(scope, id, bodyField(raw, 'trigger'), bodyField(raw, 'steps'));
     const { trigger, steps } = refuseAll(dto.errors, parts);
     const body = dto.value!;
     const now = this.clock.now();
@@ -122,7 +115,7 @@ export class OrchestrationsService {
 
   async update(scope: WorkspaceScope, by: string, id: string, raw: unknown) {
     const given = ['name', 'description', 'status', 'isActive', 'trigger', 'steps'].filter(
-      (k) => fieldOf(raw, k) !== undefined,
+      (k) => bodyField(raw, k) !== undefined,
     );
     if (given.length === 0) {
       throw StrataException.validation([
@@ -131,7 +124,7 @@ export class OrchestrationsService {
     }
     await this.found(scope, id);
     const dto = await checkBody(UpdateOrchestrationRequest, raw);
-    const parts = await this.checkedParts(scope, id, fieldOf(raw, 'trigger'), fieldOf(raw, 'steps'), true);
+    const parts = await this.checkedParts(scope, id, bodyField(raw, 'trigger'), bodyField(raw, 'steps'), true);
     const { trigger, steps } = refuseAll(dto.errors, parts);
     const body = dto.value!;
     const saved = await this.transactions
