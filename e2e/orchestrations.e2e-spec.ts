@@ -120,6 +120,43 @@ describe('orchestrations', () => {
     expect(foreign.body.details).toEqual([
       { field: 'steps[0].functionId', message: 'names no function of this workspace' },
     ]);
+    // An unknown function is reported with the step's other problems, not hidden by them.
+    const twoProblems = await create({
+      slug: 'two-problems',
+      name: 'Two problems',
+      trigger: { type: 'on-demand' },
+      steps: [{ id: 'a', type: 'compute', functionId: otherFunctionId, timeoutMs: 5 }],
+    });
+    expect(twoProblems.status).toBe(400);
+    expect(twoProblems.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'steps[0].functionId',
+      'steps[0].timeoutMs',
+    ]);
+    // A value given wrong is told what it must be; one left out, that it is required.
+    const wrongOrMissing = await create({
+      slug: 'wrong-or-missing',
+      name: 'Wrong or missing',
+      trigger: { type: 'on-demand' },
+      steps: [
+        { id: 'a', type: 'compute', functionId: 'abc', nextStepId: 'b' },
+        { id: 'b', type: 'compute' },
+      ],
+    });
+    expect(wrongOrMissing.body.details).toEqual([
+      { field: 'steps[0].functionId', message: 'must be the UUID of a function' },
+      { field: 'steps[1].functionId', message: 'is required: the UUID of a function' },
+    ]);
+    // An id in upper case names the same function, and is kept as compute answers it.
+    const upper = await create({
+      slug: 'upper-case-id',
+      name: 'Upper case id',
+      trigger: { type: 'on-demand' },
+      steps: [{ id: 'a', type: 'compute', functionId: functionId.toUpperCase() }],
+    });
+    expect(upper.status).toBe(201);
+    expect(upper.body.steps[0].functionId).toBe(functionId);
+    // Gone again: the listing below counts the orchestrations it made.
+    expect((await call('DELETE', `${base()}/orchestrations/${upper.body.id}`, { token })).status).toBe(204);
     // Endpoint code cannot be a compute step: a step calls run().
     const hook = await call('POST', `${stack.baseUrl}/data/workspace/${ws}/api/v1/compute-functions`, {
       token,
@@ -191,6 +228,26 @@ describe('orchestrations', () => {
     });
     expect(kept.status).toBe(200);
     expect(kept.body.trigger.signingSecret).toEqual(resteps.body.trigger.signingSecret);
+    // A body of unknown fields only is told which, besides what it lacks.
+    const misspelt = await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { nme: 'x' } });
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.body.details.map((d: { field: string }) => d.field)).toEqual(['nme', 'body']);
+    // status and the older isActive that contradicts it: neither silently wins.
+    for (const body of [
+      { status: 'draft', isActive: true },
+      { status: 'active', isActive: false },
+    ]) {
+      const contradiction = await call('PUT', `${base()}/orchestrations/${id}`, { token, body });
+      expect(contradiction.status).toBe(400);
+      expect(contradiction.body.details).toEqual([
+        { field: 'isActive', message: expect.stringContaining(`contradicts status '${body.status}'`) },
+      ]);
+    }
+    const agreeing = await call('PUT', `${base()}/orchestrations/${id}`, {
+      token,
+      body: { status: 'active', isActive: true },
+    });
+    expect(agreeing.body).toMatchObject({ status: 'active', version: 7 });
     expect((await call('PUT', `${base()}/orchestrations/${id}`, { token, body: {} })).status).toBe(400);
     expect((await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'running' } })).status).toBe(
       400,

@@ -3,3 +3,4 @@ export * from './paths.js';
 export * from './decision.js';
 export * from './validate-steps.js';
 export * from './interpreter.js';
+export * from './requirement.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { validateSteps } from './validate-steps.js';
+import { computeStepFunctionIds, validateSteps } from './validate-steps.js';
 
 const FN = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
 const problems = (steps: unknown) => {
@@ -142,5 +142,44 @@ describe('validateSteps', () => {
     expect(problems([{ id: 'self', type: 'compute', functionId: FN, nextStepId: 'self' }])).toEqual([
       { field: 'steps[0]', message: 'is on a cycle without a delay step: self → self' },
     ]);
+  });
+
+  it('says "must be" of a value given wrong and "is required" of one left out', () => {
+    expect(
+      problems([
+        { id: 'a', type: 'delay', delayMs: 0, nextStepId: 'b' },
+        { id: 'b', type: 'delay', nextStepId: 'c' },
+        { id: 'c', type: 'compute', functionId: 42, nextStepId: 'd' },
+        { id: 'd', type: 'compute', retry: { maxAttempts: 0 }, functionId: FN, nextStepId: 'e' },
+        { id: 'e', type: 'decision', cases: 'all' },
+        { id: 7, type: 'delay', delayMs: 1 },
+      ]),
+    ).toEqual([
+      { field: 'steps[0].delayMs', message: 'must be whole milliseconds from 1 to 2592000000 (30 days)' },
+      { field: 'steps[1].delayMs', message: 'is required: whole milliseconds from 1 to 2592000000 (30 days)' },
+      { field: 'steps[2].functionId', message: 'must be the UUID of a function' },
+      { field: 'steps[3].retry.maxAttempts', message: 'must be 1 to 20 attempts in all' },
+      { field: 'steps[4].cases', message: 'must be a list of {conditions, nextStepId}' },
+      { field: 'steps[5].id', message: 'must be 1 to 100 letters, digits, hyphens and underscores' },
+    ]);
+  });
+
+  it('keeps a function id in lower case, and finds the well-formed ones of steps with problems', () => {
+    const upper = FN.toUpperCase();
+    const checked = validateSteps([{ id: 'a', type: 'compute', functionId: upper }]);
+    expect(checked).toEqual({ steps: [expect.objectContaining({ functionId: FN })] });
+    expect(
+      computeStepFunctionIds([
+        { id: 'a', type: 'compute', functionId: upper, timeoutMs: 1 },
+        { id: 'b', type: 'compute', functionId: 'abc' },
+        { id: 'c', type: 'delay', functionId: FN },
+        'not a step',
+        { id: 'd', type: 'compute', functionId: FN },
+      ]),
+    ).toEqual([
+      { index: 0, functionId: FN },
+      { index: 4, functionId: FN },
+    ]);
+    expect(computeStepFunctionIds({ not: 'a list' })).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { parsePath } from './paths.js';
+import { requirement } from './requirement.js';
 import {
   CONDITION_OPERATORS,
   FAILURE_ACTIONS,
@@ -87,7 +88,7 @@ export function validateSteps(raw: unknown): { steps: Step[] } | { errors: StepP
     }
     const id = own(s, 'id');
     if (typeof id !== 'string' || !STEP_ID.test(id)) {
-      add(`${at}.id`, 'is required: 1 to 100 letters, digits, hyphens and underscores');
+      add(`${at}.id`, requirement(id, '1 to 100 letters, digits, hyphens and underscores'));
     }
     const type = own(s, 'type');
     if (!(STEP_TYPES as readonly unknown[]).includes(type)) {
@@ -112,7 +113,7 @@ export function validateSteps(raw: unknown): { steps: Step[] } | { errors: StepP
     else if (kind === 'delay') {
       const delayMs = own(s, 'delayMs');
       if (!isInt(delayMs, 1, MAX_DELAY_MS))
-        add(`${at}.delayMs`, `is required: whole milliseconds from 1 to ${MAX_DELAY_MS} (30 days)`);
+        add(`${at}.delayMs`, requirement(delayMs, `whole milliseconds from 1 to ${MAX_DELAY_MS} (30 days)`));
       steps.push({ ...base, type: 'delay', delayMs: isInt(delayMs, 1, MAX_DELAY_MS) ? delayMs : 1 });
     } else {
       const cases = decisionCases(own(s, 'cases'), at, add, target, new Set(ids.keys()));
@@ -130,13 +131,29 @@ export function validateSteps(raw: unknown): { steps: Step[] } | { errors: StepP
   return problems.length > 0 ? { errors: problems } : { steps };
 }
 
+/**
+ * The function ids of the well-formed compute steps of `raw` steps (lower
+ * case), by index: what the caller looks up, also when other parts of the
+ * steps have problems, so that an unknown function is reported with them.
+ */
+export function computeStepFunctionIds(raw: unknown): { index: number; functionId: string }[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((s: unknown, index) => {
+    if (!isObject(s) || own(s, 'type') !== 'compute') return [];
+    const functionId = own(s, 'functionId');
+    return typeof functionId === 'string' && UUID.test(functionId)
+      ? [{ index, functionId: functionId.toLowerCase() }]
+      : [];
+  });
+}
+
 type Add = (field: string, message: string) => void;
 type Target = (value: unknown, field: string, required?: boolean) => string | null | undefined;
 
 function computeFields(s: Obj, at: string, add: Add, target: Target) {
   const functionId = own(s, 'functionId');
   if (typeof functionId !== 'string' || !UUID.test(functionId))
-    add(`${at}.functionId`, 'is required: the UUID of a function');
+    add(`${at}.functionId`, requirement(functionId, 'the UUID of a function'));
   const timeoutMs = own(s, 'timeoutMs');
   if (timeoutMs !== undefined && !isInt(timeoutMs, 1000, MAX_TIMEOUT_MS)) {
     add(`${at}.timeoutMs`, `must be whole milliseconds from 1000 to ${MAX_TIMEOUT_MS}`);
@@ -152,7 +169,7 @@ function computeFields(s: Obj, at: string, add: Add, target: Target) {
       const maxAttempts = own(retry, 'maxAttempts');
       const backoffMs = own(retry, 'backoffMs') ?? 1000;
       if (!isInt(maxAttempts, 1, MAX_ATTEMPTS))
-        add(`${at}.retry.maxAttempts`, `is required: 1 to ${MAX_ATTEMPTS} attempts in all`);
+        add(`${at}.retry.maxAttempts`, requirement(maxAttempts, `1 to ${MAX_ATTEMPTS} attempts in all`));
       if (!isInt(backoffMs, 0, 3_600_000)) add(`${at}.retry.backoffMs`, 'must be whole milliseconds from 0 to 3600000');
       if (isInt(maxAttempts, 1, MAX_ATTEMPTS) && isInt(backoffMs, 0, 3_600_000)) policy = { maxAttempts, backoffMs };
     }
@@ -172,7 +189,8 @@ function computeFields(s: Obj, at: string, add: Add, target: Target) {
     } else action = given as 'fail' | 'end';
   }
   return {
-    functionId: typeof functionId === 'string' ? functionId : '',
+    // Compute answers ids in lower case; an id given in upper case names the same function.
+    functionId: typeof functionId === 'string' ? functionId.toLowerCase() : '',
     ...(typeof timeoutMs === 'number' ? { timeoutMs } : {}),
     ...(policy ? { retry: policy } : {}),
     ...(onSuccess !== undefined ? { onSuccess: successNext === undefined ? {} : { nextStepId: successNext } } : {}),
@@ -182,7 +200,7 @@ function computeFields(s: Obj, at: string, add: Add, target: Target) {
 
 function decisionCases(raw: unknown, at: string, add: Add, target: Target, ids: Set<string>): DecisionCase[] {
   if (!Array.isArray(raw)) {
-    add(`${at}.cases`, 'is required: a list of {conditions, nextStepId}');
+    add(`${at}.cases`, requirement(raw, 'a list of {conditions, nextStepId}'));
     return [];
   }
   return raw.map((c, j): DecisionCase => {
@@ -196,7 +214,7 @@ function decisionCases(raw: unknown, at: string, add: Add, target: Target, ids: 
     const next = target(own(c, 'nextStepId'), `${cat}.nextStepId`, true);
     const conditions = own(c, 'conditions');
     if (!Array.isArray(conditions) || conditions.length === 0) {
-      add(`${cat}.conditions`, 'is required: a non-empty list of conditions');
+      add(`${cat}.conditions`, requirement(conditions, 'a non-empty list of conditions'));
       return { conditions: [], nextStepId: next ?? '' };
     }
     return {

@@ -7,6 +7,7 @@ import {
   type FieldError,
 } from '@strata/contracts';
 import { checkCronExpression, isTimezone, MAX_INTERVAL_SECONDS, parseDateTime } from '@strata/schedule';
+import { requirement } from '@strata/workflow';
 
 export const ORCHESTRATION_TRIGGER_TYPES = ['event-driven', 'scheduled', 'on-demand', 'http-trigger'] as const;
 export type OrchestrationTriggerType = (typeof ORCHESTRATION_TRIGGER_TYPES)[number];
@@ -65,7 +66,7 @@ export function checkOrchestrationTrigger(
 ): { trigger: OrchestrationTrigger } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const add = (field: string, message: string) => errors.push({ field: `trigger${field ? `.${field}` : ''}`, message });
-  if (!isObject(raw)) return { errors: [{ field: 'trigger', message: 'is required: an object with a type' }] };
+  if (!isObject(raw)) return { errors: [{ field: 'trigger', message: requirement(raw, 'an object with a type') }] };
   const type = raw['type'];
   if (!(ORCHESTRATION_TRIGGER_TYPES as readonly unknown[]).includes(type)) {
     add('type', `must be one of ${ORCHESTRATION_TRIGGER_TYPES.join(', ')}`);
@@ -76,18 +77,22 @@ export function checkOrchestrationTrigger(
   const trigger: Record<string, unknown> = { type: kind };
   if (kind === 'event-driven') {
     const eventType = recordEventName(raw['eventType']);
-    if (!EVENTS.includes(eventType as string)) add('eventType', `is required: one of ${EVENTS.join(', ')}`);
+    if (!EVENTS.includes(eventType as string))
+      add('eventType', requirement(raw['eventType'], `one of ${EVENTS.join(', ')}`));
     else trigger['eventType'] = eventType;
     const slug = raw['structureSlug'];
     if (typeof slug !== 'string' || slug.length > 100 || !SLUG.test(slug)) {
-      add('structureSlug', 'is required: a collection slug (lowercase letters and digits, single hyphens between)');
+      add(
+        'structureSlug',
+        requirement(slug, 'a collection slug (lowercase letters and digits, single hyphens between)'),
+      );
     } else trigger['structureSlug'] = slug;
   }
   if (kind === 'scheduled') scheduleFields(raw, now, add, trigger);
   if (kind === 'http-trigger') {
     const path = raw['path'];
     if (typeof path !== 'string' || !TRIGGER_PATH.test(path))
-      add('path', 'is required: 1 to 100 letters, digits, hyphens and underscores');
+      add('path', requirement(path, '1 to 100 letters, digits, hyphens and underscores'));
     else trigger['path'] = path;
     const validate = raw['validateSignature'] ?? false;
     if (typeof validate !== 'boolean') add('validateSignature', 'must be a boolean');
@@ -123,7 +128,10 @@ function scheduleFields(raw: Obj, now: Date, add: (f: string, m: string) => void
       interval < 1 ||
       interval > MAX_INTERVAL_SECONDS
     ) {
-      add('interval', `is required for scheduleType interval: whole seconds from 1 to ${MAX_INTERVAL_SECONDS}`);
+      add(
+        'interval',
+        requirement(interval, `whole seconds from 1 to ${MAX_INTERVAL_SECONDS}`, ' for scheduleType interval'),
+      );
     } else trigger['interval'] = interval;
   } else if (scheduleType === 'cron') {
     const cron = checkCronExpression(raw['cronExpression'], now);
@@ -131,7 +139,7 @@ function scheduleFields(raw: Obj, now: Date, add: (f: string, m: string) => void
     else trigger['cronExpression'] = cron.expression;
   } else {
     const at = raw['scheduledAt'];
-    if (typeof at !== 'string') add('scheduledAt', 'is required for scheduleType once: an ISO 8601 date-time');
+    if (typeof at !== 'string') add('scheduledAt', requirement(at, 'an ISO 8601 date-time', ' for scheduleType once'));
     else if (isTimezone(timezone)) {
       const parsed = parseDateTime(at, timezone);
       if ('message' in parsed) add('scheduledAt', parsed.message);

@@ -4,7 +4,7 @@ import { KeyRing, newOrchestrationId } from '@strata/crypto';
 import { isUniqueViolation, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { bodyField, checkBody, Clock, keyRingOf, StrataException } from '@strata/platform';
 import { sameSchedule } from '@strata/schedule';
-import { evaluateDecision, validateSteps, type Step } from '@strata/workflow';
+import { computeStepFunctionIds, evaluateDecision, validateSteps, type Step } from '@strata/workflow';
 import { scopeOfTestData } from './test-decision.js';
 import { ComputeFunctions } from '../functions/compute-functions.js';
 import { OrchestrationConfig } from '../orchestration.config.js';
@@ -15,7 +15,7 @@ import {
 } from './dto/orchestration.requests.js';
 import { checkOrchestrationTrigger, type OrchestrationTrigger } from './orchestration-trigger.js';
 import { orchestrationView } from './orchestration-view.js';
-import type { OrchestrationEntity, OrchestrationStatus } from './orchestration.entity.js';
+import { ORCHESTRATION_STATUSES, type OrchestrationEntity, type OrchestrationStatus } from './orchestration.entity.js';
 import { ORCHESTRATION_NOT_FOUND, secretAad } from './orchestration-names.js';
 import { OrchestrationsRepository } from './orchestrations.repository.js';
 import { OrchestrationScheduler, scheduleOf } from '../schedules/orchestration-scheduler.js';
@@ -70,7 +70,7 @@ export class OrchestrationsService {
     const id = newOrchestrationId();
     const dto = await checkBody(CreateOrchestrationRequest, raw);
     const parts = await this.checkedParts(scope, id, bodyField(raw, 'trigger'), bodyField(raw, 'steps'));
-    const { trigger, steps } = refuseAll(dto.errors, parts);
+    const { trigger, steps } = refuseAll([...dto.errors, ...statusConflict(raw)], parts);
     const body = dto.value!;
     const now = this.clock.now();
     try {
@@ -117,15 +117,17 @@ export class OrchestrationsService {
     const given = ['name', 'description', 'status', 'isActive', 'trigger', 'steps'].filter(
       (k) => bodyField(raw, k) !== undefined,
     );
+    const dto = await checkBody(UpdateOrchestrationRequest, raw);
     if (given.length === 0) {
+      // The fields it has instead (`nme`, say) are named too.
       throw StrataException.validation([
+        ...dto.errors,
         { field: 'body', message: 'give at least one of name, description, status, trigger, steps' },
       ]);
     }
     await this.found(scope, id);
-    const dto = await checkBody(UpdateOrchestrationRequest, raw);
     const parts = await this.checkedParts(scope, id, bodyField(raw, 'trigger'), bodyField(raw, 'steps'), true);
-    const { trigger, steps } = refuseAll(dto.errors, parts);
+    const { trigger, steps } = refuseAll([...dto.errors, ...statusConflict(raw)], parts);
     const body = dto.value!;
     const saved = await this.transactions
       .run(async (tx: Tx) => {
@@ -201,18 +203,21 @@ export class OrchestrationsService {
       if ('errors' in s) errors.push(...s.errors);
       else steps = s.steps;
     }
-    if (steps) {
-      const wanted = steps.flatMap((s, i) => (s.type === 'compute' ? [{ i, id: s.functionId }] : []));
+    // Looked up also when the steps have other problems: an unknown function is one of them.
+    const wanted = rawSteps === undefined ? [] : computeStepFunctionIds(rawSteps);
+    if (wanted.length > 0) {
       const { existing, endpoints } = await this.functions.existing(
         scope,
-        wanted.map((w) => w.id),
+        wanted.map((w) => w.functionId),
       );
+      const named = new Set(errors.map((e) => e.field));
       for (const w of wanted) {
-        if (!existing.has(w.id))
-          errors.push({ field: `steps[${w.i}].functionId`, message: 'names no function of this workspace' });
-        else if (endpoints.has(w.id))
+        const field = `steps[${w.index}].functionId`;
+        if (named.has(field)) continue;
+        if (!existing.has(w.functionId)) errors.push({ field, message: 'names no function of this workspace' });
+        else if (endpoints.has(w.functionId))
           errors.push({
-            field: `steps[${w.i}].functionId`,
+            field,
             message:
               'names a function of endpoint code (export default async (context)); a compute step runs code defining async function run()',
           });
@@ -239,6 +244,23 @@ export class OrchestrationsService {
       return trigger;
     }
   }
+}
+
+/**
+ * `status` with the older `isActive` that says otherwise (`status: draft` with
+ * `isActive: true`): refused rather than one of them silently winning.
+ */
+function statusConflict(raw: unknown): FieldError[] {
+  const status = bodyField(raw, 'status');
+  const isActive = bodyField(raw, 'isActive');
+  if (!(ORCHESTRATION_STATUSES as readonly unknown[]).includes(status) || typeof isActive !== 'boolean') return [];
+  if (isActive === (status === 'active')) return [];
+  return [
+    {
+      field: 'isActive',
+      message: `contradicts status '${String(status)}': give status alone (isActive is its older form)`,
+    },
+  ];
 }
 
 /** The older boolean: true is active; false pauses an active orchestration and leaves a draft a draft. */
