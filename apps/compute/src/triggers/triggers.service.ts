@@ -9,7 +9,11 @@ import { sameSchedule } from '@strata/schedule';
 import { ComputeConfig } from '../compute.config.js';
 import { parseSortParam } from '../functions/function-list.js';
 import type { JsonObject } from '../json.js';
-import { CreateTriggerRequest, type TriggerListQueryRequest, type UpdateTriggerRequest } from './dto/trigger.requests.js';
+import {
+  CreateTriggerRequest,
+  type TriggerListQueryRequest,
+  type UpdateTriggerRequest,
+} from './dto/trigger.requests.js';
 import { SchedulesRepository } from '../schedules/schedules.repository.js';
 import { authModesOf } from '../endpoints/endpoint-auth-modes.js';
 import {
