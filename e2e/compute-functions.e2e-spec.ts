@@ -68,7 +68,7 @@ describe('compute functions', () => {
     expect((await call('GET', `${base()}/compute-functions/${id}/versions/9`, { token })).status).toBe(404);
     expect(await call('GET', `${base()}/compute-functions/${id}/versions/abc`, { token })).toMatchObject({
       status: 400,
-      body: { error: "Invalid id 'abc': expected a positive integer" },
+      body: { error: "Invalid version 'abc': expected a positive integer" },
     });
 
     const deleted = await call('DELETE', `${base()}/compute-functions/${id}`, { token });

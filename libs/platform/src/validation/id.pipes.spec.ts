@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ErrorCode } from '@strata/contracts';
-import { UuidPipe } from './id.pipes.js';
+import { IntegerIdPipe, UuidPipe } from './id.pipes.js';
 
 describe('UuidPipe', () => {
   const pipe = new UuidPipe();
@@ -24,5 +24,27 @@ describe('UuidPipe', () => {
         }),
       );
     }
+  });
+});
+
+describe('IntegerIdPipe', () => {
+  const pipe = new IntegerIdPipe();
+
+  it('takes a positive integer up to the int4 maximum', () => {
+    expect(pipe.transform('1', { type: 'param', data: 'id' })).toBe(1);
+    expect(pipe.transform('2147483647', { type: 'param', data: 'version' })).toBe(2147483647);
+  });
+
+  it('refuses anything else as INVALID_ID, naming the parameter in the message and the field', () => {
+    for (const bad of ['0', '-1', '01', '1.5', 'abc', '2147483648', '']) {
+      expect(() => pipe.transform(bad, { type: 'param', data: 'version' })).toThrow(
+        expect.objectContaining({
+          code: ErrorCode.INVALID_ID,
+          message: `Invalid version '${bad}': expected a positive integer`,
+          details: [{ field: 'version', message: 'must be a positive integer' }],
+        }),
+      );
+    }
+    expect(() => pipe.transform('0', { type: 'param', data: 'id' })).toThrow("Invalid id '0'");
   });
 });
