@@ -48,26 +48,9 @@ export function checkCronExpression(value: unknown, now: Date): { expression: st
       message: `must have exactly 5 fields (minute hour day-of-month month weekday), got ${fields.length}`,
     };
   }
-  for (const [i, field] of fields.entries()) {
-    const spec = CRON_FIELDS[i]!;
-    if (!/^[0-9*,/-]+$/.test(field)) {
-      return {
-        message: `${spec.name} field "${field}" may use only digits and * , - / (names, ?, L, W and # are not accepted)`,
-      };
-    }
-    for (const item of field.split(',')) {
-      const values = (item.split('/')[0] ?? '').match(/\d+/g) ?? [];
-      for (const text of values) {
-        const n = Number(text);
-        if (spec.name === 'weekday' && n === 7) {
-          return { message: 'weekday 7 is not accepted: weekdays are 0-6 with Sunday 0' };
-        }
-        if (n < spec.min || n > spec.max) {
-          return { message: `${spec.name} ${text} is out of range ${spec.min}-${spec.max}` };
-        }
-      }
-    }
-  }
+  // Every bad field named in the one message, not only the first.
+  const problems = fields.map((field, i) => cronFieldProblem(CRON_FIELDS[i]!, field)).filter((p) => p !== undefined);
+  if (problems.length > 0) return { message: problems.join('; ') };
   const expression = fields.join(' ');
   let job: Cron;
   try {
@@ -274,4 +257,20 @@ export function sameSchedule(a: ScheduleFields | undefined, b: ScheduleFields | 
       s.timezone ?? 'UTC',
     ]);
   return key(a) === key(b);
+}
+
+/** What is wrong with one field of a cron expression, if anything. */
+function cronFieldProblem(spec: (typeof CRON_FIELDS)[number], field: string): string | undefined {
+  if (!/^[0-9*,/-]+$/.test(field)) {
+    return `${spec.name} field "${field}" may use only digits and * , - / (names, ?, L, W and # are not accepted)`;
+  }
+  for (const item of field.split(',')) {
+    const values = (item.split('/')[0] ?? '').match(/\d+/g) ?? [];
+    for (const text of values) {
+      const n = Number(text);
+      if (spec.name === 'weekday' && n === 7) return 'weekday 7 is not accepted: weekdays are 0-6 with Sunday 0';
+      if (n < spec.min || n > spec.max) return `${spec.name} ${text} is out of range ${spec.min}-${spec.max}`;
+    }
+  }
+  return undefined;
 }

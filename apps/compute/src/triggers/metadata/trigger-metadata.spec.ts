@@ -528,6 +528,11 @@ describe('scheduled', () => {
       ['- * * * *', 'is not a valid cron expression'],
       ['0 0 30 2 *', 'never matches a date'],
       ['0 0 31 4,6,9,11 *', 'never matches a date'],
+      // Every bad field, not only the first.
+      [
+        '60 24 * JAN 7',
+        'minute 60 is out of range 0-59; hour 24 is out of range 0-23; month field "JAN" may use only digits and * , - / (names, ?, L, W and # are not accepted); weekday 7 is not accepted',
+      ],
     ])('refuses %p: %s', (cronExpression, message) => {
       const [field, m] = only('scheduled', { scheduleType: 'cron', cronExpression });
       expect(field).toBe('triggerMetadata.cronExpression');
