@@ -115,6 +115,24 @@ describe('function triggers', () => {
     expect((await finished(bare.body)).result.data.executionParams).toEqual({});
   });
 
+  it('keeps parameters named __proto__ and constructor, through storage and into the sandbox', async () => {
+    const params = JSON.parse('{"__proto__": {"a": 1}, "constructor": "c", "plain": 1}') as Record<string, unknown>;
+    const created = await createTrigger({ name: 'prototype-names', triggerMetadata: { params } });
+    expect(created.status).toBe(201);
+    const got = await call('GET', `${base()}/function-triggers/${created.body.id}`, { token });
+    expect(Object.keys(got.body.triggerMetadata.params).sort()).toEqual(['__proto__', 'constructor', 'plain']);
+    const executed = await call('POST', `${base()}/function-triggers/${created.body.id}/execute`, {
+      token,
+      body: JSON.parse('{"__proto__": {"b": 2}, "constructor": "d"}'),
+    });
+    expect(executed.status).toBe(200);
+    const run = await finished(executed.body);
+    expect(run.status).toBe('succeeded');
+    expect(Object.keys(run.result.data.triggerParams).sort()).toEqual(['__proto__', 'constructor', 'plain']);
+    expect(Object.getOwnPropertyDescriptor(run.result.data.triggerParams, '__proto__')?.value).toEqual({ a: 1 });
+    expect(Object.keys(run.result.data.executionParams).sort()).toEqual(['__proto__', 'constructor']);
+  });
+
   it("keeps a trigger draft's secrets sealed to the draft, and its published trigger runs with them", async () => {
     const secretsIn = (body: unknown) =>
       ['sk-draft-1', 'sk-draft-2', 'whsec-draft'].filter((s) => JSON.stringify(body).includes(s));

@@ -70,16 +70,16 @@ export function sealTriggerParams(
   bind: SealBinding,
   params: JsonObject,
 ): { params: JsonObject } | { errors: FieldError[] } {
-  const out: JsonObject = {};
+  const out: [string, JsonValue][] = [];
   const errors: FieldError[] = [];
   for (const [name, value] of Object.entries(params)) {
     if (isObject(value) && value['encrypt'] === true) {
       const envelope = ring.encrypt(JSON.stringify(value['value'] ?? null), bind(name));
-      out[name] = { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) };
+      out.push([name, { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) }]);
     } else if (isSealed(value)) {
       try {
         ring.decrypt(value.value, bind(name));
-        out[name] = { value: value.value, encrypted: true, keyVersion: KeyRing.versionOf(value.value) };
+        out.push([name, { value: value.value, encrypted: true, keyVersion: KeyRing.versionOf(value.value) }]);
       } catch {
         errors.push({
           field: `triggerMetadata.params.${name}`,
@@ -87,19 +87,21 @@ export function sealTriggerParams(
         });
       }
     } else {
-      out[name] = value;
+      out.push([name, value]);
     }
   }
-  return errors.length ? { errors } : { params: out };
+  // From entries: a parameter named `__proto__` is a key like any other, not the object's prototype.
+  return errors.length ? { errors } : { params: Object.fromEntries(out) };
 }
 
 /** The parameters as the function receives them in `triggerParams`: sealed ones opened. */
 export function openTriggerParams(ring: KeyRing, bind: SealBinding, params: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const [name, value] of Object.entries(params)) {
-    out[name] = isSealed(value) ? openSealed(ring, value.value, bind(name)) : value;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(params).map(([name, value]) => [
+      name,
+      isSealed(value) ? openSealed(ring, value.value, bind(name)) : value,
+    ]),
+  );
 }
 
 /**
@@ -108,11 +110,12 @@ export function openTriggerParams(ring: KeyRing, bind: SealBinding, params: Json
  * them for itself).
  */
 export function resendableParams(ring: KeyRing, bind: SealBinding, params: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const [name, value] of Object.entries(params)) {
-    out[name] = isSealed(value) ? { value: openSealed(ring, value.value, bind(name)), encrypt: true } : value;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(params).map(([name, value]) => [
+      name,
+      isSealed(value) ? { value: openSealed(ring, value.value, bind(name)), encrypt: true } : value,
+    ]),
+  );
 }
 
 /** A sealed signing secret as a request would send it again (`{value, encrypt: true}`); others as they are. */

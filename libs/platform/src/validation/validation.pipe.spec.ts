@@ -100,4 +100,11 @@ describe('the validation pipe’s details', () => {
     expect(Object.keys(value!.steps[0]!.params!)).toEqual(['__proto__', 'constructor']);
     expect(Object.getOwnPropertyDescriptor(value!.data, '__proto__')?.value).toEqual({ x: 1 });
   });
+
+  it('checks a copy: the body a service goes on reading keeps every key', async () => {
+    const raw = json('{"steps":[{"name":"a","params":{"__proto__":1,"constructor":2}}],"data":{"constructor":3}}');
+    const before = JSON.stringify(raw);
+    await checkBody(Nested, raw);
+    expect(JSON.stringify(raw)).toBe(before);
+  });
 });

@@ -113,7 +113,8 @@ export async function checkBody<T extends object>(
   raw: unknown,
 ): Promise<{ value: T; errors: [] } | { value: undefined; errors: FieldError[] }> {
   try {
-    const value = (await createValidationPipe().transform(raw, { type: 'body', metatype })) as T;
+    // A copy: Nest's pipe deletes `__proto__` and `constructor` keys in place, and the caller goes on reading `raw`.
+    const value = (await createValidationPipe().transform(copyJson(raw), { type: 'body', metatype })) as T;
     return { value, errors: [] };
   } catch (err) {
     if (err instanceof StrataException && Array.isArray(err.details)) {
