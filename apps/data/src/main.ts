@@ -1,7 +1,7 @@
-import { startTelemetry } from '@strata/telemetry';
+import { startTelemetry, telemetryFromEnv } from '@strata/telemetry';
 
 // Telemetry first, then the application through a dynamic import, so that http,
 // express and pg load after the instrumentation hook is registered.
-startTelemetry({ serviceName: 'strata-data', otlpEndpoint: process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] });
+startTelemetry(telemetryFromEnv('strata-data'));
 const { run } = await import('./run.js');
 await run();

@@ -1,5 +1,5 @@
-import { startTelemetry } from '@strata/telemetry';
+import { startTelemetry, telemetryFromEnv } from '@strata/telemetry';
 
-startTelemetry({ serviceName: 'strata-gateway', otlpEndpoint: process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] });
+startTelemetry(telemetryFromEnv('strata-gateway'));
 const { run } = await import('./run.js');
 await run();

@@ -1,2 +1,3 @@
 export * from './json-logger.js';
 export * from './start.js';
+export { metricsPortOf } from './metrics-endpoint.js';

@@ -96,6 +96,14 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
     return suspendedAt(this.known.get(workspace)?.record, this.clock.now());
   }
 
+  /** How many workspaces are suspended now (a gauge for operators: docs/runbooks.md, "Metrics"). */
+  suspendedCount(): number {
+    const now = this.clock.now();
+    let count = 0;
+    for (const { record } of this.known.values()) if (suspendedAt(record, now)) count++;
+    return count;
+  }
+
   /** Whether every run of the workspace is refused now (it is suspended), and why. */
   workspaceRefusal(workspace: string): RunRefusal | undefined {
     const until = this.suspendedUntil(workspace);

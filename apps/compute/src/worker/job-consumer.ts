@@ -58,7 +58,14 @@ export function parseComputeJob(payload: unknown): ComputeJob {
 @Injectable()
 export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('JobConsumer');
-  private readonly lanes: { messages: ConsumerMessages; loop: Promise<void>; inFlight: Set<Promise<void>> }[] = [];
+  private readonly lanes: {
+    lane: ComputeJobLane;
+    stream: string;
+    durable: string;
+    messages: ConsumerMessages;
+    loop: Promise<void>;
+    inFlight: Set<Promise<void>>;
+  }[] = [];
 
   constructor(
     private readonly nats: NatsConnectionHolder,
@@ -109,7 +116,18 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
         if (inFlight.size >= limit) await Promise.race(inFlight);
       }
     })();
-    return { messages, loop, inFlight };
+    return { lane, stream: stream.name, durable, messages, loop, inFlight };
+  }
+
+  /** Jobs of each lane that no worker holds yet (its consumer's `num_pending`), for the metrics. */
+  async pendingJobs(): Promise<{ lane: ComputeJobLane; pending: number }[]> {
+    const jsm = await jetstreamManager(await this.nats.get());
+    return Promise.all(
+      this.lanes.map(async ({ lane, stream, durable }) => ({
+        lane,
+        pending: (await jsm.consumers.info(stream, durable)).num_pending,
+      })),
+    );
   }
 
   /**

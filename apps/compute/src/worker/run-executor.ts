@@ -13,6 +13,7 @@ import {
   type SandboxRunner,
 } from '@strata/sandbox';
 import { ComputeConfig } from '../compute.config.js';
+import { ComputeMetrics } from '../metrics/compute-metrics.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { heldRun, queuedRun } from '../runs/carried-run.js';
 import type { RunEntity } from '../runs/run.entity.js';
@@ -208,6 +209,7 @@ export class RunExecutor {
     private readonly nats: NatsConnectionHolder,
     private readonly jobs: RunJobs,
     private readonly suspensions: WorkspaceSuspensions,
+    private readonly metrics: ComputeMetrics,
   ) {
     this.ring = keyRingOf(config);
   }
@@ -419,7 +421,9 @@ export class RunExecutor {
     // Suspended while the run waited for its isolate: none of its code runs (`stop` before user code).
     const refusal = new AbortController();
     let refusedAtStart: RunRefusal | undefined;
+    let startedAt: Date | undefined;
     const onStart = () => {
+      startedAt = this.clock.now();
       refusedAtStart = this.suspensions.refusal(scope.workspace, run.functionCodeHash);
       if (refusedAtStart) refusal.abort();
       options.onStart?.();
@@ -495,9 +499,15 @@ export class RunExecutor {
         await recorded?.().catch(() => undefined);
         onEnd(executed);
       }
-      if (deferred) return (await this.finishDeferred(scope, run, executed.outcome, deferred)) ? executed : undefined;
+      const ended = () => this.metrics.runEnded({ ...run, ...executed.outcome, startedAt });
+      if (deferred) {
+        if (!(await this.finishDeferred(scope, run, executed.outcome, deferred))) return undefined;
+        ended();
+        return executed;
+      }
       if (await this.finish(scope, run.id, executed.outcome, holder ?? WORKER_ID, recorded)) {
         this.announceEnd(scope, run, executed.outcome);
+        ended();
       }
       return executed;
     } finally {

@@ -38,6 +38,8 @@ import { EndpointsController } from '../endpoints/endpoints.controller.js';
 import { TriggerChanges } from '../triggers/trigger-changes.js';
 import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
+import { ComputeMetrics } from '../metrics/compute-metrics.js';
+import { WorkerMetrics } from './worker-metrics.js';
 
 /**
  * A sandbox worker: the job consumer, the executor and the engine, the record
@@ -87,6 +89,8 @@ export class WorkerModule {
         EndpointServer,
         EventRunServer,
         JobConsumer,
+        ComputeMetrics,
+        WorkerMetrics,
         TriggerChanges,
         TriggerLookups,
         EndpointCredentialsRepository,

@@ -1,0 +1,27 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import type { SandboxEngine } from '@strata/sandbox';
+import { ComputeMetrics } from '../metrics/compute-metrics.js';
+import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
+import { JobConsumer } from './job-consumer.js';
+import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provider.js';
+
+/** What a worker reports when its metrics are collected: its engines, the work queues, suspensions. */
+@Injectable()
+export class WorkerMetrics implements OnApplicationBootstrap {
+  constructor(
+    private readonly metrics: ComputeMetrics,
+    @Inject(SANDBOX_ENGINE) private readonly background: SandboxEngine,
+    @Inject(ENDPOINT_SANDBOX_ENGINE) private readonly endpoint: SandboxEngine,
+    private readonly suspensions: WorkspaceSuspensions,
+    private readonly jobs: JobConsumer,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.metrics.observeEngines([
+      { name: 'background', stats: () => this.background.stats() },
+      { name: 'endpoint', stats: () => this.endpoint.stats() },
+    ]);
+    this.metrics.observeSuspended(() => this.suspensions.suspendedCount());
+    this.metrics.observePendingJobs(() => this.jobs.pendingJobs());
+  }
+}
