@@ -7,6 +7,7 @@ import { DeliveriesController } from './deliveries/deliveries.controller.js';
 import { DeliveriesRepository } from './deliveries/deliveries.repository.js';
 import { DeliveriesService } from './deliveries/deliveries.service.js';
 import { DeliveryDispatcher } from './deliveries/delivery-dispatcher.js';
+import { DeliveryMetrics } from './deliveries/delivery-metrics.js';
 import { DeliveryStore } from './deliveries/delivery-store.repository.js';
 import { SubscriptionDeliveriesController } from './deliveries/subscription-deliveries.controller.js';
 import { SubscriptionHealthService } from './deliveries/subscription-health.service.js';
@@ -58,6 +59,7 @@ export class WebhooksAppModule {
         SubscriptionHealthService,
         DeliveryStore,
         DeliveryDispatcher,
+        DeliveryMetrics,
         ReceiverCircuits,
         RecordEventConsumer,
         DatabaseReadiness,

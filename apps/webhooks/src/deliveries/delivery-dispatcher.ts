@@ -5,6 +5,7 @@ import { ReceiverCircuits } from '../breaker/receiver-circuits.repository.js';
 import { ReceiverClient } from '../receivers/receiver-client.js';
 import { SubscriptionSecrets } from '../subscriptions/subscription-secrets.js';
 import { WebhooksConfig } from '../webhooks.config.js';
+import { DeliveryMetrics } from './delivery-metrics.js';
 import { DeliveryStore, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.repository.js';
 import { signedHeaders } from './signed-headers.js';
 
@@ -26,6 +27,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly circuits: ReceiverCircuits,
     private readonly secrets: SubscriptionSecrets,
     private readonly config: WebhooksConfig,
+    private readonly metrics: DeliveryMetrics,
   ) {
     this.task = new PeriodicTask('delivery dispatch', config.WEBHOOKS_DISPATCH_INTERVAL_MS, () => this.pass());
     this.client = new ReceiverClient({
@@ -37,6 +39,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
+    this.metrics.observeInFlight(() => this.inFlight.size);
     if (this.config.WEBHOOKS_DISPATCHER_ENABLED) this.task.start(0);
   }
 
@@ -81,10 +84,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     const { receiver } = breaker;
     try {
       const open = circuitOpen ?? (await this.circuits.openAmong([breaker])).has(breakerId(breaker));
-      await this.store.recordOutcome(
-        delivery,
-        open ? this.rejected(claim, receiver) : await this.send(claim, receiver),
-      );
+      const outcome = open ? this.rejected(claim, receiver) : await this.send(claim, receiver);
+      this.metrics.attempted(outcome);
+      await this.store.recordOutcome(delivery, outcome);
     } catch (err) {
       this.logger.error({ msg: 'attempt not recorded', deliveryId: delivery.id, err: String(err) });
     }
