@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { serviceDataSourceOptions } from '@strata/db';
 import { DatabaseReadiness, PlatformModule, type Clock } from '@strata/platform';
 import { ArrivalsService } from './arrivals/arrivals.service.js';
+import { InboundMetrics } from './metrics/inbound-metrics.js';
 import { ComputeLink } from './arrivals/compute-link.js';
 import { HttpTriggerController } from './arrivals/http-trigger.controller.js';
 import { ArrivalDispatcher } from './dispatch/arrival-dispatcher.js';
@@ -44,6 +45,7 @@ export class InboundAppModule {
         ComputeLink,
         ArrivalDispatcher,
         ArrivalsService,
+        InboundMetrics,
         InboundEventsService,
         InboundSweeps,
         DatabaseReadiness,

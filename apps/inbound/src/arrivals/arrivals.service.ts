@@ -12,6 +12,7 @@ import type { DispatchStatus, InboundEventEntity } from '../events/inbound-event
 import { InboundEventsRepository } from '../events/inbound-events.repository.js';
 import { InboundConfig } from '../inbound.config.js';
 import { ComputeLink } from './compute-link.js';
+import { InboundMetrics } from '../metrics/inbound-metrics.js';
 import { deliveryIdOf } from './delivery-id.js';
 
 /** A caller's correlation id is kept when it is printable and short; otherwise one is made. */
@@ -47,12 +48,16 @@ export class ArrivalsService {
     private readonly dispatcher: ArrivalDispatcher,
     private readonly clock: Clock,
     private readonly config: InboundConfig,
+    private readonly metrics: InboundMetrics,
   ) {
     this.ring = keyRingOf(config);
   }
 
   async receive(req: IncomingMessage, workspace: string, path: string): Promise<Accepted> {
-    const notFound = () => StrataException.notFound(`No http-trigger at /http-trigger/${path}.`);
+    const notFound = () => {
+      this.metrics.arrived('not_found', 'none');
+      return StrataException.notFound(`No http-trigger at /http-trigger/${path}.`);
+    };
     if (!isWorkspaceSlug(workspace)) throw notFound();
     if (!TRIGGER_PATH.test(path)) throw notFound();
     const body = await readRawBody(req, this.config.INBOUND_MAX_BODY_BYTES);
@@ -73,6 +78,7 @@ export class ArrivalsService {
       toleranceSeconds: this.config.INBOUND_SIGNATURE_TOLERANCE_S,
     });
     if (verdict.result === 'rejected' && !trigger.captureRejected) {
+      this.metrics.arrived('refused', 'rejected');
       throw new StrataException(ErrorCode.UNAUTHORIZED, `Invalid signature: ${verdict.reason ?? 'rejected'}`);
     }
 
@@ -115,6 +121,7 @@ export class ArrivalsService {
       deliveryId: verdict.result === 'verified' ? deliveryIdOf(verdict.scheme, req.headers['webhook-id']) : null,
     });
     // The same delivery again (a provider's retry, signed anew): answered as the first, and nothing runs twice.
+    this.metrics.arrived(stored ? 'stored' : 'duplicate', verdict.result);
     if (!stored) return acceptedAs(event);
     if (rejected) {
       throw new StrataException(

@@ -10,6 +10,7 @@ import { openArrival, type OpenedArrival } from '../events/arrival-seal.js';
 import type { InboundEventEntity } from '../events/inbound-event.entity.js';
 import { InboundEventsRepository, type DispatchChange } from '../events/inbound-events.repository.js';
 import { Coalescer } from '../batching/coalescer.js';
+import { InboundMetrics } from '../metrics/inbound-metrics.js';
 
 /** One arrival's dispatch, as it waits for its batch. */
 interface Dispatch {
@@ -51,6 +52,7 @@ export class ArrivalDispatcher {
     private readonly events: InboundEventsRepository,
     private readonly clock: Clock,
     config: InboundConfig,
+    private readonly metrics: InboundMetrics,
   ) {
     this.ring = keyRingOf(config);
     this.batches = new Coalescer((scope, ds) => this.send(scope, ds), {
@@ -121,10 +123,9 @@ export class ArrivalDispatcher {
       }),
     );
     const at = this.clock.now();
-    await this.events.recordDispatches(
-      scope,
-      ds.map((d, i) => ({ id: d.request.inboundEventId, change: changeOf(replies[i]!, at) })),
-    );
+    const changes = ds.map((d, i) => ({ id: d.request.inboundEventId, change: changeOf(replies[i]!, at) }));
+    await this.events.recordDispatches(scope, changes);
+    for (const { change } of changes) this.metrics.dispatched(change.status);
     return [...replies];
   }
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
-import { adminWorkspaceToken, startStack, type Stack } from '@strata/testkit';
+import { eventually } from '@strata/testing';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 import { Receivers } from './support/webhook-receiver.js';
 import { WEBHOOK_TEST_SETTINGS, createSubscription, workspaceApi, type WorkspaceApi } from './support/webhooks.js';
 
@@ -23,11 +24,13 @@ metrics.setGlobalMeterProvider(provider);
 let stack: Stack;
 let api: WorkspaceApi;
 const receivers = new Receivers();
-const ws = `webhook-metrics-${Date.now().toString(36)}`;
+const ws = `service-metrics-${Date.now().toString(36)}`;
+let token: string;
 
 beforeAll(async () => {
   stack = await startStack(WEBHOOK_TEST_SETTINGS);
-  api = workspaceApi(stack, ws, await adminWorkspaceToken(stack, ws));
+  token = await adminWorkspaceToken(stack, ws);
+  api = workspaceApi(stack, ws, token);
 });
 
 afterAll(async () => {
@@ -46,10 +49,15 @@ async function points(name: string): Promise<DataPoint<number | Histogram>[]> {
     .flatMap((metric) => metric.dataPoints as DataPoint<number | Histogram>[]);
 }
 
-async function attempts(outcome: string): Promise<number> {
-  const found = (await points('strata.webhooks.attempts')).filter((p) => p.attributes['outcome'] === outcome);
+/** The sum of a counter's points whose attributes include `attributes`. */
+async function counted(name: string, attributes: Record<string, string>): Promise<number> {
+  const found = (await points(name)).filter((p) =>
+    Object.entries(attributes).every(([key, value]) => p.attributes[key] === value),
+  );
   return found.reduce((sum, p) => sum + (p.value as number), 0);
 }
+
+const attempts = (outcome: string) => counted('strata.webhooks.attempts', { outcome });
 
 describe('webhook metrics', () => {
   it('counts attempts by outcome and times the ones sent, with none in flight after', async () => {
@@ -70,5 +78,49 @@ describe('webhook metrics', () => {
     ]);
     expect((await points('strata.webhooks.attempts.in_flight')).map((p) => p.value)).toEqual([0]);
     expect((await api('DELETE', `/webhook-subscriptions/${sub.id}`)).status).toBe(204);
+  });
+});
+
+describe('inbound metrics', () => {
+  it('counts arrivals by outcome and signature, and their dispatches by what compute answered', async () => {
+    const base = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+    const fn = await call('POST', `${base}/compute-functions`, {
+      token,
+      body: { name: 'on-arrival', code: 'async function run() { return { success: true }; }' },
+    });
+    expect(fn.status).toBe(201);
+    for (const [name, metadata] of [
+      ['open-door', {}],
+      ['signed-door', { validateSignature: true, signingSecret: 'door-secret' }],
+    ] as const) {
+      const created = await call('POST', `${base}/function-triggers`, {
+        token,
+        body: {
+          name,
+          functionId: fn.body.id,
+          executionType: 'http-trigger',
+          triggerMetadata: { path: name, ...metadata },
+        },
+      });
+      expect(created.status).toBe(201);
+    }
+    const send = (path: string, headers: Record<string, string> = {}) =>
+      call('POST', `${base}/http-trigger/${path}`, {
+        body: '{"n":1}',
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+    expect((await send('open-door')).status).toBe(202);
+    expect((await send('open-door')).status).toBe(202);
+    expect((await send('signed-door', { 'x-signature': 'bad' })).status).toBe(401);
+    expect((await send('no-door')).status).toBe(404);
+
+    expect(await counted('strata.inbound.arrivals', { outcome: 'stored', signature: 'unsigned' })).toBe(2);
+    expect(await counted('strata.inbound.arrivals', { outcome: 'refused', signature: 'rejected' })).toBe(1);
+    expect(await counted('strata.inbound.arrivals', { outcome: 'not_found', signature: 'none' })).toBe(1);
+    // Dispatched after the 202, in the background.
+    await eventually(
+      async () => ((await counted('strata.inbound.dispatches', { status: 'dispatched' })) === 2 ? true : undefined),
+      20_000,
+    );
   });
 });
