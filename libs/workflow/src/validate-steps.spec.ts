@@ -181,5 +181,8 @@ describe('validateSteps', () => {
       { index: 4, functionId: FN },
     ]);
     expect(computeStepFunctionIds({ not: 'a list' })).toEqual([]);
+    const tooMany = Array.from({ length: 101 }, (_, i) => ({ id: `s${i}`, type: 'compute', functionId: FN }));
+    expect(computeStepFunctionIds(tooMany)).toEqual([]);
+    expect(computeStepFunctionIds(tooMany.slice(0, 100))).toHaveLength(100);
   });
 });

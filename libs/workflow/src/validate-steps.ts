@@ -135,9 +135,11 @@ export function validateSteps(raw: unknown): { steps: Step[] } | { errors: StepP
  * The function ids of the well-formed compute steps of `raw` steps (lower
  * case), by index: what the caller looks up, also when other parts of the
  * steps have problems, so that an unknown function is reported with them.
+ * None for more than MAX_STEPS steps (at most 100 ids go to compute).
  */
 export function computeStepFunctionIds(raw: unknown): { index: number; functionId: string }[] {
-  if (!Array.isArray(raw)) return [];
+  // More steps than an orchestration may have is the one problem reported: nothing is looked up.
+  if (!Array.isArray(raw) || raw.length > MAX_STEPS) return [];
   return raw.flatMap((s: unknown, index) => {
     if (!isObject(s) || own(s, 'type') !== 'compute') return [];
     const functionId = own(s, 'functionId');

@@ -3,26 +3,27 @@ import type { FieldError } from '@strata/contracts';
 import { copyJson } from './free-form.js';
 
 /**
- * Keys Nest's pipe deletes from a body before class-validator sees it, so
- * that `forbidNonWhitelisted` never reports them: `{"name": "x",
- * "__proto__": 1}` would pass as `{"name": "x"}`. In a free-form value (a
- * record's `data`) they are ordinary keys, kept by `restoreFreeForm`; in an
- * object a DTO describes they are unknown fields like any other.
+ * Keys that never reach the unknown-field check: Nest's pipe deletes
+ * `__proto__`, `constructor` and `prototype` from a body before class-validator
+ * sees it, and class-transformer leaves out every key that names a member of
+ * `Object.prototype` (`toString`, `valueOf`, `hasOwnProperty`, …). So
+ * `{"name": "x", "toString": 1}` would pass as `{"name": "x"}`. In a free-form
+ * value (a record's `data`) they are ordinary keys, kept by `restoreFreeForm`;
+ * in an object a DTO describes they are unknown fields like any other.
  */
-const DROPPED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
+const DROPPED_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+/** Keys never handed to class-transformer, not even for the probe below. */
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 type Path = readonly (string | number)[];
 
-/** Where the raw body has a key the pipe drops: the path of the object holding it, and the key. */
-function droppedKeyPaths(value: unknown, at: Path = []): { holder: Path; key: string }[] {
-  if (typeof value !== 'object' || value === null) return [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => droppedKeyPaths(item, [...at, i]));
-  const found: { holder: Path; key: string }[] = [];
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    if (DROPPED_KEYS.has(key)) found.push({ holder: at, key });
-    else found.push(...droppedKeyPaths(item, [...at, key]));
-  }
-  return found;
+function hasDroppedKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasDroppedKey);
+  return Object.entries(value as Record<string, unknown>).some(
+    ([key, item]) => DROPPED_KEYS.has(key) || hasDroppedKey(item),
+  );
 }
 
 function isDto(value: unknown): boolean {
@@ -31,42 +32,50 @@ function isDto(value: unknown): boolean {
   return proto !== Object.prototype && proto !== null;
 }
 
-function fieldOf(holder: Path, key: string): string {
-  return [...holder, key].reduce<string>(
+function fieldOf(at: Path, key: string): string {
+  return [...at, key].reduce<string>(
     (path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part),
     '',
   );
 }
 
+/** Walks the raw body beside its DTO instance; reports the dropped keys of each object a DTO describes. */
+function walk(raw: unknown, instance: unknown, at: Path, errors: FieldError[]): void {
+  if (Array.isArray(raw)) {
+    if (Array.isArray(instance)) raw.forEach((item, i) => walk(item, instance[i], [...at, i], errors));
+    return;
+  }
+  if (typeof raw !== 'object' || raw === null || !isDto(instance)) return;
+  const target = instance as Record<string, unknown>;
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (DROPPED_KEYS.has(key)) errors.push({ field: fieldOf(at, key), message: `property ${key} should not exist` });
+    else if (Object.hasOwn(target, key)) walk(value, target[key], [...at, key], errors);
+  }
+}
+
 /**
  * The unknown-field errors for the dropped keys of `raw` (a body, before the
- * pipe) that sit in an object `metatype` describes, as class-validator words
- * its own (`property __proto__ should not exist`). Costs nothing for a body
- * without such keys; otherwise the body is transformed once more to tell
+ * pipe) that sit in an object `metatype` describes, worded as class-validator
+ * words its own (`property toString should not exist`). Costs nothing for a
+ * body without such keys; otherwise the body is transformed once more to tell
  * DTO objects from free-form ones.
  */
 export function droppedKeyErrors(metatype: new () => object, raw: unknown): FieldError[] {
-  const paths = droppedKeyPaths(raw);
-  if (paths.length === 0) return [];
-  const probe: unknown = plainToInstance(metatype, withoutDroppedKeys(raw), { enableImplicitConversion: false });
-  return paths
-    .filter(({ holder }) => isDto(holder.reduce<unknown>((node, part) => at(node, part), probe)))
-    .map(({ holder, key }) => ({ field: fieldOf(holder, key), message: `property ${key} should not exist` }));
+  if (!hasDroppedKey(raw)) return [];
+  const probe: unknown = plainToInstance(metatype, withoutUnsafeKeys(raw), { enableImplicitConversion: false });
+  const errors: FieldError[] = [];
+  walk(raw, probe, [], errors);
+  return errors;
 }
 
-function at(node: unknown, part: string | number): unknown {
-  if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part)) return undefined;
-  return (node as Record<string | number, unknown>)[part];
-}
-
-/** A copy without the dropped keys, as the pipe would see it (class-transformer skips them anyway). */
-function withoutDroppedKeys(value: unknown): unknown {
+/** A copy without the keys that could reach a prototype, as the pipe would see it. */
+function withoutUnsafeKeys(value: unknown): unknown {
   const copy = copyJson(value);
   const strip = (node: unknown): void => {
     if (typeof node !== 'object' || node === null) return;
     if (Array.isArray(node)) return node.forEach(strip);
     for (const key of Object.keys(node)) {
-      if (DROPPED_KEYS.has(key)) delete (node as Record<string, unknown>)[key];
+      if (UNSAFE_KEYS.has(key)) delete (node as Record<string, unknown>)[key];
       else strip((node as Record<string, unknown>)[key]);
     }
   };

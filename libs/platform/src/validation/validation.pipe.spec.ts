@@ -88,16 +88,27 @@ describe('the validation pipe’s details', () => {
     expect(errors).toHaveLength(4);
     const alone = await checkBody(Probe, json('{"domain":"a","__proto__":{"polluted":true}}'));
     expect(alone.errors).toEqual([{ field: '__proto__', message: 'property __proto__ should not exist' }]);
+    // Every name of Object.prototype's, and prototype, which Nest's pipe deletes too.
+    for (const key of ['prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__']) {
+      const named = await checkBody(Nested, json(`{"steps":[{"name":"a","${key}":1}],"${key}":2}`));
+      expect(named.errors).toEqual([
+        { field: `steps[0].${key}`, message: `property ${key} should not exist` },
+        { field: key, message: `property ${key} should not exist` },
+      ]);
+    }
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
   it('keeps __proto__ and constructor as keys of free-form values', async () => {
     const { value, errors } = await checkBody(
       Nested,
-      json('{"steps":[{"name":"a","params":{"__proto__":1,"constructor":2}}],"data":{"__proto__":{"x":1}}}'),
+      json(
+        '{"steps":[{"name":"a","params":{"__proto__":1,"constructor":2,"toString":3}}],"data":{"__proto__":{"x":1},"prototype":4}}',
+      ),
     );
     expect(errors).toEqual([]);
-    expect(Object.keys(value!.steps[0]!.params!)).toEqual(['__proto__', 'constructor']);
+    expect(Object.keys(value!.steps[0]!.params!)).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(Object.keys(value!.data!)).toEqual(['__proto__', 'prototype']);
     expect(Object.getOwnPropertyDescriptor(value!.data, '__proto__')?.value).toEqual({ x: 1 });
   });
 

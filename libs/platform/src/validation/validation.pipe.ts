@@ -57,7 +57,7 @@ class StrataValidationPipe extends ValidationPipe {
       throw StrataException.validation([BODY_NOT_OBJECT]);
     }
     const original = metadata.type === 'body' ? copyJson(value) : undefined;
-    // `__proto__` and `constructor` are deleted by Nest's pipe before the unknown-field check sees them.
+    // Keys such as `__proto__` and `toString` never reach the unknown-field check (dropped-keys.ts).
     const dropped =
       original !== undefined && metadata.metatype && this.toValidate(metadata)
         ? droppedKeyErrors(metadata.metatype as new () => object, original)
@@ -67,7 +67,8 @@ class StrataValidationPipe extends ValidationPipe {
       result = await super.transform(value, metadata);
     } catch (err) {
       if (dropped.length > 0 && err instanceof StrataException && Array.isArray(err.details)) {
-        throw StrataException.validation([...err.details, ...dropped], err.message);
+        const named = new Set(err.details.map((d) => d.field));
+        throw StrataException.validation([...err.details, ...dropped.filter((d) => !named.has(d.field))], err.message);
       }
       throw err;
     }
