@@ -77,6 +77,18 @@ describe('webhook metrics', () => {
       ['success', 1],
     ]);
     expect((await points('strata.webhooks.attempts.in_flight')).map((p) => p.value)).toEqual([0]);
+
+    // An attempt whose receiver does not answer is in flight until the receiver goes away.
+    hook.reply = () => 'hang';
+    const hanging = api('POST', `/webhook-subscriptions/${sub.id}/test`, { event: 'record_created', payload: {} });
+    await eventually(async () => {
+      const inFlight = (await points('strata.webhooks.attempts.in_flight')).map((p) => p.value);
+      return inFlight[0] === 1 ? true : undefined;
+    }, 20_000);
+    await hook.stop();
+    expect((await hanging).body).toMatchObject({ status: 'retrying' });
+    expect((await points('strata.webhooks.attempts.in_flight')).map((p) => p.value)).toEqual([0]);
+    expect(await attempts('failure')).toBe(2);
     expect((await api('DELETE', `/webhook-subscriptions/${sub.id}`)).status).toBe(204);
   });
 });

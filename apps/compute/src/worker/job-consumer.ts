@@ -11,6 +11,7 @@ import {
   jetstream,
   jetstreamManager,
   type ConsumerMessages,
+  type JetStreamManager,
   type JsMsg,
 } from '@nats-io/jetstream';
 import { ANY_UUID, computeJobsStream, isWorkspaceSlug, type ComputeJob, type ComputeJobLane } from '@strata/contracts';
@@ -58,6 +59,8 @@ export function parseComputeJob(payload: unknown): ComputeJob {
 @Injectable()
 export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('JobConsumer');
+  /** JetStream's manager for the metrics' reads of the queues, made at the first. */
+  private manager: Promise<JetStreamManager> | undefined;
   private readonly lanes: {
     lane: ComputeJobLane;
     stream: string;
@@ -121,7 +124,11 @@ export class JobConsumer implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** Jobs of each lane that no worker holds yet (its consumer's `num_pending`), for the metrics. */
   async pendingJobs(): Promise<{ lane: ComputeJobLane; pending: number }[]> {
-    const jsm = await jetstreamManager(await this.nats.get());
+    this.manager ??= this.nats.get().then((nc) => jetstreamManager(nc));
+    const jsm = await this.manager.catch((err: unknown) => {
+      this.manager = undefined; // asked again at the next collection
+      throw err;
+    });
     return Promise.all(
       this.lanes.map(async ({ lane, stream, durable }) => ({
         lane,

@@ -124,8 +124,8 @@ export class ArrivalDispatcher {
     );
     const at = this.clock.now();
     const changes = ds.map((d, i) => ({ id: d.request.inboundEventId, change: changeOf(replies[i]!, at) }));
-    await this.events.recordDispatches(scope, changes);
-    for (const { change } of changes) this.metrics.dispatched(change.status);
+    // Counted as written: an arrival the sweep dispatches again, or that another dispatch moved first, is not counted twice.
+    for (const { status } of await this.events.recordDispatches(scope, changes)) this.metrics.dispatched(status);
     return [...replies];
   }
 }

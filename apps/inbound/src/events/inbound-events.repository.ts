@@ -164,13 +164,14 @@ export class InboundEventsRepository {
    * only forward: `received` to anything, `queued` to `dispatched` or dropped.
    * An arrival whose dispatch ended leaves the sweep's list in the same statement.
    * No column written here is indexed: the update is HOT (migration 1765000000002).
+   * Answers the arrivals it moved, with their new status.
    */
   async recordDispatches(
     scope: WorkspaceScope,
     changes: readonly { readonly id: string; readonly change: DispatchChange }[],
-  ): Promise<void> {
-    if (changes.length === 0) return;
-    await this.db.query(
+  ): Promise<{ id: string; status: Exclude<DispatchStatus, 'received'> }[]> {
+    if (changes.length === 0) return [];
+    const rows: { id: string; dispatch_status: Exclude<DispatchStatus, 'received'> }[] = await this.db.query(
       `WITH changed AS (
          UPDATE inbound.inbound_events e
             SET dispatch_status = u.status,
@@ -182,9 +183,11 @@ export class InboundEventsRepository {
                 AS u(id, status, run_id, job_id, error, at)
           WHERE e.workspace_slug = $1 AND e.id = u.id
             AND (e.dispatch_status = 'received' OR (e.dispatch_status = 'queued' AND u.status <> 'queued'))
-         RETURNING e.id, e.dispatch_status)
-       DELETE FROM inbound.undispatched_events x USING changed c
-        WHERE x.workspace_slug = $1 AND x.id = c.id AND c.dispatch_status NOT IN ${UNDISPATCHED}`,
+         RETURNING e.id, e.dispatch_status),
+       cleared AS (
+         DELETE FROM inbound.undispatched_events x USING changed c
+          WHERE x.workspace_slug = $1 AND x.id = c.id AND c.dispatch_status NOT IN ${UNDISPATCHED})
+       SELECT id, dispatch_status FROM changed`,
       [
         scope.workspace,
         changes.map((c) => c.id),
@@ -195,6 +198,7 @@ export class InboundEventsRepository {
         changes.map((c) => c.change.at),
       ],
     );
+    return rows.map((row) => ({ id: row.id, status: row.dispatch_status }));
   }
 
   /** Ids of the arrivals a bulk replay takes: matching, not rejected, oldest first. */

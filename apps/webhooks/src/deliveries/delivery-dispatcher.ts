@@ -21,6 +21,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private readonly task: PeriodicTask;
   private readonly client: ReceiverClient;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts under way, the dispatcher's and the test deliveries' (`attempt` called directly). */
+  private attempting = 0;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -39,7 +41,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    this.metrics.observeInFlight(() => this.inFlight.size);
+    this.metrics.observeInFlight(() => this.attempting);
     if (this.config.WEBHOOKS_DISPATCHER_ENABLED) this.task.start(0);
   }
 
@@ -82,6 +84,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     const { delivery } = claim;
     const breaker = breakerOf(delivery.workspace_slug, claim.url);
     const { receiver } = breaker;
+    this.attempting++;
     try {
       const open = circuitOpen ?? (await this.circuits.openAmong([breaker])).has(breakerId(breaker));
       const outcome = open ? this.rejected(claim, receiver) : await this.send(claim, receiver);
@@ -89,6 +92,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       await this.store.recordOutcome(delivery, outcome);
     } catch (err) {
       this.logger.error({ msg: 'attempt not recorded', deliveryId: delivery.id, err: String(err) });
+    } finally {
+      this.attempting--;
     }
   }
 
