@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { eventually } from '@strata/testing';
@@ -28,7 +29,8 @@ const ws = `service-metrics-${Date.now().toString(36)}`;
 let token: string;
 
 beforeAll(async () => {
-  stack = await startStack(WEBHOOK_TEST_SETTINGS);
+  // No orchestration engine: the runs of the orchestration test stay where it puts them.
+  stack = await startStack({ ...WEBHOOK_TEST_SETTINGS, ORCHESTRATION_ENGINE_ENABLED: 'false' });
   token = await adminWorkspaceToken(stack, ws);
   api = workspaceApi(stack, ws, token);
 });
@@ -134,5 +136,46 @@ describe('inbound metrics', () => {
       async () => ((await counted('strata.inbound.dispatches', { status: 'dispatched' })) === 2 ? true : undefined),
       20_000,
     );
+  });
+});
+
+describe('orchestration metrics', () => {
+  /** The gauge's value for `status` (0 is observed for a status with no run). */
+  const gauge = async (name: string, status: string) =>
+    (await points(name)).find((p) => p.attributes['status'] === status)?.value as number | undefined;
+
+  it('reports the runs not ended by status, and those overdue', async () => {
+    const obase = `${stack.baseUrl}/orchestration/ws/${ws}/api/v1`;
+    const made = await call('POST', `${obase}/orchestrations`, {
+      token,
+      body: {
+        slug: 'waits',
+        name: 'Waits',
+        status: 'active',
+        trigger: { type: 'on-demand' },
+        steps: [{ id: 'pause', type: 'delay', delayMs: 1000 }],
+      },
+    });
+    expect(made.status).toBe(201);
+    expect(await gauge('strata.orchestration.runs.open', 'pending')).toBe(0);
+    const runs: string[] = [];
+    for (const _ of [1, 2]) {
+      const started = await call('POST', `${obase}/orchestrations/${made.body.id}/runs`, { token, body: {} });
+      expect(started.body).toMatchObject({ status: 'pending' });
+      runs.push(started.body.id as string);
+    }
+    expect(await gauge('strata.orchestration.runs.open', 'pending')).toBe(2);
+    expect(await gauge('strata.orchestration.runs.open', 'running')).toBe(0);
+    expect(await gauge('strata.orchestration.runs.overdue', 'pending')).toBe(0);
+    // Due two minutes ago, set underneath the API: with no engine in this stack, nothing moves it.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await db.query(`UPDATE orchestration.runs SET due_at = now() - interval '2 minutes' WHERE id = $1`, [runs[0]]);
+    } finally {
+      await db.end();
+    }
+    expect(await gauge('strata.orchestration.runs.overdue', 'pending')).toBe(1);
+    expect(await gauge('strata.orchestration.runs.open', 'pending')).toBe(2);
   });
 });

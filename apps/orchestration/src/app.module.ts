@@ -15,6 +15,7 @@ import { TemporalEngine } from './temporal/temporal-engine.js';
 import { RunRetention } from './runs/run-retention.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
+import { OrchestrationMetrics } from './metrics/orchestration-metrics.js';
 import { RunsService } from './runs/runs.service.js';
 import { WebhookRuns } from './webhooks/webhook-runs.service.js';
 import { WebhooksController } from './webhooks/webhooks.controller.js';
@@ -59,6 +60,7 @@ export class OrchestrationAppModule {
         ComputeRuns,
         FunctionRunEnds,
         RunsRepository,
+        OrchestrationMetrics,
         engine,
         { provide: RunEngine, useExisting: engine },
         RunActivities,

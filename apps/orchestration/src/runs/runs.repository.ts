@@ -186,6 +186,21 @@ export class RunsRepository {
     return row;
   }
 
+  /**
+   * System-wide, for the metrics: the runs not ended, per status, and how many
+   * of them were due before `overdueBefore` (read through the index of due runs).
+   */
+  async openCounts(overdueBefore: Date): Promise<{ status: OpenRunStatus; open: number; overdue: number }[]> {
+    const rows = rowsOf<{ status: OpenRunStatus; open: string; overdue: string }>(
+      await this.db.query(
+        `SELECT status, count(*) AS open, count(*) FILTER (WHERE due_at < $1) AS overdue
+           FROM orchestration.runs WHERE status IN ('pending', 'running', 'waiting') GROUP BY status`,
+        [overdueBefore],
+      ),
+    );
+    return rows.map((r) => ({ status: r.status, open: Number(r.open), overdue: Number(r.overdue) }));
+  }
+
   /** System-wide, for retention: deletes up to `limit` finished runs whose ttlExpiresAt passed (steps with them). */
   async deleteExpired(now: Date, limit: number): Promise<number> {
     const rows = rowsOf<{ id: string }>(
@@ -312,3 +327,6 @@ export class RunsRepository {
     );
   }
 }
+
+/** The statuses of a run that has not ended. */
+export type OpenRunStatus = 'pending' | 'running' | 'waiting';
