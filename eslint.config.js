@@ -139,7 +139,15 @@ export default tseslint.config(
   },
   // Tests may use loose typing on parsed HTTP bodies.
   {
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'e2e/**/*.ts', 'bench/**/*.ts', 'testkit/**/*.ts'],
+    files: [
+      '**/*.spec.ts',
+      '**/*.int-spec.ts',
+      '**/*.e2e-spec.ts',
+      'e2e/**/*.ts',
+      'bench/**/*.ts',
+      'testkit/**/*.ts',
+      'deploy/test/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

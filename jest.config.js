@@ -37,6 +37,7 @@ export default {
     '<rootDir>/{apps,libs}/*/src/**/*.spec.ts',
     '<rootDir>/{apps,libs}/*/test/**/*.int-spec.ts',
     '<rootDir>/e2e/**/*.e2e-spec.ts',
+    '<rootDir>/deploy/test/**/*.spec.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 60_000,

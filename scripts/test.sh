@@ -19,6 +19,8 @@ trap 'status=$?; if [ "$summarised" = false ]; then echo "0 passed, 1 failed"; [
 
 # shellcheck source=prepare.sh
 . scripts/prepare.sh
+# shellcheck source=chart-tools.sh
+. scripts/chart-tools.sh
 
 failed_steps=()
 step() { # name command...

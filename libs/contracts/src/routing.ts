@@ -1,6 +1,7 @@
 /**
- * The one routing table of the public entry points. The local gateway routes
- * with it and the Helm chart renders its Ingress from it, so both agree.
+ * The one routing table of the public entry points. The gateway routes with it,
+ * under `npm start` and in a cluster, where the Helm chart's Ingress sends
+ * `{base_url}` to the gateway (docs/deployment.md, "Routing").
  *
  * `{base_url}` paths carry the service prefix; `{auth_url}` is a host of its own.
  */

@@ -1,0 +1,234 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Job } from 'kubernetes-models/batch/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { DEFAULT_PORTS } from '@strata/contracts';
+import { CHART, CREDENTIALS, ROOT, find, render, type K8sObject } from './chart.js';
+
+/** Every app the chart deploys: the routing table's services and the gateway. */
+const APPS = Object.keys(DEFAULT_PORTS);
+
+/** The validating model of each kind the chart makes (kubernetes-models: the API's own schemas). */
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  'apps/v1/Deployment': Deployment,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'batch/v1/Job': Job,
+  'networking.k8s.io/v1/Ingress': Ingress,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+};
+
+const container = (deployment: K8sObject) => deployment.spec.template.spec.containers[0];
+const envNames = (c: { env?: { name: string }[] }) => (c.env ?? []).map((e) => e.name);
+
+describe('the Helm chart', () => {
+  const objects = render(CREDENTIALS);
+
+  it('renders objects the Kubernetes API schemas accept, each name once', () => {
+    for (const object of objects) {
+      const model = MODELS[`${object.apiVersion}/${object.kind}`];
+      if (!model) throw new Error(`no model for ${object.apiVersion} ${object.kind}`);
+      expect(() => new model(object).validate()).not.toThrow();
+    }
+    const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(new Set(names).size).toBe(names.length);
+    expect(objects.length).toBeGreaterThan(APPS.length * 4);
+  });
+
+  it('gives every app a Deployment, Service, disruption budget and network policy on its port', () => {
+    for (const app of APPS) {
+      const name = `strata-${app}`;
+      const deployment = find(objects, 'Deployment', name);
+      const port = DEFAULT_PORTS[app as keyof typeof DEFAULT_PORTS];
+      expect(container(deployment).ports).toEqual([
+        { name: 'http', containerPort: port },
+        { name: 'metrics', containerPort: 9464 },
+      ]);
+      const selector = deployment.spec.selector.matchLabels;
+      expect(selector).toEqual({ 'app.kubernetes.io/name': name, 'app.kubernetes.io/instance': 'strata' });
+      expect(deployment.spec.template.metadata.labels).toMatchObject(selector);
+      expect(find(objects, 'Service', name).spec.selector).toEqual(selector);
+      expect(find(objects, 'Service', name).spec.ports.map((p: { port: number }) => p.port)).toEqual([port, 9464]);
+      expect(find(objects, 'PodDisruptionBudget', name).spec).toEqual({
+        maxUnavailable: 1,
+        selector: { matchLabels: selector },
+      });
+      expect(find(objects, 'NetworkPolicy', name).spec.podSelector.matchLabels).toEqual(selector);
+    }
+  });
+
+  it('runs each app as its image says, probed on /healthz and /readyz, unprivileged', () => {
+    for (const app of APPS) {
+      const c = container(find(objects, 'Deployment', `strata-${app}`));
+      const image = app === 'compute-worker' ? 'compute' : app;
+      expect(c.image).toBe(`ghcr.io/strata/strata-${image}:0.1.0`);
+      expect(c.args).toContain('dist/main.js');
+      // isolated-vm needs Node without its startup snapshot, in the API (code checks) and the workers.
+      expect(c.args.includes('--no-node-snapshot')).toBe(app === 'compute' || app === 'compute-worker');
+      expect(c.args.includes('worker')).toBe(app === 'compute-worker');
+      expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(c.readinessProbe.httpGet.path).toBe(app === 'gateway' ? '/healthz' : '/readyz');
+      expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    }
+    const worker = find(objects, 'Deployment', 'strata-compute-worker');
+    // COMPUTE_WORKER_STOP_MS (45 s) of draining fits in the grace period.
+    expect(worker.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(45);
+    expect(container(worker).env).toContainEqual({ name: 'COMPUTE_WORKER_ISOLATES', value: '4' });
+  });
+
+  it('routes {base_url} to the gateway, which applies the routing table, and {auth_url} to auth', () => {
+    const rules = find(objects, 'Ingress', 'strata').spec.rules;
+    expect(rules.map((r: any) => [r.host, r.http.paths[0].path, r.http.paths[0].backend.service.name])).toEqual([
+      ['api.strata.example.com', '/', 'strata-gateway'],
+      ['auth.strata.example.com', '/', 'strata-auth'],
+    ]);
+    const env = find(objects, 'ConfigMap', 'strata-env').data!;
+    expect(env['AUTH_ISSUER']).toBe('https://auth.strata.example.com/oidc');
+    expect(env['AUTH_INTERNAL_URL']).toBe('http://strata-auth:8081');
+    const gateway = container(find(objects, 'Deployment', 'strata-gateway'));
+    expect(gateway.env).toContainEqual({
+      name: 'COMPUTE_WORKER_SERVICE_URL',
+      value: 'http://strata-compute-worker:8087',
+    });
+  });
+
+  it("migrates every schema in npm start's order, as a hook after the Secret and ConfigMap it reads", () => {
+    const job = find(objects, 'Job', 'strata-migrate');
+    const start = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8');
+    const order = [...start.matchAll(/node apps\/([a-z-]+)\/dist\/main\.js migrate/g)].map((m) => m[1]);
+    expect(order).toHaveLength(6);
+    const init = job.spec.template.spec.initContainers;
+    expect(init.map((c: { name: string }) => c.name)).toEqual(order.map((app) => `migrate-${app}`));
+    for (const c of init) expect(c.args).toEqual(['dist/main.js', 'migrate']);
+    expect(job.metadata.annotations).toMatchObject({
+      'helm.sh/hook': 'pre-install,pre-upgrade',
+      'helm.sh/hook-weight': '0',
+    });
+    for (const kind of ['Secret', 'ConfigMap']) {
+      const read = objects.find((o) => o.kind === kind)!;
+      expect(read.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+      expect(Number(read.metadata.annotations!['helm.sh/hook-weight'])).toBeLessThan(0);
+    }
+  });
+
+  it('keeps the credentials in the Secret only, and uses an existing Secret when named', () => {
+    const secret = find(objects, 'Secret', 'strata-secrets');
+    expect(secret.stringData).toEqual({
+      DATABASE_URL: CREDENTIALS.database.url,
+      STRATA_ENCRYPTION_KEYS: CREDENTIALS.secrets.encryptionKeys,
+      STRATA_FUNCTIONS_PRINCIPAL_KEY: CREDENTIALS.secrets.functionsPrincipalKey,
+      STRATA_ADMIN_EMAIL: CREDENTIALS.secrets.adminEmail,
+      STRATA_ADMIN_PASSWORD: CREDENTIALS.secrets.adminPassword,
+    });
+    const elsewhere = JSON.stringify(objects.filter((o) => o.kind !== 'Secret'));
+    for (const value of [
+      'db-password-123',
+      CREDENTIALS.secrets.encryptionKeys,
+      'principal-key-456',
+      'admin-password-789',
+    ]) {
+      expect(elsewhere).not.toContain(value);
+    }
+    const auth = container(find(objects, 'Deployment', 'strata-auth'));
+    expect(auth.env).toContainEqual({
+      name: 'STRATA_ADMIN_PASSWORD',
+      valueFrom: { secretKeyRef: { name: 'strata-secrets', key: 'STRATA_ADMIN_PASSWORD' } },
+    });
+    // Only auth reads the administrator's credentials; only auth and compute the principal key.
+    for (const app of APPS) {
+      const names = envNames(container(find(objects, 'Deployment', `strata-${app}`)));
+      expect(names.includes('STRATA_ADMIN_PASSWORD')).toBe(app === 'auth');
+      expect(names.includes('STRATA_FUNCTIONS_PRINCIPAL_KEY')).toBe(
+        ['auth', 'compute', 'compute-worker'].includes(app),
+      );
+    }
+
+    const external = render({ existingSecret: 'platform-credentials' });
+    expect(external.filter((o) => o.kind === 'Secret')).toEqual([]);
+    const refs = JSON.stringify(external).match(/"secretKeyRef":\{"name":"[^"]+"/g) ?? [];
+    expect(refs.length).toBeGreaterThan(0);
+    expect(new Set(refs)).toEqual(new Set(['"secretKeyRef":{"name":"platform-credentials"']));
+  });
+
+  it('refuses to render without credentials or an existing Secret, naming the value', () => {
+    expect(() => render({})).toThrow('database.url is required (or existingSecret)');
+    expect(() => render({ ...CREDENTIALS, secrets: { ...CREDENTIALS.secrets, encryptionKeys: '' } })).toThrow(
+      'secrets.encryptionKeys is required (or existingSecret)',
+    );
+  });
+
+  it('sets only settings the services document (docs/configuration.md)', () => {
+    const documented = new Set(
+      [...readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8').matchAll(/^\| ([A-Z0-9_ /…]+) \|/gm)].flatMap((m) =>
+        m[1]!.split(/ \/ | … /).map((name) => name.trim()),
+      ),
+    );
+    const expanded = (name: string) =>
+      documented.has(name) ||
+      // "RATE_LIMIT_READ_PER_MINUTE / WRITE / …" and "AUTH_SERVICE_URL … INBOUND_SERVICE_URL" rows.
+      /^(AUTH|DATA|COMPUTE|ORCHESTRATION|WEBHOOKS|INBOUND)_SERVICE_URL$/.test(name);
+    const set = new Set<string>(Object.keys(find(objects, 'ConfigMap', 'strata-env').data!));
+    for (const app of APPS)
+      for (const name of envNames(container(find(objects, 'Deployment', `strata-${app}`)))) set.add(name);
+    const unknown = [...set].filter((name) => !expanded(name));
+    expect(unknown).toEqual([]);
+  });
+
+  it('makes a ServiceMonitor per app only when asked and the Prometheus Operator is installed', () => {
+    const asked = { ...CREDENTIALS, metrics: { serviceMonitor: { enabled: true } } };
+    expect(render(asked).filter((o) => o.kind === 'ServiceMonitor')).toEqual([]);
+    const monitors = render(asked, { apiVersions: ['monitoring.coreos.com/v1'] }).filter(
+      (o) => o.kind === 'ServiceMonitor',
+    );
+    expect(monitors.map((m) => m.metadata.name).sort()).toEqual(APPS.map((app) => `strata-${app}`).sort());
+    expect(monitors[0]!.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+  });
+
+  it('leaves replicas to the autoscaler where one is enabled', () => {
+    for (const app of APPS) {
+      const deployment = find(objects, 'Deployment', `strata-${app}`);
+      const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === `strata-${app}`);
+      expect(deployment.spec.replicas === undefined).toBe(hpa !== undefined);
+    }
+  });
+});
+
+describe("the chart's values.schema.json", () => {
+  const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8'));
+  const defaults = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8'));
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+
+  it('accepts values.yaml as it is, with credentials', () => {
+    expect(validate(defaults)).toBe(true);
+    expect(validate({ ...defaults, ...CREDENTIALS })).toBe(true);
+  });
+
+  it('refuses values of the wrong shape, naming where', () => {
+    const bad = structuredClone(defaults);
+    bad.services.data.replicas = 'two';
+    bad.metrics.port = 70000;
+    bad.services.cache = bad.services.data;
+    bad.secrets.encryptionKeys = 'not-a-key';
+    expect(validate(bad)).toBe(false);
+    const where = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+    expect(where).toEqual(
+      expect.arrayContaining([
+        '/services/data/replicas must be integer',
+        '/metrics/port must be <= 65535',
+        '/services must NOT have additional properties',
+        expect.stringMatching(/^\/secrets\/encryptionKeys must match pattern/),
+      ]),
+    );
+  });
+});
