@@ -194,9 +194,16 @@ func readYaml(path string) (map[string]interface{}, error) {
 	return normalise(m).(map[string]interface{}), nil
 }
 
-// normalise turns yaml.v2's map[interface{}]interface{} into map[string]interface{}, as Helm's values are.
+// normalise turns yaml.v2's map[interface{}]interface{} into map[string]interface{}, and every
+// number into a float64, as Helm's values are (it reads them through JSON).
 func normalise(v interface{}) interface{} {
 	switch t := v.(type) {
+	case int:
+		return float64(t)
+	case int64:
+		return float64(t)
+	case uint64:
+		return float64(t)
 	case map[interface{}]interface{}:
 		m := map[string]interface{}{}
 		for k, item := range t {

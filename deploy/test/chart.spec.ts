@@ -43,7 +43,20 @@ describe('the Helm chart', () => {
     }
     const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
     expect(new Set(names).size).toBe(names.length);
-    expect(objects.length).toBeGreaterThan(APPS.length * 4);
+    const kinds: Record<string, number> = {};
+    for (const o of objects) kinds[o.kind] = (kinds[o.kind] ?? 0) + 1;
+    expect(kinds).toEqual({
+      ConfigMap: 2, // the services' and the migrations Job's
+      Deployment: APPS.length,
+      HorizontalPodAutoscaler: 4, // gateway, data, compute and the workers scale by default
+      Ingress: 1,
+      Job: 1,
+      NetworkPolicy: APPS.length,
+      PodDisruptionBudget: APPS.length,
+      Secret: 2, // the services' and the migrations Job's
+      Service: APPS.length,
+      ServiceAccount: 1,
+    });
   });
 
   it('gives every app a Deployment, Service, disruption budget and network policy on its port', () => {
@@ -82,9 +95,16 @@ describe('the Helm chart', () => {
       expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
     }
     const worker = find(objects, 'Deployment', 'strata-compute-worker');
-    // COMPUTE_WORKER_STOP_MS (45 s) of draining fits in the grace period.
-    expect(worker.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(45);
+    // COMPUTE_WORKER_STOP_MS (45 s by default) of draining, and 15 s more.
+    expect(worker.spec.template.spec.terminationGracePeriodSeconds).toBe(60);
     expect(container(worker).env).toContainEqual({ name: 'COMPUTE_WORKER_ISOLATES', value: '4' });
+    const slower = render({
+      ...CREDENTIALS,
+      services: { 'compute-worker': { env: { COMPUTE_WORKER_STOP_MS: 90_500 } } },
+    });
+    expect(find(slower, 'Deployment', 'strata-compute-worker').spec.template.spec.terminationGracePeriodSeconds).toBe(
+      106,
+    );
   });
 
   it('routes {base_url} to the gateway, which applies the routing table, and {auth_url} to auth', () => {
@@ -103,7 +123,7 @@ describe('the Helm chart', () => {
     });
   });
 
-  it("migrates every schema in npm start's order, as a hook after the Secret and ConfigMap it reads", () => {
+  it("migrates every schema in npm start's order, as a hook reading hook copies of the settings and credentials", () => {
     const job = find(objects, 'Job', 'strata-migrate');
     const start = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8');
     const order = [...start.matchAll(/node apps\/([a-z-]+)\/dist\/main\.js migrate/g)].map((m) => m[1]);
@@ -111,15 +131,65 @@ describe('the Helm chart', () => {
     const init = job.spec.template.spec.initContainers;
     expect(init.map((c: { name: string }) => c.name)).toEqual(order.map((app) => `migrate-${app}`));
     for (const c of init) expect(c.args).toEqual(['dist/main.js', 'migrate']);
-    expect(job.metadata.annotations).toMatchObject({
+    const hook = {
       'helm.sh/hook': 'pre-install,pre-upgrade',
-      'helm.sh/hook-weight': '0',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    };
+    expect(job.metadata.annotations).toEqual({ ...hook, 'helm.sh/hook-weight': '0' });
+    // Made before the Job (a lower weight), since the release's own objects do not exist yet on a first install.
+    expect(find(objects, 'ConfigMap', 'strata-migrate-env').metadata.annotations).toEqual({
+      ...hook,
+      'helm.sh/hook-weight': '-10',
     });
-    for (const kind of ['Secret', 'ConfigMap']) {
-      const read = objects.find((o) => o.kind === kind)!;
-      expect(read.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
-      expect(Number(read.metadata.annotations!['helm.sh/hook-weight'])).toBeLessThan(0);
+    expect(find(objects, 'Secret', 'strata-migrate-secrets').metadata.annotations).toEqual({
+      ...hook,
+      'helm.sh/hook-weight': '-10',
+    });
+    expect(find(objects, 'ConfigMap', 'strata-migrate-env').data).toEqual(
+      find(objects, 'ConfigMap', 'strata-env').data,
+    );
+    // Each migration reads what its service reads: its whole configuration is checked first.
+    for (const c of init) {
+      const app = c.name.replace('migrate-', '');
+      const service = container(find(objects, 'Deployment', `strata-${app}`));
+      const secrets = (entries: any[]) =>
+        entries
+          .filter((e) => e.valueFrom)
+          .map((e) => e.valueFrom.secretKeyRef.key)
+          .sort();
+      expect(secrets(c.env)).toEqual(secrets(service.env));
+      expect(new Set(c.env.filter((e: any) => e.valueFrom).map((e: any) => e.valueFrom.secretKeyRef.name))).toEqual(
+        new Set(['strata-migrate-secrets']),
+      );
     }
+    // The release's own objects are not hooks: kept by rollbacks, removed by uninstall.
+    for (const [kind, name] of [
+      ['ConfigMap', 'strata-env'],
+      ['Secret', 'strata-secrets'],
+    ] as const) {
+      expect(find(objects, kind, name).metadata.annotations).toBeUndefined();
+    }
+  });
+
+  it('prints numbers whole where Helm reads them as float64, and rolls the pods when settings or credentials change', () => {
+    const big = render({
+      ...CREDENTIALS,
+      env: { COMPUTE_MAX_OUTPUT_BYTES: 2097152 },
+      services: { compute: { env: { COMPUTE_DOCUMENT_BYTES_PER_RUN: 10485760, COMPUTE_CPU_MS: 1.5 } } },
+    });
+    expect(find(big, 'ConfigMap', 'strata-env').data!['COMPUTE_MAX_OUTPUT_BYTES']).toBe('2097152');
+    const compute = container(find(big, 'Deployment', 'strata-compute'));
+    expect(compute.env).toContainEqual({ name: 'COMPUTE_DOCUMENT_BYTES_PER_RUN', value: '10485760' });
+    expect(compute.env).toContainEqual({ name: 'COMPUTE_CPU_MS', value: '1.5' });
+
+    const annotations = (rendered: K8sObject[]) =>
+      find(rendered, 'Deployment', 'strata-data').spec.template.metadata.annotations;
+    const before = annotations(objects);
+    expect(annotations(big)['checksum/env']).not.toBe(before['checksum/env']);
+    expect(annotations(big)['checksum/secret']).toBe(before['checksum/secret']);
+    const rotated = render({ ...CREDENTIALS, secrets: { ...CREDENTIALS.secrets, adminPassword: 'another-password' } });
+    expect(annotations(rotated)['checksum/secret']).not.toBe(before['checksum/secret']);
+    expect(annotations(rotated)['checksum/env']).toBe(before['checksum/env']);
   });
 
   it('keeps the credentials in the Secret only, and uses an existing Secret when named', () => {
@@ -135,7 +205,7 @@ describe('the Helm chart', () => {
     for (const value of [
       'db-password-123',
       CREDENTIALS.secrets.encryptionKeys,
-      'principal-key-456',
+      CREDENTIALS.secrets.functionsPrincipalKey,
       'admin-password-789',
     ]) {
       expect(elsewhere).not.toContain(value);
@@ -156,6 +226,9 @@ describe('the Helm chart', () => {
 
     const external = render({ existingSecret: 'platform-credentials' });
     expect(external.filter((o) => o.kind === 'Secret')).toEqual([]);
+    expect(
+      find(external, 'Deployment', 'strata-auth').spec.template.metadata.annotations['checksum/secret'],
+    ).toBeUndefined();
     const refs = JSON.stringify(external).match(/"secretKeyRef":\{"name":"[^"]+"/g) ?? [];
     expect(refs.length).toBeGreaterThan(0);
     expect(new Set(refs)).toEqual(new Set(['"secretKeyRef":{"name":"platform-credentials"']));
@@ -220,6 +293,9 @@ describe("the chart's values.schema.json", () => {
     bad.metrics.port = 70000;
     bad.services.cache = bad.services.data;
     bad.secrets.encryptionKeys = 'not-a-key';
+    bad.secrets.functionsPrincipalKey = 'k';
+    bad.secrets.adminPassword = 'short';
+    bad.nats.prefix = 'Strata-1';
     expect(validate(bad)).toBe(false);
     const where = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
     expect(where).toEqual(
@@ -228,6 +304,9 @@ describe("the chart's values.schema.json", () => {
         '/metrics/port must be <= 65535',
         '/services must NOT have additional properties',
         expect.stringMatching(/^\/secrets\/encryptionKeys must match pattern/),
+        expect.stringMatching(/^\/secrets\/functionsPrincipalKey must match pattern/),
+        '/secrets/adminPassword must NOT have fewer than 8 characters',
+        expect.stringMatching(/^\/nats\/prefix must match pattern/),
       ]),
     );
   });

@@ -24,11 +24,29 @@ export const CREDENTIALS = {
   database: { url: 'postgres://strata:db-password-123@postgres:5432/strata' },
   secrets: {
     encryptionKeys: '1:c2VjcmV0LWtleS1vZi10aGlydHktdHdvLWJ5dGVzISE=',
-    functionsPrincipalKey: 'principal-key-456',
+    // As the services require them: base64 of 32 bytes, and 8 characters at least.
+    functionsPrincipalKey: 'cHJpbmNpcGFsLWtleS00NTYtb2YtMzItYnl0ZXMhISE=',
     adminEmail: 'admin@example.com',
     adminPassword: 'admin-password-789',
   },
 };
+
+/** The environment a container of a rendered pod gets: its ConfigMaps, then its own entries (secrets resolved). */
+export function containerEnv(
+  objects: K8sObject[],
+  c: { envFrom?: { configMapRef: { name: string } }[]; env?: any[] },
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const from of c.envFrom ?? []) Object.assign(env, find(objects, 'ConfigMap', from.configMapRef.name).data);
+  for (const entry of c.env ?? []) {
+    if ('value' in entry) env[entry.name] = entry.value;
+    else {
+      const ref = entry.valueFrom.secretKeyRef;
+      env[entry.name] = find(objects, 'Secret', ref.name).stringData![ref.key]!;
+    }
+  }
+  return env;
+}
 
 /** deploy/render built into .toolchain/bin (again when its source is newer). */
 function renderer(): string {

@@ -4,16 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, eventually, freePort, testNatsPrefix, type TestDatabase } from '@strata/testing';
-import { ROOT } from './chart.js';
+import { CREDENTIALS, ROOT, containerEnv, find, render } from './chart.js';
 
 /**
- * What deploy/Dockerfile puts in each image, run: `pnpm --filter @strata/<app> deploy
- * --prod` (the image's /app), then each schema's migrations and every service from those
- * folders alone, as the chart runs them. A dependency only the monorepo's node_modules
- * had, or a file the build leaves out, fails here rather than in a cluster.
+ * What deploy/Dockerfile puts in each image, run as the chart runs it: `pnpm --filter
+ * @strata/<app> deploy --prod` (the image's /app), then each schema's migration with the
+ * environment of the chart's migrations Job, and every service and a sandbox worker with the
+ * environment of its Deployment's pod, in production mode. Only what a test machine cannot
+ * have is changed: hosts and ports, the database and the NATS prefix. A dependency only the
+ * monorepo's node_modules had, a setting the chart forgets or a credential the services would
+ * refuse fails here rather than in a cluster.
  */
 const APPS = ['auth', 'data', 'webhooks', 'compute', 'inbound', 'orchestration', 'gateway'] as const;
-const MIGRATING = APPS.filter((app) => app !== 'gateway');
+type Process = (typeof APPS)[number] | 'compute-worker';
 
 let out: string;
 let db: TestDatabase;
@@ -40,11 +43,10 @@ afterAll(async () => {
   rmSync(out, { recursive: true, force: true });
 });
 
-/** A process of a deployed app, its working directory the app's folder (the image's /app). */
-function run(app: string, args: string[], env: Record<string, string>): ChildProcess {
-  const nodeArgs = ['--enable-source-maps', ...(app === 'compute' ? ['--no-node-snapshot'] : []), 'dist/main.js'];
-  return spawn(process.execPath, [...nodeArgs, ...args], {
-    cwd: join(out, app),
+/** A process of a deployed app with the container's arguments, its working directory the image's /app. */
+function run(folder: string, args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, args, {
+    cwd: join(out, folder),
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -58,40 +60,40 @@ async function exited(child: ChildProcess): Promise<{ code: number | null; outpu
   return { code, output };
 }
 
-describe("the images' contents (pnpm deploy --prod)", () => {
-  it('migrate every schema and serve every service, the gateway routing to them', async () => {
+describe("the images' contents, run as the chart runs them", () => {
+  it('migrate every schema and serve every service in production mode, the gateway routing to them', async () => {
     db = await createTestDatabase('strata_deploy');
+    const objects = render(CREDENTIALS);
     const ports = Object.fromEntries(
       await Promise.all([...APPS, 'compute-worker'].map(async (app) => [app, await freePort()] as const)),
-    ) as Record<(typeof APPS)[number] | 'compute-worker', number>;
-    const url = (app: keyof typeof ports) => `http://127.0.0.1:${ports[app]}`;
-    const env: Record<string, string> = {
-      STRATA_ENV: 'development',
-      DATABASE_URL: db.url,
-      NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
-      NATS_PREFIX: testNatsPrefix(),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      AUTH_ISSUER: `${url('auth')}/oidc`,
-      AUTH_INTERNAL_URL: url('auth'),
-      DATA_SERVICE_URL: url('data'),
-      AUTH_PORT: String(ports.auth),
-      DATA_PORT: String(ports.data),
-      WEBHOOKS_PORT: String(ports.webhooks),
-      COMPUTE_PORT: String(ports.compute),
-      COMPUTE_WORKER_PORT: String(ports['compute-worker']),
-      INBOUND_PORT: String(ports.inbound),
-      ORCHESTRATION_PORT: String(ports.orchestration),
-      GATEWAY_PORT: String(ports.gateway),
-      AUTH_SERVICE_URL: url('auth'),
-      COMPUTE_SERVICE_URL: url('compute'),
-      COMPUTE_WORKER_SERVICE_URL: url('compute-worker'),
-      INBOUND_SERVICE_URL: url('inbound'),
-      ORCHESTRATION_SERVICE_URL: url('orchestration'),
-      WEBHOOKS_SERVICE_URL: url('webhooks'),
+    ) as Record<Process, number>;
+    const local = (app: Process) => `http://127.0.0.1:${ports[app]}`;
+    /** The chart's environment with this machine's hosts, ports, database and NATS prefix. */
+    const here = (env: Record<string, string>): Record<string, string> => {
+      const moved = Object.fromEntries(
+        Object.entries(env).map(([name, value]) => [
+          name,
+          value.replace(/^http:\/\/strata-([a-z-]+):\d+$/, (_, app: Process) => local(app)),
+        ]),
+      );
+      return {
+        ...moved,
+        HOST: '127.0.0.1',
+        DATABASE_URL: db.url,
+        NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+        NATS_PREFIX: testNatsPrefix(),
+        // Eight processes on one machine would want one port: no metrics here (the e2e tests cover them).
+        METRICS_PORT: '',
+        LOG_LEVEL: 'warn',
+      };
     };
-    for (const app of MIGRATING) {
-      const migrated = await exited(run(app, ['migrate'], env));
+
+    const job = find(objects, 'Job', 'strata-migrate').spec.template.spec;
+    for (const c of job.initContainers) {
+      const app = (c.name as string).replace(/^migrate-/, '');
+      const env = here(containerEnv(objects, c));
+      expect(env['STRATA_ENV']).toBe('production');
+      const migrated = await exited(run(app, c.args, env));
       expect({ app, code: migrated.code, output: migrated.code === 0 ? '' : migrated.output }).toEqual({
         app,
         code: 0,
@@ -99,21 +101,29 @@ describe("the images' contents (pnpm deploy --prod)", () => {
       });
     }
 
-    for (const app of APPS) children.push(run(app, [], env));
-    children.push(run('compute', ['worker'], { ...env, COMPUTE_WORKER_ISOLATES: '1' }));
-    for (const child of children) {
+    for (const app of [...APPS, 'compute-worker'] as const) {
+      const c = find(objects, 'Deployment', `strata-${app}`).spec.template.spec.containers[0];
+      const env = here(containerEnv(objects, c));
+      // The container's own port setting, moved to this machine's free port.
+      const portSetting = Object.keys(env).find(
+        (name) => name.endsWith('_PORT') && env[name] === String(c.ports[0].containerPort),
+      );
+      expect(portSetting).toBeDefined();
+      env[portSetting!] = String(ports[app]);
+      const child = run(app === 'compute-worker' ? 'compute' : app, c.args, env);
       child.stdout!.resume();
       child.stderr!.resume();
+      children.push(child);
     }
     for (const app of [...APPS, 'compute-worker'] as const) {
       const path = app === 'gateway' ? '/healthz' : '/readyz';
       await eventually(
-        async () => ((await fetch(`${url(app)}${path}`).catch(() => undefined))?.ok ? true : undefined),
+        async () => ((await fetch(`${local(app)}${path}`).catch(() => undefined))?.ok ? true : undefined),
         60_000,
       );
     }
     // Through the gateway to data: no token, the data service's own 401.
-    const routed = await fetch(`${url('gateway')}/data/workspace/acme/api/v1/structures`);
+    const routed = await fetch(`${local('gateway')}/data/workspace/acme/api/v1/structures`);
     expect(routed.status).toBe(401);
     expect(routed.headers.get('x-request-id')).toBeTruthy();
   }, 180_000);

@@ -69,3 +69,66 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 ["--enable-source-maps", "dist/main.js"]
 {{- end -}}
 {{- end -}}
+
+{{/*
+An environment value as text. Helm reads numbers in values files as float64, which Go
+prints in exponent form from a million up (2097152 as 2.097152e+06, which no setting
+accepts): a whole number is printed whole.
+*/}}
+{{- define "strata.envValue" -}}
+{{- if and (kindIs "float64" .) (eq (float64 (int64 .)) .) -}}
+{{- int64 . -}}
+{{- else -}}
+{{- toString . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The settings every service reads that are not secret, as YAML `NAME: "value"` lines; values.env on top. */}}
+{{- define "strata.sharedEnv" -}}
+{{- $env := dict
+  "STRATA_ENV" "production"
+  "HOST" "0.0.0.0"
+  "NATS_URL" .Values.nats.url
+  "NATS_PREFIX" .Values.nats.prefix
+  "AUTH_ISSUER" (printf "%s://%s/oidc" .Values.publicScheme .Values.ingress.authHost)
+  "AUTH_INTERNAL_URL" (include "strata.url" (dict "root" . "app" "auth"))
+  "STRATA_ENCRYPTION_ACTIVE_KEY" .Values.secrets.encryptionActiveKey
+  "METRICS_PORT" .Values.metrics.port
+-}}
+{{- with .Values.otlpEndpoint }}{{ $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" . }}{{ end -}}
+{{- with .Values.temporal.address }}
+{{- $_ := set $env "TEMPORAL_ADDRESS" . }}
+{{- $_ := set $env "TEMPORAL_NAMESPACE" $.Values.temporal.namespace }}
+{{- $_ := set $env "TEMPORAL_TASK_QUEUE" (default (printf "%s-orchestration-runs" (include "strata.fullname" $)) $.Values.temporal.taskQueue) }}
+{{- end -}}
+{{- range $name, $value := merge (deepCopy .Values.env) $env }}
+{{ $name }}: {{ include "strata.envValue" $value | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* The credentials one app reads, as env entries from `secret` (dict "root" $ "app" "auth" "secret" "<name>"). */}}
+{{- define "strata.secretEnv" -}}
+{{- $keys := list "DATABASE_URL" "STRATA_ENCRYPTION_KEYS" -}}
+{{- if has .app (list "auth" "compute" "compute-worker") }}{{ $keys = append $keys "STRATA_FUNCTIONS_PRINCIPAL_KEY" }}{{ end -}}
+{{- if eq .app "auth" }}{{ $keys = concat $keys (list "STRATA_ADMIN_EMAIL" "STRATA_ADMIN_PASSWORD") }}{{ end -}}
+{{- range $key := $keys }}
+- name: {{ $key }}
+  valueFrom: { secretKeyRef: { name: {{ $.secret }}, key: {{ $key }} } }
+{{- end }}
+{{- end -}}
+
+{{/* The credentials' values (chart-managed Secrets' stringData). */}}
+{{- define "strata.secretData" -}}
+DATABASE_URL: {{ required "database.url is required (or existingSecret)" .Values.database.url | quote }}
+STRATA_ENCRYPTION_KEYS: {{ required "secrets.encryptionKeys is required (or existingSecret)" .Values.secrets.encryptionKeys | quote }}
+STRATA_FUNCTIONS_PRINCIPAL_KEY: {{ required "secrets.functionsPrincipalKey is required (or existingSecret)" .Values.secrets.functionsPrincipalKey | quote }}
+STRATA_ADMIN_EMAIL: {{ required "secrets.adminEmail is required (or existingSecret)" .Values.secrets.adminEmail | quote }}
+STRATA_ADMIN_PASSWORD: {{ required "secrets.adminPassword is required (or existingSecret)" .Values.secrets.adminPassword | quote }}
+{{- end -}}
+
+{{/* A worker drains for COMPUTE_WORKER_STOP_MS (45 s unless set) before it stops: its grace period is that and 15 s. */}}
+{{- define "strata.workerGraceSeconds" -}}
+{{- $worker := index .Values.services "compute-worker" -}}
+{{- $stopMs := default (default 45000 (index .Values.env "COMPUTE_WORKER_STOP_MS")) (index $worker.env "COMPUTE_WORKER_STOP_MS") -}}
+{{- add (div (add (int64 $stopMs) 999) 1000) 15 -}}
+{{- end -}}
