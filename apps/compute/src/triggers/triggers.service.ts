@@ -32,6 +32,7 @@ import {
   type ExecutionType,
   type Schedule,
 } from './metadata/index.js';
+import { isPlainObject } from './metadata/reading.js';
 import { sealSigningSecret, sealTriggerParams, triggerBinding } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
 import type { TriggerEntity } from './trigger.entity.js';
@@ -110,7 +111,7 @@ export class TriggersService {
     const errors: FieldError[] = [...dto.errors];
     let checked: JsonObject | undefined;
     const rawMetadata = bodyField(raw, 'triggerMetadata') ?? {};
-    if (type !== undefined && isJsonObject(rawMetadata)) {
+    if (type !== undefined && isPlainObject(rawMetadata)) {
       const metadata = this.metadataOf(id, type, rawMetadata);
       if ('errors' in metadata) errors.push(...metadata.errors);
       else checked = metadata.metadata;
@@ -365,10 +366,6 @@ function executionTypeOf(raw: unknown): ExecutionType | undefined {
   const given = bodyField(raw, 'executionType');
   if (given === undefined) return 'on-demand';
   return (EXECUTION_TYPES as readonly unknown[]).includes(given) ? (given as ExecutionType) : undefined;
-}
-
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The 409 of a unique violation on a trigger's name or path; any other error as it is. */
