@@ -1,0 +1,30 @@
+import { Resource, segment, type CallOptions } from '../http/resource.js';
+import type { Collection, CollectionInput, CollectionList, CollectionListQuery } from './types.js';
+
+/** `{data_base}/structures`: collections and their schemas. */
+export class Collections extends Resource {
+  create(input: CollectionInput, options?: CallOptions): Promise<Collection> {
+    return this.call('POST', '/structures', { body: input, signal: options?.signal });
+  }
+
+  get(id: string, options?: CallOptions): Promise<Collection> {
+    return this.read(`/structures/${segment(id)}`, undefined, options);
+  }
+
+  getBySlug(recordSlug: string, options?: CallOptions): Promise<Collection> {
+    return this.read(`/structures/slug/${segment(recordSlug)}`, undefined, options);
+  }
+
+  list(query: CollectionListQuery = {}, options?: CallOptions): Promise<CollectionList> {
+    return this.read('/structures', { ...query }, options);
+  }
+
+  /** Replaces the collection's definition (PUT): properties left out are removed. */
+  update(id: string, input: Partial<CollectionInput>, options?: CallOptions): Promise<Collection> {
+    return this.call('PUT', `/structures/${segment(id)}`, { body: input, signal: options?.signal });
+  }
+
+  delete(id: string, options?: CallOptions): Promise<unknown> {
+    return this.call('DELETE', `/structures/${segment(id)}`, { signal: options?.signal });
+  }
+}

@@ -1,0 +1,79 @@
+import type { JsonObject, JsonValue } from '../http/resource.js';
+
+export type SchemaDiscoveryMode = 'strict' | 'auto-evolving' | 'schemaless';
+
+/** A property definition: the common fields; each type's own (`maxLength`, `items`, `target`…) are in docs/data.md. */
+export interface PropertyDefinition {
+  readonly id?: string;
+  readonly name: string;
+  readonly type: string;
+  readonly description?: string;
+  readonly required?: boolean;
+  readonly nullable?: boolean;
+  readonly default?: JsonValue;
+  readonly enum?: readonly JsonValue[];
+  readonly isUnique?: boolean;
+  readonly immutable?: boolean;
+  /** Keeps an index for filtering and sorting on the property (top level only). */
+  readonly indexed?: boolean;
+  readonly [option: string]: JsonValue | readonly JsonValue[] | undefined;
+}
+
+/** A collection (a "structure" in the older vocabulary). */
+export interface Collection {
+  readonly id: string;
+  readonly workspaceSlug: string;
+  readonly recordSlug: string;
+  readonly name: string;
+  readonly description?: string | null;
+  readonly properties: PropertyDefinition[];
+  readonly status: 'active' | 'inactive';
+  readonly schemaDiscoveryMode: SchemaDiscoveryMode;
+  readonly schemaDiscoveryConfig?: JsonObject | null;
+  readonly enableVersioning: boolean;
+  readonly retentionPolicy?: JsonObject | null;
+  readonly defaultSearchField?: string | null;
+  readonly metadata?: JsonObject;
+  readonly tags?: string[];
+  readonly createdBy?: string;
+  readonly lastUpdatedBy?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly isDeleted?: boolean;
+}
+
+export interface CollectionInput {
+  readonly name: string;
+  readonly description?: string;
+  readonly recordSlug?: string;
+  readonly properties: readonly PropertyDefinition[];
+  readonly schemaDiscoveryMode?: SchemaDiscoveryMode;
+  readonly schemaDiscoveryConfig?: JsonObject;
+  readonly enableVersioning?: boolean;
+  readonly defaultSearchField?: string;
+  readonly retentionPolicy?: JsonObject;
+  readonly tags?: readonly string[];
+  readonly status?: 'active' | 'inactive';
+}
+
+export interface CollectionListQuery {
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly status?: 'active' | 'inactive';
+  /** Name or slug. */
+  readonly search?: string;
+}
+
+/** The `pagination` object of the offset-paged lists (collections, records). */
+export interface OffsetPagination {
+  readonly limit: number;
+  readonly offset: number;
+  readonly total?: number;
+  readonly hasMore: boolean;
+  readonly nextCursor?: string | null;
+}
+
+export interface CollectionList {
+  readonly results: Collection[];
+  readonly pagination: OffsetPagination;
+}

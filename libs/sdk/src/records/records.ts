@@ -1,0 +1,116 @@
+import { Resource, segment, type CallOptions } from '../http/resource.js';
+import type {
+  BulkCreate,
+  BulkCreateResult,
+  BulkUpdate,
+  BulkUpdateResult,
+  ChangelogEntry,
+  ChangelogQuery,
+  DeleteResult,
+  QueryDefinition,
+  QueryResult,
+  RecordCreate,
+  RecordGetQuery,
+  RecordList,
+  RecordListQuery,
+  RecordUpdateOptions,
+  RecordUpsert,
+  RecordVersion,
+  RestoreResult,
+  StrataRecord,
+  UpsertResult,
+} from './types.js';
+import type { JsonObject } from '../http/resource.js';
+
+const list = (values: readonly string[] | undefined) => (values && values.length > 0 ? values.join(',') : undefined);
+
+/** `{data_base}/records`: records of every collection. */
+export class Records extends Resource {
+  create(input: RecordCreate, options?: CallOptions): Promise<StrataRecord> {
+    return this.call('POST', '/records', { body: input, signal: options?.signal });
+  }
+
+  get(id: string, query: RecordGetQuery = {}, options?: CallOptions): Promise<StrataRecord> {
+    return this.read(`/records/${segment(id)}`, { ...query, expand: list(query.expand) }, options);
+  }
+
+  list(query: RecordListQuery = {}, options?: CallOptions): Promise<RecordList> {
+    return this.read('/records', { ...query, expand: list(query.expand) }, options);
+  }
+
+  /** The records of one collection, by its slug. */
+  listBySlug(recordSlug: string, query: Omit<RecordListQuery, 'structureId'> = {}, options?: CallOptions) {
+    return this.read<RecordList>(
+      `/records/slug/${segment(recordSlug)}`,
+      { ...query, expand: list(query.expand) },
+      options,
+    );
+  }
+
+  /** PATCH: only the fields given change; a field set to null is unset. */
+  update(
+    id: string,
+    data: JsonObject,
+    extra: { metadata?: JsonObject; options?: RecordUpdateOptions } = {},
+    options?: CallOptions,
+  ): Promise<StrataRecord> {
+    return this.call('PATCH', `/records/${segment(id)}`, { body: { data, ...extra }, signal: options?.signal });
+  }
+
+  /** PUT: the record's data becomes `data`; fields not supplied are removed. */
+  replace(id: string, data: JsonObject, options?: CallOptions): Promise<StrataRecord> {
+    return this.call('PUT', `/records/${segment(id)}`, { body: { data }, signal: options?.signal });
+  }
+
+  /** Creates or updates the record matching `match` (201 created or 200 updated, told by `operation`). */
+  upsert(
+    recordSlug: string,
+    input: RecordUpsert,
+    options?: CallOptions & { idempotencyKey?: string },
+  ): Promise<UpsertResult> {
+    return this.call('POST', `/records/slug/${segment(recordSlug)}/upsert`, {
+      body: input,
+      idempotencyKey: options?.idempotencyKey,
+      signal: options?.signal,
+    });
+  }
+
+  delete(id: string, query: { permanent?: boolean } = {}, options?: CallOptions): Promise<DeleteResult> {
+    return this.call('DELETE', `/records/${segment(id)}`, { query, signal: options?.signal });
+  }
+
+  /** Many records in one request and one aggregate event (`records_bulk_created`). */
+  bulkCreate(input: BulkCreate, options?: CallOptions): Promise<BulkCreateResult> {
+    return this.call('POST', '/records/bulk', { body: input, signal: options?.signal });
+  }
+
+  /** Many records in one request, one `record_created` event per record. */
+  batchCreate(input: BulkCreate, options?: CallOptions): Promise<BulkCreateResult> {
+    return this.call('POST', '/records/batch', { body: input, signal: options?.signal });
+  }
+
+  bulkUpdate(input: BulkUpdate, options?: CallOptions): Promise<BulkUpdateResult> {
+    return this.call('PATCH', '/records/bulk', { body: input, signal: options?.signal });
+  }
+
+  bulkDelete(input: { ids: readonly string[]; permanent?: boolean }, options?: CallOptions): Promise<unknown> {
+    return this.call('DELETE', '/records/bulk', { body: input, signal: options?.signal });
+  }
+
+  history(id: string, options?: CallOptions): Promise<{ versions: RecordVersion[] }> {
+    return this.read(`/records/${segment(id)}/history`, undefined, options);
+  }
+
+  restore(id: string, input: { version: number; reason?: string }, options?: CallOptions): Promise<RestoreResult> {
+    return this.call('POST', `/records/${segment(id)}/restore`, { body: input, signal: options?.signal });
+  }
+
+  changelog(id: string, query: ChangelogQuery = {}, options?: CallOptions): Promise<{ entries: ChangelogEntry[] }> {
+    return this.read(`/records/${segment(id)}/changelog`, { ...query }, options);
+  }
+
+  /** Runs a canonical query definition (`POST /records/query`). */
+  query<Row = StrataRecord>(definition: QueryDefinition, options?: CallOptions): Promise<QueryResult<Row>> {
+    return this.call('POST', '/records/query', { body: definition, signal: options?.signal });
+  }
+}
