@@ -134,6 +134,18 @@ describe('inbound capture', () => {
       correlationId: 'corr-1',
       sourceName: 'stripe',
     });
+    expect(run.executionContext.environment.limits.wallMs).toBe(300_000);
+
+    // A re-run repeats the arrival's run with the same time budget: an HTTP trigger's 5 minutes.
+    const rerun = await call('POST', `${base()}/function-runs/${run.id}/rerun`, { token, body: { reason: 'again' } });
+    expect(rerun.status).toBe(200);
+    const again = await finished(rerun.body.jobId);
+    expect(again).toMatchObject({ status: 'succeeded', executionSource: 'rerun', originalRunId: run.id });
+    expect(again.result.data.body).toEqual({ n: 1, type: 'invoice.paid' });
+    expect(again.executionContext.environment.limits).toMatchObject({
+      wallMs: 300_000,
+      cpuMs: run.executionContext.environment.limits.cpuMs,
+    });
   });
 
   it('refuses wrong and stale Standard Webhooks signatures with 401 and keeps nothing', async () => {

@@ -10,6 +10,7 @@ import type { JsonObject } from '../json.js';
 import { openTriggerParams, triggerBinding } from '../triggers/trigger-params.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 import type { RerunRequest } from './dto/rerun.requests.js';
+import type { RunLimits } from './run-limits.js';
 import { openRunParams, type RunParams } from './run-params.js';
 import type { EndpointRequest } from '@strata/sandbox';
 import { RunQueue, type RunTarget } from './run-queue.js';
@@ -100,6 +101,7 @@ export class RerunsService {
         },
         by,
         rerunOf: { runId: original.id, by, reason: body.reason ?? null },
+        limits: timeBudgetOf(original.limits),
       });
       await this.runs.countRerun(scope, tx, original.id);
       return job;
@@ -147,4 +149,16 @@ export class RerunsService {
     if (!fn) throw refuse(RERUN.functionGone(triggerId));
     return { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash };
   }
+}
+
+/**
+ * The time limits of the run repeated: a re-run has the budget of its kind (an HTTP-trigger
+ * run's 5 minutes, an endpoint's `timeoutMs`), not the default; the other limits follow the
+ * current configuration.
+ */
+function timeBudgetOf(limits: Record<string, number> | null | undefined): Partial<RunLimits> {
+  const budget: { wallMs?: number; cpuMs?: number } = {};
+  if (typeof limits?.['wallMs'] === 'number') budget.wallMs = limits['wallMs'];
+  if (typeof limits?.['cpuMs'] === 'number') budget.cpuMs = limits['cpuMs'];
+  return budget;
 }
