@@ -401,6 +401,16 @@ describe('workspaces and the gateway', () => {
     expect(res.headers.get('deprecation')).toBe('true');
     expect(res.headers.get('sunset')).toMatch(/GMT$/);
     expect(res.headers.get('link')).toContain('rel="successor-version"');
+
+    // Refused by the guard (no token), on {auth_url} itself: the headers still come.
+    const refused = await call('PUT', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('deprecation')).toBe('true');
+    expect(refused.headers.get('link')).toBe(
+      `</workspace/${ws}/api/v1/service-accounts/${account.id}/rotate>; rel="successor-version"`,
+    );
+    const primary = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate`);
+    expect(primary.headers.get('deprecation')).toBeNull();
   });
 
   it("serves the services' OpenAPI documents at {base_url}/docs", async () => {

@@ -582,6 +582,14 @@ describe('saved queries', () => {
     );
     expect(namesOf(alias)).toEqual(['bolt', 'Eraser, large']);
     expect((await call('GET', `${base()}/saved-queries/products`, { token })).headers.get('deprecation')).toBeNull();
+
+    // Refused before any handler (no token: the guard's 401), the alias still says it is going.
+    const refused = await call('POST', `${base()}/smart-queries/${id}/execute`, { body: { variables: { max: 10 } } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('deprecation')).toBe('true');
+    expect(refused.headers.get('link')).toBe(
+      `</data/workspace/${ws}/api/v1/saved-queries/${id}/execute>; rel="successor-version"`,
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import { SAVED_QUERY_DEPRECATED_ROUTES } from './query/saved/deprecated-routes.js';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { migrateService } from '@strata/db';
 import { createServiceApp, type Clock } from '@strata/platform';
@@ -20,5 +21,6 @@ export function createDataApp(
     config,
     description: 'Data: collections (structures), records, versions, references and record events',
     defaultErrorShape: () => 'records',
+    deprecatedRoutes: SAVED_QUERY_DEPRECATED_ROUTES,
   });
 }

@@ -6,6 +6,7 @@ import type { ErrorShape } from '@strata/contracts';
 import { JsonLogger } from '@strata/telemetry';
 import { ErrorFilter } from './errors/error.filter.js';
 import { bodyParsing } from './http/body-parsing.js';
+import { deprecatedRoutesMiddleware, type DeprecatedRoute } from './http/deprecated-routes.js';
 import { serveDirectRoutes, type DirectRoute } from './http/direct-routes.js';
 import { closeConnectionsWhenAnswered } from './http/graceful-close.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
@@ -36,6 +37,8 @@ export interface ServiceAppOptions {
   readonly jsonLimit?: string;
   /** Hook to mount things (such as the OIDC provider) before Nest's routes. */
   readonly beforeInit?: (app: NestExpressApplication) => void | Promise<void>;
+  /** Deprecated variants of routes: every answer of theirs, refusals too, carries the deprecation headers. */
+  readonly deprecatedRoutes?: readonly DeprecatedRoute[];
   /** Hot paths served ahead of Express and Nest (`DirectRoute`), built once the application's providers exist. */
   readonly directRoutes?: (app: NestExpressApplication) => readonly DirectRoute[];
 }
@@ -53,6 +56,7 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   keepConnectionsAlive(app.getHttpServer(), options.config.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   app.use(requestIdMiddleware);
+  if (options.deprecatedRoutes?.length) app.use(deprecatedRoutesMiddleware(options.deprecatedRoutes));
   const skip = options.skipBodyParsing;
   app.use(unless(skip, urlCheckMiddleware));
   const parse = bodyParsing({ limit: options.jsonLimit ?? '1mb', formPaths: options.formPaths });

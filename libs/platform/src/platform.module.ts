@@ -7,7 +7,6 @@ import { AccessGuard, BearerAuthorizer } from './auth/access.guard.js';
 import { JwtStrategy } from './auth/jwt.strategy.js';
 import { HttpPermissionResolver, PermissionResolver } from './auth/permission-resolver.js';
 import { RouteAccessCheck } from './auth/route-access.check.js';
-import { DeprecationInterceptor } from './http/deprecated.decorator.js';
 import { PathParamsGuard } from './http/path-params.guard.js';
 import { HealthController } from './health/health.controller.js';
 import { Readiness } from './health/readiness.js';
@@ -60,7 +59,6 @@ export class PlatformModule {
         NatsReadiness,
         Readiness,
         JwtStrategy,
-        DeprecationInterceptor,
         RouteAccessCheck,
         BearerAuthorizer,
         { provide: PermissionResolver, useClass: options.permissionResolver ?? HttpPermissionResolver },

@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   CurrentPrincipal,
-  Deprecated,
   IntegerIdPipe,
   RequirePermission,
   UserOnly,
@@ -90,7 +89,6 @@ export class ServiceAccountsController {
     deprecated: true,
     summary: 'Older form of POST …/rotate (reached as PUT {base_url}/iam/workspace/…)',
   })
-  @Deprecated({ sunset: '2026-10-29', successor: '/workspace/:workspace/api/v1/service-accounts/:id/rotate' })
   @RequirePermission('service-accounts', 'update')
   rotateLegacy(@CallerScope() scope: WorkspaceScope, @Param('id', IntegerIdPipe) id: number): Promise<Rotated> {
     return this.rotated(scope, id);

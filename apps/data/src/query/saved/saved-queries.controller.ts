@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import {
@@ -21,7 +21,7 @@ import {
   TestSavedQueryRequest,
 } from './dto/saved-query.requests.js';
 import { SavedQueriesService } from './saved-queries.service.js';
-import { SAVED_QUERIES_SUNSET, SmartQueriesAliasInterceptor } from './smart-queries.interceptor.js';
+import { SAVED_QUERIES_SUNSET } from './deprecated-routes.js';
 
 const BASE = 'data/workspace/:workspace/api/v1';
 
@@ -31,7 +31,6 @@ const BASE = 'data/workspace/:workspace/api/v1';
  */
 @ApiTags('saved queries')
 @ApiBearerAuth()
-@UseInterceptors(SmartQueriesAliasInterceptor)
 @Controller([`${BASE}/saved-queries`, `${BASE}/smart-queries`])
 export class SavedQueriesController {
   constructor(private readonly saved: SavedQueriesService) {}
