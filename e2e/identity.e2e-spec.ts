@@ -400,14 +400,25 @@ describe('workspaces and the gateway', () => {
     expect(res.body.clientSecret).toMatch(/^sk_/);
     expect(res.headers.get('deprecation')).toBe('true');
     expect(res.headers.get('sunset')).toMatch(/GMT$/);
-    expect(res.headers.get('link')).toContain('rel="successor-version"');
+    // The successor is on {auth_url}: the same path on {base_url} is not routed.
+    expect(res.headers.get('link')).toBe(
+      `<${stack.authUrl}/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate>; rel="successor-version"`,
+    );
 
     // Refused by the guard (no token), on {auth_url} itself: the headers still come.
     const refused = await call('PUT', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate`);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('deprecation')).toBe('true');
     expect(refused.headers.get('link')).toBe(
-      `</workspace/${ws}/api/v1/service-accounts/${account.id}/rotate>; rel="successor-version"`,
+      `<${stack.authUrl}/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate>; rel="successor-version"`,
+    );
+    // Any older IAM path: the gateway names the successor on {auth_url}.
+    const listed = await call('GET', `${stack.baseUrl}/iam/workspace/${ws}/api/v1/service-accounts`, {
+      token: userToken,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('link')).toBe(
+      `<${stack.authUrl}/workspace/${ws}/api/v1/service-accounts>; rel="successor-version"`,
     );
     const primary = await call('POST', `${stack.authUrl}/workspace/${ws}/api/v1/service-accounts/${account.id}/rotate`);
     expect(primary.headers.get('deprecation')).toBeNull();

@@ -1,4 +1,4 @@
-import { SERVICE_ACCOUNT_DEPRECATED_ROUTES } from './service-accounts/deprecated-routes.js';
+import { serviceAccountDeprecatedRoutes } from './service-accounts/deprecated-routes.js';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { createServiceApp, type Clock } from '@strata/platform';
@@ -29,7 +29,7 @@ export async function createAuthApp(
     skipBodyParsing: /^\/oidc(\/|$)/,
     // The login page's form; every other body is JSON.
     formPaths: /^\/interaction\/[^/]+\/login$/,
-    deprecatedRoutes: SERVICE_ACCOUNT_DEPRECATED_ROUTES,
+    deprecatedRoutes: serviceAccountDeprecatedRoutes(config.AUTH_ISSUER),
     beforeInit: async (nest) => {
       const oidc = nest.get(OidcService);
       await oidc.start();

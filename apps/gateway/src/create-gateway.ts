@@ -42,6 +42,8 @@ export function createGateway(
 ): express.Express {
   const app = express();
   const targets = upstreams(config);
+  /** `{auth_url}`: the token issuer without its `/oidc`. */
+  const authUrl = config.AUTH_ISSUER.replace(/\/oidc\/?$/, '');
   const origins = config.CORS_ORIGINS.split(',').map((o) => o.trim());
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
@@ -64,7 +66,9 @@ export function createGateway(
     }
     req[ROUTED] = { service: match.route.service, path: match.path };
     if (match.deprecated) {
-      setDeprecationHeaders(res, { sunset: '2026-10-29', successor: match.path });
+      // An IAM path's successor lives on {auth_url}, where the relative path would not resolve.
+      const successor = match.route.service === 'auth' ? `${authUrl}${match.path}` : match.path;
+      setDeprecationHeaders(res, { sunset: '2026-10-29', successor });
     }
     next();
   });
