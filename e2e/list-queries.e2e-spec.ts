@@ -554,6 +554,7 @@ describe('saved queries', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.error.message).toMatch(/re-author the query with joins and a top-level where/);
+    expect(res.headers.get('deprecation')).toBe('true');
   });
 
   it('keeps the legacy slug route and the /smart-queries alias, with deprecation headers', async () => {
@@ -646,6 +647,20 @@ describe('joins', () => {
     });
     expect(legacy.status).toBe(200);
     expect(legacy.body.data).toHaveLength(1);
+    expect(legacy.headers.get('deprecation')).toBe('true');
+    expect(legacy.headers.get('link')).toBe('</docs/data.json#joins>; rel="successor-version"');
+    expect(legacy.headers.get('sunset')).toBeNull(); // the spec announces no date for it
+    const canonical = await post('/records/query', {
+      resource: 'books',
+      join: { foreignSlug: 'writers', localField: 'writerId', foreignField: 'id', alias: 'writer' },
+    });
+    expect(canonical.status).toBe(200);
+    expect(canonical.headers.get('deprecation')).toBe('true');
+    const current = await post('/records/query', {
+      resource: 'books',
+      joins: [{ foreignSlug: 'writers', localField: 'writerId', foreignField: 'id', alias: 'writer' }],
+    });
+    expect(current.headers.get('deprecation')).toBeNull();
     const slot = await post('/saved-queries', {
       name: 'bad-join',
       query: {

@@ -8,7 +8,7 @@ export interface DeprecatedRoute {
   /** Matched against the request's path (no query string). */
   readonly pattern: RegExp;
   /** Sunset date, ISO `YYYY-MM-DD`. */
-  readonly sunset: string;
+  readonly sunset?: string;
   /** The successor's path or URL, from the match. */
   readonly successor: (match: RegExpExecArray) => string;
 }
@@ -25,7 +25,10 @@ export function deprecatedRoutesMiddleware(routes: readonly DeprecatedRoute[]) {
       if (route.method !== undefined && route.method !== req.method) continue;
       const match = route.pattern.exec(req.path);
       if (!match) continue;
-      setDeprecationHeaders(res, { sunset: route.sunset, successor: route.successor(match) });
+      setDeprecationHeaders(res, {
+        ...(route.sunset === undefined ? {} : { sunset: route.sunset }),
+        successor: route.successor(match),
+      });
       break;
     }
     next();
