@@ -38,6 +38,15 @@ export class DataConfig extends ServiceConfig {
   @Max(3_600_000)
   DATA_TTL_SWEEP_INTERVAL_MS = 5000;
 
+  /** Whether this replica prunes record versions by their collections' retention policies (replicas share the work). */
+  @IsBoolean()
+  DATA_RETENTION_SWEEP_ENABLED = true;
+
+  @IsInt()
+  @Min(50)
+  @Max(86_400_000)
+  DATA_RETENTION_SWEEP_INTERVAL_MS = 60_000;
+
   /** Most conditions a canonical or saved query may hold ("Query complexity limit exceeded" beyond). */
   @IsInt()
   @Min(1)

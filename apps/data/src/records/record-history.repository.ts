@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { ErrorCode } from '@strata/contracts';
-import { managerOf, type Tx, type WorkspaceScope } from '@strata/db';
+import { ErrorCode, type RetentionPolicy } from '@strata/contracts';
+import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 
 export interface VersionRow {
@@ -21,6 +21,13 @@ export interface ChangelogRow {
   at: Date;
   changes: Record<string, { old: unknown; new: unknown }>;
   metadata: Record<string, unknown> | null;
+}
+
+/** A live collection with a retention policy, as the retention sweep reads it. */
+export interface RetentionTarget {
+  collection_id: string;
+  workspace_slug: string;
+  retention_policy: RetentionPolicy;
 }
 
 export interface ChangelogWindow {
@@ -46,6 +53,45 @@ export class RecordHistoryRepository {
         WHERE r.workspace_slug = $1 AND v.record_id = $2 ORDER BY v.version`,
       [scope.workspace, recordId],
     );
+  }
+
+  /**
+   * Live collections of every workspace that have a retention policy, for the retention
+   * sweep, which then prunes each within its own workspace.
+   */
+  async retentionTargets(): Promise<RetentionTarget[]> {
+    return this.db.query<RetentionTarget[]>(
+      `SELECT id AS collection_id, workspace_slug, retention_policy FROM data.collections
+        WHERE retention_policy IS NOT NULL AND deleted_at IS NULL ORDER BY id`,
+    );
+  }
+
+  /**
+   * Deletes up to `limit` versions of the collection's records that its policy no longer
+   * keeps: beyond the newest `maxVersions`, or updated before `olderThan`. A record's current
+   * version is always kept. Rows another replica is deleting are skipped. Returns how many went.
+   */
+  async pruneVersions(
+    scope: WorkspaceScope,
+    collectionId: string,
+    policy: { maxVersions: number | null; olderThan: Date | null },
+    limit: number,
+  ): Promise<number> {
+    const rows = rowsOf<{ record_id: string }>(
+      await this.db.query(
+        `DELETE FROM data.record_versions d
+        WHERE (d.record_id, d.version) IN (
+          SELECT v.record_id, v.version
+            FROM data.record_versions v JOIN data.records r ON r.id = v.record_id
+           WHERE r.workspace_slug = $1 AND r.collection_id = $2 AND v.version <> r.version
+             AND (($3::int IS NOT NULL AND v.version <= r.version - $3::int)
+                  OR ($4::timestamptz IS NOT NULL AND v.updated_at < $4::timestamptz))
+           LIMIT $5 FOR UPDATE OF v SKIP LOCKED)
+        RETURNING d.record_id`,
+        [scope.workspace, collectionId, policy.maxVersions, policy.olderThan, limit],
+      ),
+    );
+    return rows.length;
   }
 
   /** One version of a record; 404 when the record has no such version. */

@@ -16,6 +16,7 @@ import { RecordWriter } from './record-writer.js';
 import { RecordsController } from './records.controller.js';
 import { RecordsRepository } from './records.repository.js';
 import { RecordsService } from './records.service.js';
+import { RetentionSweeper } from './retention-sweeper.js';
 import { TtlSweeper } from './ttl-sweeper.js';
 import { UpsertService } from './upsert.service.js';
 
@@ -39,6 +40,7 @@ import { UpsertService } from './upsert.service.js';
     BulkRecordsService,
     UpsertService,
     TtlSweeper,
+    RetentionSweeper,
   ],
   exports: [RecordsRepository, RecordPresenter, RecordPages],
 })

@@ -1,0 +1,71 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { issueWorkspaceScope } from '@strata/db';
+import { Clock, PeriodicTask } from '@strata/platform';
+import { DataConfig } from '../data.config.js';
+import { RecordHistoryRepository, type RetentionTarget } from './record-history.repository.js';
+
+/** Versions deleted per collection and statement; a collection with more goes on in the next statement. */
+const BATCH = 1000;
+/** Statements per collection and pass: a pass stays short; what is left waits for the next. */
+const BATCHES_PER_PASS = 10;
+const DAY_MS = 86_400_000;
+
+/**
+ * Prunes record versions by their collection's `retentionPolicy` (`{maxVersions?,
+ * maxAgeDays?}`): versions beyond the newest `maxVersions`, and versions updated more than
+ * `maxAgeDays` ago, go; a record's current version always stays. Any number of replicas may
+ * sweep (rows are taken with SKIP LOCKED). Age is judged by the service's `Clock`; the pace
+ * is real time.
+ */
+@Injectable()
+export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('RetentionSweeper');
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly history: RecordHistoryRepository,
+    private readonly config: DataConfig,
+    private readonly clock: Clock,
+  ) {
+    this.task = new PeriodicTask('retention sweep', config.DATA_RETENTION_SWEEP_INTERVAL_MS, async () => {
+      await this.sweep();
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.DATA_RETENTION_SWEEP_ENABLED) this.task.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** One pass over every collection with a policy; returns how many versions went. */
+  async sweep(): Promise<number> {
+    const now = this.clock.now().getTime();
+    let pruned = 0;
+    for (const target of await this.history.retentionTargets()) {
+      pruned += await this.prune(target, now);
+    }
+    if (pruned > 0) this.logger.log({ msg: 'record versions pruned by retention policies', pruned });
+    return pruned;
+  }
+
+  /** Within the collection's own workspace: the scope is issued from the collection row the sweep read. */
+  private async prune(target: RetentionTarget, now: number): Promise<number> {
+    const scope = issueWorkspaceScope(target.workspace_slug);
+    const { maxVersions, maxAgeDays } = target.retention_policy;
+    const policy = {
+      maxVersions: typeof maxVersions === 'number' ? maxVersions : null,
+      olderThan: typeof maxAgeDays === 'number' ? new Date(now - maxAgeDays * DAY_MS) : null,
+    };
+    if (policy.maxVersions === null && policy.olderThan === null) return 0;
+    let pruned = 0;
+    for (let i = 0; i < BATCHES_PER_PASS; i++) {
+      const deleted = await this.history.pruneVersions(scope, target.collection_id, policy, BATCH);
+      pruned += deleted;
+      if (deleted < BATCH) break;
+    }
+    return pruned;
+  }
+}

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ManualClock } from '@strata/testing';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+
+let stack: Stack;
+/** The data service's clock: versions age when the test moves it, not when real time does. */
+const clock = new ManualClock();
+const ws = `keep-${Date.now().toString(36)}`;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startStack({ DATA_RETENTION_SWEEP_INTERVAL_MS: '100' }, { clocks: { data: clock } });
+  token = await adminWorkspaceToken(stack, ws);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const api = (method: string, path: string, body?: unknown) =>
+  call(method, `${stack.baseUrl}/data/workspace/${ws}/api/v1${path}`, {
+    token,
+    ...(body !== undefined ? { body } : {}),
+  });
+
+/** A versioned collection and one record of it, changed until it has `versions` versions. */
+async function recordWithVersions(name: string, versions: number, retentionPolicy?: object): Promise<string> {
+  const c = await api('POST', '/structures', {
+    name,
+    enableVersioning: true,
+    properties: [{ name: 'n', type: 'number' }],
+    ...(retentionPolicy ? { retentionPolicy } : {}),
+  });
+  expect(c.status).toBe(200);
+  const r = await api('POST', '/records', { structureId: c.body.id, data: { n: 1 } });
+  expect(r.status).toBe(201);
+  for (let n = 2; n <= versions; n++) {
+    expect((await api('PATCH', `/records/${r.body.id}`, { data: { n } })).status).toBe(200);
+  }
+  return r.body.id as string;
+}
+
+const versionsOf = async (id: string): Promise<number[]> => {
+  const history = await api('GET', `/records/${id}/history`);
+  expect(history.status).toBe(200);
+  return (history.body.versions as { version: number }[]).map((v) => v.version).sort((a, b) => a - b);
+};
+
+/** Polls the history until it is `expected` (the sweep runs every 100 ms of real time). */
+async function eventually(id: string, expected: number[]): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let seen = await versionsOf(id);
+  while (JSON.stringify(seen) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen = await versionsOf(id);
+  }
+  expect(seen).toEqual(expected);
+}
+
+describe('retention policies', () => {
+  it('keeps the newest maxVersions versions of each record; a collection without a policy keeps all', async () => {
+    const unbounded = await recordWithVersions('Unbounded', 5);
+    const bounded = await recordWithVersions('Bounded', 5, { maxVersions: 2 });
+    await eventually(bounded, [4, 5]);
+    expect(await versionsOf(unbounded)).toEqual([1, 2, 3, 4, 5]);
+
+    // The record itself is untouched, and an older version that went cannot be restored.
+    expect((await api('GET', `/records/${bounded}`)).body).toMatchObject({ version: 5, data: { n: 5 } });
+    expect((await api('POST', `/records/${bounded}/restore`, { version: 1 })).status).toBe(404);
+    const restored = await api('POST', `/records/${bounded}/restore`, { version: 4 });
+    expect(restored.body).toMatchObject({ version: 6, restoredFrom: 4, data: { n: 4 } });
+    await eventually(bounded, [5, 6]);
+  });
+
+  it('drops versions older than maxAgeDays by the service clock, never the current one', async () => {
+    const aging = await recordWithVersions('Aging', 3, { maxAgeDays: 1 });
+    const lasting = await recordWithVersions('Lasting', 3, { maxAgeDays: 3 });
+    expect(await versionsOf(aging)).toEqual([1, 2, 3]);
+
+    clock.advance(2 * 86_400_000);
+    await eventually(aging, [3]);
+    expect(await versionsOf(lasting)).toEqual([1, 2, 3]);
+  });
+
+  it('applies a policy set later by an update of the collection', async () => {
+    const id = await recordWithVersions('Later', 4);
+    const record = await api('GET', `/records/${id}`);
+    const collection = await api('GET', `/structures/${record.body.structureId}`);
+    const updated = await api('PUT', `/structures/${collection.body.id}`, {
+      name: 'Later',
+      enableVersioning: true,
+      properties: collection.body.properties,
+      retentionPolicy: { maxVersions: 1 },
+    });
+    expect(updated.body).toMatchObject({ retentionPolicy: { maxVersions: 1 } });
+    await eventually(id, [4]);
+  });
+});
