@@ -270,6 +270,68 @@ describe('collections', () => {
     expect((await post('/structures', { name: 'Invoices', properties: [] })).body.recordSlug).toBe('invoices');
   });
 
+  it('restores a deleted collection with its records, unless its slug or its references are gone', async () => {
+    const notes = await post('/structures', { name: 'Notes', properties: [{ name: 'text', type: 'string' }] });
+    const note = await post('/records', { structureId: notes.body.id, data: { text: 'keep me' } });
+    expect(note.status).toBe(201);
+    const url = `${base()}/structures/${notes.body.id}`;
+    expect((await call('POST', `${url}/restore`, { token })).status).toBe(409); // not deleted
+    expect((await call('DELETE', url, { token })).status).toBe(200);
+    expect((await call('GET', `${base()}/records/${note.body.id}`, { token })).status).toBe(404);
+
+    // Listed only when asked, as deleted.
+    const listed = async (query: string) =>
+      (await call('GET', `${base()}/structures?search=notes${query}`, { token })).body.results.map(
+        (c: { id: string; isDeleted: boolean }) => [c.id, c.isDeleted],
+      );
+    expect(await listed('')).toEqual([]);
+    expect(await listed('&includeDeleted=true')).toEqual([[notes.body.id, true]]);
+    const badFlag = await call('GET', `${base()}/structures?includeDeleted=yes`, { token });
+    expect(badFlag.status).toBe(400);
+    expect(badFlag.body.error.details).toEqual([
+      { field: 'includeDeleted', message: 'includeDeleted must be true or false' },
+    ]);
+
+    // Another workspace cannot restore it, even by id.
+    expect(
+      (await call('POST', `${base(otherWs)}/structures/${notes.body.id}/restore`, { token: otherToken })).status,
+    ).toBe(404);
+
+    const restored = await call('POST', `${url}/restore`, { token });
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ id: notes.body.id, recordSlug: 'notes', isDeleted: false });
+    expect((await call('GET', `${base()}/records/${note.body.id}`, { token })).body).toMatchObject({
+      data: { text: 'keep me' },
+    });
+    expect((await post('/records', { structureId: notes.body.id, data: { text: 'again' } })).status).toBe(201);
+
+    // Its slug taken meanwhile: 409, and it stays deleted.
+    expect((await call('DELETE', url, { token })).status).toBe(200);
+    const taker = await post('/structures', { name: 'Notes', properties: [] });
+    expect(taker.body.recordSlug).toBe('notes');
+    const taken = await call('POST', `${url}/restore`, { token });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.message).toContain(`collection ${taker.body.id} has taken its recordSlug 'notes'`);
+    expect((await call('GET', url, { token })).status).toBe(404);
+
+    // A reference to a collection deleted since: 409 naming it.
+    const shelves = await post('/structures', { name: 'Shelves', properties: [] });
+    const books = await post('/structures', {
+      name: 'Shelved Books',
+      properties: [
+        { name: 'shelf', type: 'reference', target: 'shelves', relationship: 'many-to-one', onDelete: 'restrict' },
+      ],
+    });
+    expect(books.body).toMatchObject({ recordSlug: 'shelved-books' });
+    expect((await call('DELETE', `${base()}/structures/${books.body.id}`, { token })).status).toBe(200);
+    expect((await call('DELETE', `${base()}/structures/${shelves.body.id}`, { token })).status).toBe(200);
+    const orphan = await call('POST', `${base()}/structures/${books.body.id}/restore`, { token });
+    expect(orphan.status).toBe(409);
+    expect(orphan.body.error.message).toMatch(/cannot be restored: properties\[0\].*shelves/);
+    expect((await call('POST', `${base()}/structures/${shelves.body.id}/restore`, { token })).status).toBe(200);
+    expect((await call('POST', `${base()}/structures/${books.body.id}/restore`, { token })).status).toBe(200);
+  });
+
   it('enforces workspace isolation, permissions and id formats', async () => {
     const mine = await post('/structures', { name: 'Private', properties: [] });
     const crossRead = await call('GET', `${base()}/structures/${mine.body.id}`, { token: otherToken });

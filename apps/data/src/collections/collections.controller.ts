@@ -72,4 +72,16 @@ export class CollectionsController {
   ): Promise<{ success: true; id: string; deletedAt: string }> {
     return this.collections.delete(scope, id, principal.id);
   }
+
+  @Post(':id/restore')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Bring back a soft-deleted collection and its records' })
+  @RequirePermission('structures', 'update')
+  restore(
+    @CallerScope() scope: WorkspaceScope,
+    @Param('id', UuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<Collection> {
+    return this.collections.restore(scope, id, principal.id);
+  }
 }

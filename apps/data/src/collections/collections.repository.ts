@@ -65,6 +65,8 @@ export interface IncomingReference {
 export interface ListCollections {
   readonly status?: Collection['status'] | undefined;
   readonly search?: string | undefined;
+  /** Soft-deleted collections too. */
+  readonly includeDeleted?: boolean | undefined;
   readonly limit: number;
   readonly offset: number;
 }
@@ -112,12 +114,13 @@ export class CollectionsRepository {
       scope.workspace,
       query.status ?? null,
       query.search ? `%${escapeLike(query.search)}%` : null,
+      query.includeDeleted === true,
     ];
-    const where = `workspace_slug = $1 AND deleted_at IS NULL
+    const where = `workspace_slug = $1 AND (deleted_at IS NULL OR $4::boolean)
       AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR name ILIKE $3 OR record_slug ILIKE $3)`;
     const [rows, counted] = await Promise.all([
       this.db.query<CollectionRow[]>(
-        `SELECT * FROM data.collections WHERE ${where} ORDER BY created_at, id LIMIT $4 OFFSET $5`,
+        `SELECT * FROM data.collections WHERE ${where} ORDER BY created_at, id LIMIT $5 OFFSET $6`,
         [...params, query.limit, query.offset],
       ),
       this.db.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM data.collections WHERE ${where}`, params),
@@ -206,6 +209,41 @@ export class CollectionsRepository {
     );
     if (!rows[0]) throw StrataException.notFound(`Collection ${id} not found`, ErrorCode.STRUCTURE_NOT_FOUND);
     return toCollection(rows[0]);
+  }
+
+  /**
+   * Brings a soft-deleted collection back (its records with it); undefined when the
+   * workspace has no deleted collection of that id. 409 when a live collection has taken
+   * its slug meanwhile.
+   */
+  async restore(scope: WorkspaceScope, tx: Tx, id: string, actor: string): Promise<Collection | undefined> {
+    let rows: CollectionRow[];
+    try {
+      rows = rowsOf<CollectionRow>(
+        await managerOf(this.db, tx).query(
+          `UPDATE data.collections SET deleted_at = NULL, last_updated_by = $3, updated_at = now()
+            WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NOT NULL RETURNING *`,
+          [scope.workspace, id, actor],
+        ),
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw StrataException.conflict(
+          `Collection ${id} cannot be restored: another collection has taken its recordSlug`,
+        );
+      }
+      throw err;
+    }
+    return rows[0] ? toCollection(rows[0]) : undefined;
+  }
+
+  /** A soft-deleted collection of the workspace, locked for its restore; undefined when there is none. */
+  async findDeleted(scope: WorkspaceScope, tx: Tx, id: string): Promise<CollectionRow | undefined> {
+    const rows = await managerOf(this.db, tx).query<CollectionRow[]>(
+      `SELECT * FROM data.collections WHERE workspace_slug = $1 AND id = $2 AND deleted_at IS NOT NULL FOR UPDATE`,
+      [scope.workspace, id],
+    );
+    return rows[0];
   }
 
   /** Soft delete: the row stays (records keep their collection) and its slug is free again. */

@@ -116,6 +116,7 @@ export class CollectionsService {
     const { rows, total } = await this.repository.list(scope, {
       status: query.status,
       search: query.search,
+      includeDeleted: query.includeDeleted,
       limit,
       offset,
     });
@@ -203,6 +204,41 @@ export class CollectionsService {
     });
     this.indexes.schedule(id);
     return deleted;
+  }
+
+  /**
+   * Brings back a soft-deleted collection, with its records (they were never deleted). 404 when
+   * the workspace has no deleted collection of that id; 409 when it is live, when a live
+   * collection has taken its recordSlug, or when its definition no longer fits the workspace
+   * (a reference to a collection or field that is gone).
+   */
+  async restore(scope: WorkspaceScope, id: string, actor: string): Promise<Collection> {
+    const restored = await this.transactions.run(async (tx) => {
+      const live = await this.repository.lockWorkspace(scope, tx);
+      if (live.some((c) => c.id === id)) throw StrataException.conflict(`Collection ${id} is not deleted`);
+      const deleted = await this.repository.findDeleted(scope, tx, id);
+      if (!deleted) throw notFound(`Collection ${id} not found`);
+      const holder = live.find((c) => c.record_slug === deleted.record_slug);
+      if (holder) {
+        throw StrataException.conflict(
+          `Collection ${id} cannot be restored: collection ${holder.id} has taken its recordSlug '${deleted.record_slug}'`,
+        );
+      }
+      const { issues } = validateProperties(deleted.properties, {
+        collectionSlug: deleted.record_slug,
+        collections: targets(live),
+        newId: newUuid,
+      });
+      if (issues.count) {
+        const problems = issues.list.map((i) => `${i.field} ${i.message}`).join('; ');
+        throw StrataException.conflict(`Collection ${id} cannot be restored: ${problems}`);
+      }
+      const back = await this.repository.restore(scope, tx, id, actor);
+      if (!back) throw notFound(`Collection ${id} not found`);
+      return back;
+    });
+    this.indexes.schedule(id);
+    return restored;
   }
 }
 

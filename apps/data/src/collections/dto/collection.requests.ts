@@ -15,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { COLLECTION_STATUSES, SCHEMA_DISCOVERY_MODES } from '@strata/contracts';
-import { IsOptional, PageQuery } from '@strata/platform';
+import { IsOptional, IsQueryFlag, PageQuery } from '@strata/platform';
 
 export const RECORD_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -169,4 +169,9 @@ export class ListCollectionsQuery extends PageQuery {
   @IsString()
   @MaxLength(200)
   search?: string;
+
+  @ApiPropertyOptional({ description: 'true: soft-deleted collections too (isDeleted: true), to find one to restore' })
+  @IsOptional()
+  @IsQueryFlag()
+  includeDeleted?: boolean;
 }

@@ -1,11 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsDateTime, IsNullable, IsOptional, MAX_INT32, PageQuery } from '@strata/platform';
+import { Type } from 'class-transformer';
+import { IsDateTime, IsNullable, IsOptional, IsQueryFlag, MAX_INT32, PageQuery } from '@strata/platform';
 import { IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-
-/** Query flags arrive as strings: only `true` and `false` are accepted. */
-const booleanFlag = () =>
-  Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value));
 
 /** Caller metadata and time to live, accepted by create and PATCH. */
 class RecordWriteFields {
@@ -89,14 +85,12 @@ export class RestoreRecordRequest {
 export class GetRecordQuery {
   @ApiPropertyOptional()
   @IsOptional()
-  @booleanFlag()
-  @IsBoolean()
+  @IsQueryFlag()
   includeHistory?: boolean;
 
   @ApiPropertyOptional()
   @IsOptional()
-  @booleanFlag()
-  @IsBoolean()
+  @IsQueryFlag()
   includeChangelog?: boolean;
 
   @ApiPropertyOptional({
@@ -159,16 +153,14 @@ export class ListRecordsQuery extends PageQuery {
 
   @ApiPropertyOptional({ description: 'count the matching records (costs a COUNT query)' })
   @IsOptional()
-  @booleanFlag()
-  @IsBoolean()
+  @IsQueryFlag()
   includeCount?: boolean;
 }
 
 export class DeleteRecordQuery {
   @ApiPropertyOptional({ default: false })
   @IsOptional()
-  @booleanFlag()
-  @IsBoolean()
+  @IsQueryFlag()
   permanent?: boolean;
 }
 
