@@ -94,6 +94,12 @@ describe('the SDK', () => {
 
     const deleted = await client.records.delete(created.data.id);
     expect(deleted).toMatchObject({ success: true, id: created.data.id });
+
+    const scratch = await client.collections.create({ name: 'Scratch', properties: [] });
+    await client.collections.delete(scratch.id);
+    const listed2 = await client.collections.list({ search: 'scratch', includeDeleted: true });
+    expect(listed2.results.map((c) => [c.id, c.isDeleted])).toEqual([[scratch.id, true]]);
+    expect(await client.collections.restore(scratch.id)).toMatchObject({ id: scratch.id, isDeleted: false });
   });
 
   it('reads every error shape of the platform into StrataApiError', async () => {

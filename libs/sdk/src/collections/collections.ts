@@ -27,4 +27,9 @@ export class Collections extends Resource {
   delete(id: string, options?: CallOptions): Promise<unknown> {
     return this.call('DELETE', `/structures/${segment(id)}`, { signal: options?.signal });
   }
+
+  /** Brings back a soft-deleted collection with its records (409 when its slug was taken meanwhile). */
+  restore(id: string, options?: CallOptions): Promise<Collection> {
+    return this.call('POST', `/structures/${segment(id)}/restore`, { signal: options?.signal });
+  }
 }

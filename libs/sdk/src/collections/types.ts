@@ -62,6 +62,8 @@ export interface CollectionListQuery {
   readonly status?: 'active' | 'inactive';
   /** Name or slug. */
   readonly search?: string;
+  /** Soft-deleted collections too (`isDeleted: true`). */
+  readonly includeDeleted?: boolean;
 }
 
 /** The `pagination` object of the offset-paged lists (collections, records). */
