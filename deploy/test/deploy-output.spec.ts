@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -61,6 +61,20 @@ async function exited(child: ChildProcess): Promise<{ code: number | null; outpu
 }
 
 describe("the images' contents, run as the chart runs them", () => {
+  it('hold each package built, without its sources, tests or build settings', () => {
+    for (const app of APPS) {
+      const strata = join(out, app, 'node_modules', '@strata');
+      const packages = [join(out, app), ...readdirSync(strata).map((lib) => join(strata, lib))];
+      for (const folder of packages) {
+        expect(existsSync(join(folder, 'dist'))).toBe(true);
+        const extra = ['src', 'test', 'tsconfig.json', 'tsconfig.build.json'].filter((f) =>
+          existsSync(join(folder, f)),
+        );
+        expect({ folder, extra }).toEqual({ folder, extra: [] });
+      }
+    }
+  });
+
   it('migrate every schema and serve every service in production mode, the gateway routing to them', async () => {
     db = await createTestDatabase('strata_deploy');
     const objects = render(CREDENTIALS);
