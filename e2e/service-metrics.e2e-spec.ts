@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { metrics } from '@opentelemetry/api';
@@ -177,5 +178,43 @@ describe('orchestration metrics', () => {
     }
     expect(await gauge('strata.orchestration.runs.overdue', 'pending')).toBe(1);
     expect(await gauge('strata.orchestration.runs.open', 'pending')).toBe(2);
+  });
+});
+
+describe('request metrics', () => {
+  /** Requests counted with `attributes` (the histogram's count). */
+  const requests = async (attributes: Record<string, string>) =>
+    (await points('strata.http.request.duration_seconds'))
+      .filter((p) => Object.entries(attributes).every(([key, value]) => p.attributes[key] === value))
+      .reduce((sum, p) => sum + (p.value as Histogram).count, 0);
+
+  it('counts every request by service, method, route template and status, the gateway by the service it routed to', async () => {
+    const base = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+    const record = {
+      service: 'data',
+      method: 'GET',
+      route: '/data/workspace/:workspace/api/v1/records/:recordId',
+      status: '404',
+    };
+    const routed = { service: 'gateway', method: 'GET', route: 'data', status: '404' };
+    const unmatched = { service: 'data', method: 'GET', route: 'unmatched', status: '404' };
+    const capture = { service: 'inbound', route: '/data/workspace/:workspace/api/v1/:entry/:path', status: '404' };
+    const before = await Promise.all([record, routed, unmatched, capture].map(requests));
+
+    for (let i = 0; i < 2; i++) {
+      expect((await call('GET', `${base}/records/${randomUUID()}`, { token })).status).toBe(404);
+    }
+    expect((await call('GET', `${stack.dataUrl}/no/such/path`, { token })).status).toBe(404);
+    // Served by the inbound service's direct route, ahead of Nest.
+    expect((await call('POST', `${base}/http-trigger/nowhere`, { body: {} })).status).toBe(404);
+
+    // Counted when the answer has ended, which may be a moment after the client read it.
+    await eventually(async () => {
+      const after = await Promise.all([record, routed, unmatched, capture].map(requests));
+      return after.every((n, i) => n === before[i]! + [2, 2, 1, 1][i]!) ? true : undefined;
+    }, 10_000);
+    // The path's ids and workspace are never an attribute.
+    const attributes = (await points('strata.http.request.duration_seconds')).map((p) => JSON.stringify(p.attributes));
+    expect(attributes.filter((a) => a.includes(ws))).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import {
   requestIdOf,
   setDeprecationHeaders,
 } from '@strata/platform';
-import { JsonLogger } from '@strata/telemetry';
+import { JsonLogger, requestMetrics } from '@strata/telemetry';
 import type { GatewayConfig } from './gateway.config.js';
 import { docsRouter } from './docs.js';
 import { upstreamProxy, type Routed } from './upstream-proxy.js';
@@ -47,6 +47,8 @@ export function createGateway(
   const origins = config.CORS_ORIGINS.split(',').map((o) => o.trim());
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
+  // By the service a request was routed to (the routing table's services are the gateway's routes).
+  app.use(requestMetrics('gateway', (req: RoutedRequest) => req[ROUTED]?.service));
   app.use(cors(origins));
   app.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
   app.use('/docs', docsRouter(targets));

@@ -1,13 +1,13 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { ErrorShape } from '@strata/contracts';
-import { JsonLogger } from '@strata/telemetry';
+import { JsonLogger, requestMetrics } from '@strata/telemetry';
 import { ErrorFilter } from './errors/error.filter.js';
 import { bodyParsing } from './http/body-parsing.js';
 import { deprecatedRoutesMiddleware, type DeprecatedRoute } from './http/deprecated-routes.js';
-import { serveDirectRoutes, type DirectRoute } from './http/direct-routes.js';
+import { DIRECT_ROUTE, serveDirectRoutes, type DirectRoute } from './http/direct-routes.js';
 import { closeConnectionsWhenAnswered } from './http/graceful-close.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { urlCheckMiddleware } from './http/url-check.middleware.js';
@@ -69,6 +69,9 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   serveOpenApi(app, `Strata ${options.name}`, options.description);
   await app.init();
   if (options.directRoutes) serveDirectRoutes(app.getHttpServer(), options.directRoutes(app));
+  // Ahead of every other listener, the direct routes' too: every request is counted, with the
+  // route that took it read once it is answered.
+  app.getHttpServer().prependListener('request', requestMetrics(options.name, routeTemplateOf));
   // Last: it must see every request, those of the direct routes too.
   closeConnectionsWhenAnswered(app.getHttpServer());
   return app;
@@ -87,4 +90,11 @@ export function keepConnectionsAlive(server: Server, keepAliveTimeoutMs: number)
 function unless(skip: RegExp | undefined, handler: RequestHandler): RequestHandler {
   if (!skip) return handler;
   return (req, res, next) => (skip.test(req.path) ? next() : handler(req, res, next));
+}
+
+/** The template of the route that answered: a direct route's name, or the Express route Nest registered. */
+function routeTemplateOf(req: IncomingMessage): string | undefined {
+  const seen = req as IncomingMessage & { [DIRECT_ROUTE]?: string; route?: { path?: unknown } };
+  if (seen[DIRECT_ROUTE] !== undefined) return seen[DIRECT_ROUTE];
+  return typeof seen.route?.path === 'string' ? seen.route.path : undefined;
 }

@@ -20,6 +20,7 @@ export function endpointRoutes(calls: EndpointCalls): DirectRoute[] {
       method: METHODS,
       pattern: ENDPOINT_PATH,
       errorShape: 'functions',
+      name: '/data/workspace/:workspace/api/v1/endpoints/:path',
       async handle(req, res, [workspace, path]) {
         await calls.call(req as typeof req & { method: string }, res, workspace!, path!);
       },

@@ -20,6 +20,7 @@ export function captureRoutes(arrivals: ArrivalsService): DirectRoute[] {
       method: 'POST',
       pattern: CAPTURE_PATH,
       errorShape: 'functions',
+      name: '/data/workspace/:workspace/api/v1/:entry/:path',
       async handle(req, res, [workspace, entry, path]) {
         if (entry === 'webhook')
           setDeprecationHeaders(res, { sunset: LEGACY_SUNSET, successor: legacySuccessor(workspace!, path!) });

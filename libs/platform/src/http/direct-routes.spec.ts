@@ -9,6 +9,7 @@ const echo: DirectRoute = {
   method: 'POST',
   pattern: /^\/things\/([a-z]+)$/,
   errorShape: 'functions',
+  name: '/things/:name',
   async handle(_req, res, [name]) {
     if (name === 'missing') throw StrataException.notFound('No such thing.');
     if (name === 'busy') {
@@ -25,6 +26,7 @@ const text: DirectRoute = {
   method: ['GET', 'PUT'],
   pattern: /^\/notes\/([a-z]+)$/,
   errorShape: 'functions',
+  name: '/notes/:name',
   async handle(req, res, [name]) {
     res.writeHead(201, { 'content-type': 'text/plain' }).end(`${req.method} ${name}`);
   },

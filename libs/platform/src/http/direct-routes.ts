@@ -33,6 +33,8 @@ export interface DirectRoute {
   readonly pattern: RegExp;
   /** The error body shape of the full route. */
   readonly errorShape: ErrorShape;
+  /** The full route's template (`/data/workspace/:workspace/api/v1/http-trigger/:path`), for metrics. */
+  readonly name: string;
   handle(req: IncomingMessage, res: ServerResponse, params: readonly string[]): Promise<DirectAnswer | void>;
 }
 
@@ -75,7 +77,11 @@ export function matchRoute(
   return undefined;
 }
 
+/** The template of the direct route that took a request (request metrics read it). */
+export const DIRECT_ROUTE = Symbol('strata:direct-route');
+
 async function answer(route: DirectRoute, params: string[], req: IncomingMessage, res: ServerResponse): Promise<void> {
+  (req as IncomingMessage & { [DIRECT_ROUTE]?: string })[DIRECT_ROUTE] = route.name;
   const requestId = assignRequestId(req, res);
   let reply: DirectAnswer | void;
   try {
