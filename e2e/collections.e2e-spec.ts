@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { eventually } from '@strata/testing';
@@ -330,6 +331,38 @@ describe('collections', () => {
     expect(orphan.body.error.message).toMatch(/cannot be restored: properties\[0\].*shelves/);
     expect((await call('POST', `${base()}/structures/${shelves.body.id}/restore`, { token })).status).toBe(200);
     expect((await call('POST', `${base()}/structures/${books.body.id}/restore`, { token })).status).toBe(200);
+  });
+
+  it('validates record data against a collection without writing it', async () => {
+    const people = await post('/structures', {
+      name: 'People',
+      properties: [
+        { name: 'name', type: 'string', required: true, maxLength: 5 },
+        { name: 'age', type: 'number', minimum: 0 },
+      ],
+    });
+    const url = `${base()}/structures/${people.body.id}/validate`;
+    const ok = await call('POST', url, { token, body: { data: { name: 'Ann', age: 3 } } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ valid: true });
+    const bad = await call('POST', `${base()}/collections/${people.body.id}/validate`, {
+      token,
+      body: { data: { name: 'Annabel', age: -1, extra: true } },
+    });
+    expect(bad.status).toBe(200);
+    expect(bad.body.valid).toBe(false);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'data.age',
+      'data.extra',
+      'data.name',
+    ]);
+    // Nothing was written.
+    const listed = await call('GET', `${base()}/records?structureId=${people.body.id}&includeCount=true`, { token });
+    expect(listed.body.pagination.total).toBe(0);
+    // A body that is not a check request is still a 400; an unknown collection a 404.
+    expect((await call('POST', url, { token, body: { data: 'Ann' } })).status).toBe(400);
+    const unknown = await call('POST', `${base()}/structures/${randomUUID()}/validate`, { token, body: { data: {} } });
+    expect(unknown.status).toBe(404);
   });
 
   it('enforces workspace isolation, permissions and id formats', async () => {

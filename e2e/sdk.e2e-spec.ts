@@ -100,6 +100,9 @@ describe('the SDK', () => {
     const listed2 = await client.collections.list({ search: 'scratch', includeDeleted: true });
     expect(listed2.results.map((c) => [c.id, c.isDeleted])).toEqual([[scratch.id, true]]);
     expect(await client.collections.restore(scratch.id)).toMatchObject({ id: scratch.id, isDeleted: false });
+    expect(await client.collections.validate(collection.id, { sku: 'c-3', amount: 1 })).toEqual({ valid: true });
+    const invalid = await client.collections.validate(collection.id, { amount: 'many' });
+    expect(invalid.valid).toBe(false);
   });
 
   it('reads every error shape of the platform into StrataApiError', async () => {

@@ -1,3 +1,4 @@
+import { RecordCheckController } from './record-check.controller.js';
 import { Module } from '@nestjs/common';
 import { CollectionsModule } from '../collections/collections.module.js';
 import { EventsModule } from '../events/events.module.js';
@@ -24,7 +25,7 @@ import { UpsertService } from './upsert.service.js';
 @Module({
   imports: [CollectionsModule, EventsModule, SecretsModule],
   // The bulk routes first: `PATCH /records/bulk` must not be taken for `PATCH /records/{recordId}`.
-  controllers: [BulkRecordsController, RecordsController],
+  controllers: [BulkRecordsController, RecordsController, RecordCheckController],
   providers: [
     RecordsRepository,
     RecordHistoryRepository,

@@ -1,4 +1,4 @@
-import { Resource, segment, type CallOptions } from '../http/resource.js';
+import { Resource, segment, type CallOptions, type JsonObject } from '../http/resource.js';
 import type { Collection, CollectionInput, CollectionList, CollectionListQuery } from './types.js';
 
 /** `{data_base}/structures`: collections and their schemas. */
@@ -31,5 +31,14 @@ export class Collections extends Resource {
   /** Brings back a soft-deleted collection with its records (409 when its slug was taken meanwhile). */
   restore(id: string, options?: CallOptions): Promise<Collection> {
     return this.call('POST', `/structures/${segment(id)}/restore`, { signal: options?.signal });
+  }
+
+  /** Checks record data against the collection as a create would, writing nothing. */
+  validate(
+    id: string,
+    data: JsonObject,
+    options?: CallOptions,
+  ): Promise<{ valid: true } | { valid: false; errors: { field: string; message: string }[] }> {
+    return this.call('POST', `/structures/${segment(id)}/validate`, { body: { data }, signal: options?.signal });
   }
 }
