@@ -13,14 +13,22 @@ export interface ClientCredentialsToken {
   scope?: string;
 }
 
+/** How the token request is sent: another fetch (a proxy's), and how long it may take. */
+export interface TokenRequestOptions {
+  readonly fetch?: typeof fetch | undefined;
+  /** Default 30 000 ms. */
+  readonly timeoutMs?: number | undefined;
+}
+
 /** The client-credentials grant at `{auth_url}/oidc/token` (form-encoded). */
 export async function clientCredentialsToken(
   authUrl: string,
   clientId: string,
   clientSecret: string,
   scope?: string,
+  options: TokenRequestOptions = {},
 ): Promise<ClientCredentialsToken> {
-  const res = await fetch(`${authUrl.replace(/\/$/, '')}/oidc/token`, {
+  const res = await (options.fetch ?? fetch)(`${authUrl.replace(/\/$/, '')}/oidc/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
@@ -29,9 +37,20 @@ export async function clientCredentialsToken(
       client_secret: clientSecret,
       ...(scope ? { scope } : {}),
     }).toString(),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
   });
-  const body = (await res.json()) as ClientCredentialsToken & { error?: string; error_description?: string };
+  // An ingress in front of auth may answer HTML (a 502 page): the status is what to report then.
+  const text = await res.text();
+  let body: Partial<ClientCredentialsToken> & { error?: string; error_description?: string } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // not JSON
+  }
   if (!res.ok)
     throw new Error(`token request failed (${res.status}): ${body.error ?? ''} ${body.error_description ?? ''}`.trim());
-  return body;
+  if (typeof body.access_token !== 'string' || typeof body.expires_in !== 'number') {
+    throw new Error(`token request failed (${res.status}): the answer holds no access_token and expires_in`);
+  }
+  return body as ClientCredentialsToken;
 }

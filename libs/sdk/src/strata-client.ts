@@ -112,5 +112,7 @@ function tokenSourceOf(options: StrataClientOptions): TokenSource {
     clientId: auth.clientId,
     clientSecret: auth.clientSecret,
     ...(auth.scope ? { scope: auth.scope } : {}),
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
   });
 }

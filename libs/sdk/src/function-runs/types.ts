@@ -1,8 +1,7 @@
 import type { JsonObject, JsonValue } from '../http/resource.js';
 
-/** docs/compute.md, "Run statuses". */
-export type RunStatus =
-  'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'memory_exceeded' | 'cancelled' | (string & {});
+/** docs/compute.md, "Run states": `succeeded`, `failed`, `timed_out`, `cancelled` and `rate_limited` are final. */
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'rate_limited';
 
 export interface RunError {
   readonly name: string;

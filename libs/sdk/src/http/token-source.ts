@@ -1,4 +1,4 @@
-import { clientCredentialsToken } from '../client.js';
+import { clientCredentialsToken, type TokenRequestOptions } from '../client.js';
 
 /** Where a client gets the bearer token it sends. */
 export interface TokenSource {
@@ -16,7 +16,7 @@ export function staticToken(token: string): TokenSource {
   return { token: () => Promise.resolve(token), invalidate: () => undefined, renewable: false };
 }
 
-export interface ClientCredentialsOptions {
+export interface ClientCredentialsOptions extends TokenRequestOptions {
   /** `{auth_url}`, for example https://auth.strata.example.com */
   readonly authUrl: string;
   /** The service account's `ci_…` client id. */
@@ -41,7 +41,16 @@ export function clientCredentials(options: ClientCredentialsOptions): TokenSourc
   let pending: Promise<string> | undefined;
 
   const fetchToken = async (): Promise<string> => {
-    const issued = await clientCredentialsToken(options.authUrl, options.clientId, options.clientSecret, options.scope);
+    const issued = await clientCredentialsToken(
+      options.authUrl,
+      options.clientId,
+      options.clientSecret,
+      options.scope,
+      {
+        fetch: options.fetch,
+        timeoutMs: options.timeoutMs,
+      },
+    );
     // A lifetime shorter than the margin is renewed at half of it rather than on every call.
     const lifetimeMs = issued.expires_in * 1000;
     const margin = Math.min(renewBeforeMs, lifetimeMs / 2);

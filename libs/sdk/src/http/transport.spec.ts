@@ -7,6 +7,8 @@ import { Transport, type DeprecationNotice } from './transport.js';
 
 /** What the test server saw, and what it answers next (per path, in order; the last one repeats). */
 interface Seen {
+  /** When it arrived (performance.now of this process). */
+  at: number;
   method: string;
   url: string;
   authorization: string | undefined;
@@ -29,6 +31,7 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       seen.push({
+        at: performance.now(),
         method: req.method!,
         url: req.url!,
         authorization: req.headers.authorization,
@@ -144,11 +147,14 @@ describe('Transport', () => {
   it('retries a 429 whatever the method, after its Retry-After', async () => {
     answer(
       '/limited',
-      { status: 429, headers: { 'retry-after': '0' }, body: { error: 'Too Many Requests', message: 'slow down' } },
+      { status: 429, headers: { 'retry-after': '1' }, body: { error: 'Too Many Requests', message: 'slow down' } },
       { status: 201, body: { id: 1 } },
     );
     await expect(transport().request('POST', '/limited', { body: {} })).resolves.toEqual({ id: 1 });
-    expect(hits('/limited')).toHaveLength(2);
+    const [first, second] = hits('/limited');
+    expect(second).toBeDefined();
+    // Not before the second the answer asked for (a lower bound: a busy machine only adds to it).
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(990);
   });
 
   it('reports the last 429 with its Retry-After once the retries are used up', async () => {
@@ -164,7 +170,7 @@ describe('Transport', () => {
     expect(hits('/limited')).toHaveLength(3);
   });
 
-  it('retries a 5xx of a GET, but not of a POST without an Idempotency-Key', async () => {
+  it('retries a 5xx of a GET, but not of a POST, PUT or DELETE without an Idempotency-Key or If-Match', async () => {
     answer(
       '/flaky',
       { status: 503, headers: { 'retry-after': '0' }, body: { error: 'Unavailable', message: 'later' } },
@@ -173,11 +179,25 @@ describe('Transport', () => {
     await expect(transport().request('GET', '/flaky')).resolves.toEqual({ ok: 1 });
     expect(hits('/flaky')).toHaveLength(2);
 
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      seen = [];
+      answer('/write', { status: 500, body: { error: 'Internal', message: 'boom' } }, { status: 201, body: { ok: 1 } });
+      const error = await failure(transport().request(method, '/write', { body: {} }));
+      expect(error.status).toBe(500);
+      expect(hits('/write')).toHaveLength(1);
+    }
+
+    // A PUT that names the version it replaces cannot apply twice: retried.
     seen = [];
-    answer('/write', { status: 500, body: { error: 'Internal', message: 'boom' } }, { status: 201, body: { ok: 1 } });
-    const error = await failure(transport().request('POST', '/write', { body: {} }));
-    expect(error.status).toBe(500);
-    expect(hits('/write')).toHaveLength(1);
+    answer(
+      '/write',
+      { status: 502, body: { error: 'Bad Gateway', message: 'upstream' } },
+      { status: 200, body: { ok: 2 } },
+    );
+    await expect(transport().request('PUT', '/write', { body: {}, headers: { 'if-match': '"3"' } })).resolves.toEqual({
+      ok: 2,
+    });
+    expect(hits('/write')).toHaveLength(2);
   });
 
   it('retries a 5xx of a POST that carries an Idempotency-Key, with the same key', async () => {
@@ -278,6 +298,12 @@ describe('clientCredentials', () => {
     await source.token();
     expect(hits('/oidc/token')).toHaveLength(3);
     expect(tokens).toEqual(['a', 'a', 'a']);
+  });
+
+  it('reports the status of a token answer that is not JSON', async () => {
+    answers.set('/oidc/token', [{ status: 502, body: '<html>Bad Gateway</html>' }]);
+    const source = clientCredentials({ authUrl: origin, clientId: 'ci_1', clientSecret: 'sk_1' });
+    await expect(source.token()).rejects.toThrow('token request failed (502)');
   });
 
   it('fails with the token endpoint’s error', async () => {

@@ -68,8 +68,12 @@ export interface TransportOptions {
   readonly fetch?: typeof fetch | undefined;
 }
 
-/** Methods a repeat cannot do twice: retried on 5xx and network errors without a key. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/**
+ * Methods whose repeat changes nothing: retried on 5xx and lost connections without a key.
+ * PUT and DELETE are not among them here: a repeated `PUT /records/{id}` writes another
+ * version, a repeated DELETE answers 404 for a delete that happened.
+ */
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * HTTP to one origin: JSON in and out, the bearer token, retries as the spec advises
@@ -77,9 +81,10 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
  * thrown as StrataApiError.
  *
  * A 429 is retried whatever the method (the platform refused it before doing anything),
- * after its `Retry-After`. A 5xx or a lost connection is retried only for idempotent methods
- * and for requests with an `Idempotency-Key`: a POST may have been carried out before the
- * answer was lost. A 401 is retried once with a renewed token when the source can renew.
+ * after its `Retry-After`. A 5xx or a lost connection is retried only for GET, HEAD and
+ * OPTIONS, and for requests with an `Idempotency-Key` or an `If-Match`: any other write may
+ * have been carried out before its answer was lost. A 401 is retried once with a renewed
+ * token when the source can renew.
  */
 export class Transport {
   private readonly http: KyInstance;
@@ -98,21 +103,25 @@ export class Transport {
       retry: {
         limit: retry.limit ?? 2,
         methods: ['get', 'put', 'head', 'delete', 'options', 'post', 'patch'],
+        statusCodes: [429, 500, 502, 503, 504],
         afterStatusCodes: [429, 503],
         maxRetryAfter: retry.maxRetryAfterMs ?? 60_000,
         backoffLimit: retry.backoffLimitMs ?? 10_000,
         jitter: true,
+        // `undefined` leaves the decision to ky's own checks (the status codes above, and the wait
+        // `Retry-After` asks for); `true` would retry at once on the plain backoff.
         shouldRetry: ({ error, retryCount }) => {
           const request = (error as { request?: Request }).request;
           const repeatable =
-            request !== undefined && (IDEMPOTENT.has(request.method) || request.headers.has('idempotency-key'));
+            request !== undefined &&
+            (SAFE.has(request.method) || request.headers.has('idempotency-key') || request.headers.has('if-match'));
           if (isHTTPError(error)) {
             const status = error.response.status;
             if (status === 401) return tokens?.renewable === true && retryCount === 1;
-            if (status === 429) return true;
-            return status >= 500 && status !== 501 && repeatable;
+            if (status === 429) return undefined;
+            return status >= 500 && status !== 501 && repeatable ? undefined : false;
           }
-          return isNetworkError(error) && repeatable;
+          return isNetworkError(error) && repeatable ? undefined : false;
         },
       },
       hooks: {

@@ -22,6 +22,12 @@ import type {
 } from './types.js';
 import type { JsonObject } from '../http/resource.js';
 
+/** Call options of a write that may name the version it expects. */
+export type VersionedCallOptions = CallOptions & { readonly ifMatch?: number };
+
+const ifMatch = (options: VersionedCallOptions | undefined) =>
+  options?.ifMatch === undefined ? undefined : { 'if-match': `"${options.ifMatch}"` };
+
 const list = (values: readonly string[] | undefined) => (values && values.length > 0 ? values.join(',') : undefined);
 
 /** `{data_base}/records`: records of every collection. */
@@ -47,19 +53,31 @@ export class Records extends Resource {
     );
   }
 
-  /** PATCH: only the fields given change; a field set to null is unset. */
+  /**
+   * PATCH: only the fields given change; a field set to null is unset. With `ifMatch`, only
+   * while the record is at that version (409 `VERSION_CONFLICT` otherwise); such a write is
+   * also safe to retry after a lost answer, and is.
+   */
   update(
     id: string,
     data: JsonObject,
     extra: { metadata?: JsonObject; options?: RecordUpdateOptions } = {},
-    options?: CallOptions,
+    options?: VersionedCallOptions,
   ): Promise<StrataRecord> {
-    return this.call('PATCH', `/records/${segment(id)}`, { body: { data, ...extra }, signal: options?.signal });
+    return this.call('PATCH', `/records/${segment(id)}`, {
+      body: { data, ...extra },
+      headers: ifMatch(options),
+      signal: options?.signal,
+    });
   }
 
-  /** PUT: the record's data becomes `data`; fields not supplied are removed. */
-  replace(id: string, data: JsonObject, options?: CallOptions): Promise<StrataRecord> {
-    return this.call('PUT', `/records/${segment(id)}`, { body: { data }, signal: options?.signal });
+  /** PUT: the record's data becomes `data`; fields not supplied are removed. `ifMatch` as for `update`. */
+  replace(id: string, data: JsonObject, options?: VersionedCallOptions): Promise<StrataRecord> {
+    return this.call('PUT', `/records/${segment(id)}`, {
+      body: { data },
+      headers: ifMatch(options),
+      signal: options?.signal,
+    });
   }
 
   /** Creates or updates the record matching `match` (201 created or 200 updated, told by `operation`). */
@@ -75,8 +93,13 @@ export class Records extends Resource {
     });
   }
 
-  delete(id: string, query: { permanent?: boolean } = {}, options?: CallOptions): Promise<DeleteResult> {
-    return this.call('DELETE', `/records/${segment(id)}`, { query, signal: options?.signal });
+  /** Soft unless `permanent`. `ifMatch` as for `update`. */
+  delete(id: string, query: { permanent?: boolean } = {}, options?: VersionedCallOptions): Promise<DeleteResult> {
+    return this.call('DELETE', `/records/${segment(id)}`, {
+      query,
+      headers: ifMatch(options),
+      signal: options?.signal,
+    });
   }
 
   /** Many records in one request and one aggregate event (`records_bulk_created`). */

@@ -8,8 +8,12 @@ export interface WebhookSubscription {
   readonly name: string;
   readonly url: string;
   readonly events: RecordEvent[];
-  readonly recordSlugs: string[] | null;
+  /** Empty: every collection. */
+  readonly recordSlugs: string[];
   readonly active: boolean;
+  /** While a rotated-out secret still signs (24 h after a rotation), when it stops. */
+  readonly previousSecretValidUntil: string | null;
+  readonly createdBy: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** `whsec_…`: answered once, on create and on rotation. */
