@@ -72,6 +72,25 @@ describe('retention policies', () => {
     await eventually(bounded, [5, 6]);
   });
 
+  it('keeps the newest maxVersions stored versions where the numbering has gaps', async () => {
+    // Not versioned: a version is kept only by a PATCH with createVersion, so the stored ones are 2, 4 and 8.
+    const c = await api('POST', '/structures', {
+      name: 'Sparse',
+      properties: [{ name: 'n', type: 'number' }],
+      retentionPolicy: { maxVersions: 2 },
+    });
+    const r = await api('POST', '/records', { structureId: c.body.id, data: { n: 1 } });
+    for (let n = 2; n <= 8; n++) {
+      const keep = n === 2 || n === 4 || n === 8;
+      const patched = await api('PATCH', `/records/${r.body.id}`, {
+        data: { n },
+        ...(keep ? { options: { createVersion: true } } : {}),
+      });
+      expect(patched.body.version).toBe(n);
+    }
+    await eventually(r.body.id, [4, 8]);
+  });
+
   it('drops versions older than maxAgeDays by the service clock, never the current one', async () => {
     const aging = await recordWithVersions('Aging', 3, { maxAgeDays: 1 });
     const lasting = await recordWithVersions('Lasting', 3, { maxAgeDays: 3 });

@@ -45,7 +45,7 @@ export class DataConfig extends ServiceConfig {
   @IsInt()
   @Min(50)
   @Max(86_400_000)
-  DATA_RETENTION_SWEEP_INTERVAL_MS = 60_000;
+  DATA_RETENTION_SWEEP_INTERVAL_MS = 600_000;
 
   /** Most conditions a canonical or saved query may hold ("Query complexity limit exceeded" beyond). */
   @IsInt()

@@ -67,27 +67,46 @@ export class RecordHistoryRepository {
   }
 
   /**
-   * Deletes up to `limit` versions of the collection's records that its policy no longer
-   * keeps: beyond the newest `maxVersions`, or updated before `olderThan`. A record's current
-   * version is always kept. Rows another replica is deleting are skipped. Returns how many went.
+   * Takes the collection's retention sweep for this transaction; false when another replica
+   * holds it (that replica is pruning the collection now).
+   */
+  async lockRetention(tx: Tx, collectionId: string): Promise<boolean> {
+    const rows = await managerOf(this.db, tx).query<{ locked: boolean }[]>(
+      `SELECT pg_try_advisory_xact_lock(hashtext('data-retention:' || $1)) AS locked`,
+      [collectionId],
+    );
+    return rows[0]?.locked === true;
+  }
+
+  /**
+   * Deletes up to `limit` stored versions of the collection's live records that its policy no
+   * longer keeps: those beyond the newest `maxVersions` stored ones (ranked by version: the
+   * numbers have gaps where no version was kept), and those updated before `olderThan`. A
+   * record's current version is always kept; a soft-deleted record's versions wait for it to
+   * come back or go for good. Returns how many went.
    */
   async pruneVersions(
     scope: WorkspaceScope,
+    tx: Tx,
     collectionId: string,
     policy: { maxVersions: number | null; olderThan: Date | null },
     limit: number,
   ): Promise<number> {
     const rows = rowsOf<{ record_id: string }>(
-      await this.db.query(
+      await managerOf(this.db, tx).query(
         `DELETE FROM data.record_versions d
-        WHERE (d.record_id, d.version) IN (
-          SELECT v.record_id, v.version
-            FROM data.record_versions v JOIN data.records r ON r.id = v.record_id
-           WHERE r.workspace_slug = $1 AND r.collection_id = $2 AND v.version <> r.version
-             AND (($3::int IS NOT NULL AND v.version <= r.version - $3::int)
-                  OR ($4::timestamptz IS NOT NULL AND v.updated_at < $4::timestamptz))
-           LIMIT $5 FOR UPDATE OF v SKIP LOCKED)
-        RETURNING d.record_id`,
+          WHERE (d.record_id, d.version) IN (
+            SELECT ranked.record_id, ranked.version FROM (
+              SELECT v.record_id, v.version, v.updated_at, r.version AS current,
+                     row_number() OVER (PARTITION BY v.record_id ORDER BY v.version DESC) AS newest
+                FROM data.record_versions v JOIN data.records r ON r.id = v.record_id
+               WHERE r.workspace_slug = $1 AND r.collection_id = $2 AND r.deleted_at IS NULL
+            ) ranked
+            WHERE ranked.version <> ranked.current
+              AND (($3::int IS NOT NULL AND ranked.newest > $3::int)
+                   OR ($4::timestamptz IS NOT NULL AND ranked.updated_at < $4::timestamptz))
+            LIMIT $5)
+          RETURNING d.record_id`,
         [scope.workspace, collectionId, policy.maxVersions, policy.olderThan, limit],
       ),
     );

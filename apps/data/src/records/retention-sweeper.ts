@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { issueWorkspaceScope } from '@strata/db';
+import { issueWorkspaceScope, Transactions } from '@strata/db';
 import { Clock, PeriodicTask } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
 import { RecordHistoryRepository, type RetentionTarget } from './record-history.repository.js';
@@ -12,10 +12,10 @@ const DAY_MS = 86_400_000;
 
 /**
  * Prunes record versions by their collection's `retentionPolicy` (`{maxVersions?,
- * maxAgeDays?}`): versions beyond the newest `maxVersions`, and versions updated more than
- * `maxAgeDays` ago, go; a record's current version always stays. Any number of replicas may
- * sweep (rows are taken with SKIP LOCKED). Age is judged by the service's `Clock`; the pace
- * is real time.
+ * maxAgeDays?}`): stored versions beyond the newest `maxVersions`, and versions updated more
+ * than `maxAgeDays` ago, go; a record's current version always stays. Any number of replicas
+ * may sweep: a collection is pruned by one at a time (a transaction-scoped advisory lock).
+ * Age is judged by the service's `Clock`; the pace is real time.
  */
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,6 +23,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
   private readonly task: PeriodicTask;
 
   constructor(
+    private readonly transactions: Transactions,
     private readonly history: RecordHistoryRepository,
     private readonly config: DataConfig,
     private readonly clock: Clock,
@@ -60,12 +61,16 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
       olderThan: typeof maxAgeDays === 'number' ? new Date(now - maxAgeDays * DAY_MS) : null,
     };
     if (policy.maxVersions === null && policy.olderThan === null) return 0;
-    let pruned = 0;
-    for (let i = 0; i < BATCHES_PER_PASS; i++) {
-      const deleted = await this.history.pruneVersions(scope, target.collection_id, policy, BATCH);
-      pruned += deleted;
-      if (deleted < BATCH) break;
-    }
-    return pruned;
+    // One replica at a time per collection; the others pass it by.
+    return this.transactions.run(async (tx) => {
+      if (!(await this.history.lockRetention(tx, target.collection_id))) return 0;
+      let pruned = 0;
+      for (let i = 0; i < BATCHES_PER_PASS; i++) {
+        const deleted = await this.history.pruneVersions(scope, tx, target.collection_id, policy, BATCH);
+        pruned += deleted;
+        if (deleted < BATCH) break;
+      }
+      return pruned;
+    });
   }
 }
