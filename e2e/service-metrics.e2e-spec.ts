@@ -199,7 +199,8 @@ describe('request metrics', () => {
     const routed = { service: 'gateway', method: 'GET', route: 'data', status: '404' };
     const unmatched = { service: 'data', method: 'GET', route: 'unmatched', status: '404' };
     const capture = { service: 'inbound', route: '/data/workspace/:workspace/api/v1/:entry/:path', status: '404' };
-    const before = await Promise.all([record, routed, unmatched, capture].map(requests));
+    const oidc = { service: 'auth', method: 'GET', route: '/oidc', status: '200' };
+    const before = await Promise.all([record, routed, unmatched, capture, oidc].map(requests));
 
     for (let i = 0; i < 2; i++) {
       expect((await call('GET', `${base}/records/${randomUUID()}`, { token })).status).toBe(404);
@@ -207,11 +208,13 @@ describe('request metrics', () => {
     expect((await call('GET', `${stack.dataUrl}/no/such/path`, { token })).status).toBe(404);
     // Served by the inbound service's direct route, ahead of Nest.
     expect((await call('POST', `${base}/http-trigger/nowhere`, { body: {} })).status).toBe(404);
+    // The OIDC provider, mounted ahead of Nest's routes.
+    expect((await call('GET', `${stack.authUrl}/oidc/.well-known/openid-configuration`)).status).toBe(200);
 
     // Counted when the answer has ended, which may be a moment after the client read it.
     await eventually(async () => {
-      const after = await Promise.all([record, routed, unmatched, capture].map(requests));
-      return after.every((n, i) => n === before[i]! + [2, 2, 1, 1][i]!) ? true : undefined;
+      const after = await Promise.all([record, routed, unmatched, capture, oidc].map(requests));
+      return after.every((n, i) => n === before[i]! + [2, 2, 1, 1, 1][i]!) ? true : undefined;
     }, 10_000);
     // The path's ids and workspace are never an attribute.
     const attributes = (await points('strata.http.request.duration_seconds')).map((p) => JSON.stringify(p.attributes));

@@ -1,7 +1,6 @@
-import { serviceAccountDeprecatedRoutes } from './service-accounts/deprecated-routes.js';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import { createServiceApp, type Clock } from '@strata/platform';
+import { createServiceApp, setRouteTemplate, type Clock } from '@strata/platform';
 import { migrateService } from '@strata/db';
 import { AuthAppModule } from './app.module.js';
 import { AuthConfig } from './auth.config.js';
@@ -10,6 +9,7 @@ import { refuseMalformedOAuthUrl, tokenFormParser } from './oidc/oauth-input.js'
 import { OidcService } from './oidc/oidc.service.js';
 import { UsersService } from './users/users.service.js';
 import { FunctionPrincipalsService } from './function-principals/function-principals.service.js';
+import { serviceAccountDeprecatedRoutes } from './service-accounts/deprecated-routes.js';
 
 /** Runs the iam schema's migrations (the start script and the Helm hook call this, not every replica). */
 export function migrateAuth(config: AuthConfig): Promise<string[]> {
@@ -35,6 +35,11 @@ export async function createAuthApp(
       await oidc.start();
       await nest.get(UsersService).ensureAdmin(config.STRATA_ADMIN_EMAIL, config.STRATA_ADMIN_PASSWORD);
       await nest.get(FunctionPrincipalsService).ensureAll();
+      // Named for the request metrics: Express has no route template for a mounted handler.
+      nest.use('/oidc', (req: Request, _res: Response, next: NextFunction) => {
+        setRouteTemplate(req, '/oidc');
+        next();
+      });
       nest.use('/oidc', refuseMalformedOAuthUrl);
       // The spec's token response always states a scope: default client-credentials requests to `openid`.
       nest.use('/oidc/token', ...tokenFormParser(), defaultClientCredentialsScope);

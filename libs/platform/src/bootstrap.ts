@@ -1,13 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { IncomingMessage, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { ErrorShape } from '@strata/contracts';
 import { JsonLogger, requestMetrics } from '@strata/telemetry';
 import { ErrorFilter } from './errors/error.filter.js';
 import { bodyParsing } from './http/body-parsing.js';
 import { deprecatedRoutesMiddleware, type DeprecatedRoute } from './http/deprecated-routes.js';
-import { DIRECT_ROUTE, serveDirectRoutes, type DirectRoute } from './http/direct-routes.js';
+import { serveDirectRoutes, type DirectRoute } from './http/direct-routes.js';
+import { routeTemplateOf } from './http/route-template.js';
 import { closeConnectionsWhenAnswered } from './http/graceful-close.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { urlCheckMiddleware } from './http/url-check.middleware.js';
@@ -90,11 +91,4 @@ export function keepConnectionsAlive(server: Server, keepAliveTimeoutMs: number)
 function unless(skip: RegExp | undefined, handler: RequestHandler): RequestHandler {
   if (!skip) return handler;
   return (req, res, next) => (skip.test(req.path) ? next() : handler(req, res, next));
-}
-
-/** The template of the route that answered: a direct route's name, or the Express route Nest registered. */
-function routeTemplateOf(req: IncomingMessage): string | undefined {
-  const seen = req as IncomingMessage & { [DIRECT_ROUTE]?: string; route?: { path?: unknown } };
-  if (seen[DIRECT_ROUTE] !== undefined) return seen[DIRECT_ROUTE];
-  return typeof seen.route?.path === 'string' ? seen.route.path : undefined;
 }

@@ -19,6 +19,7 @@ export * from './health/database.readiness.js';
 export * from './db/transactions.provider.js';
 export * from './http/deprecation-headers.js';
 export * from './http/deprecated-routes.js';
+export * from './http/route-template.js';
 export * from './http/idempotency-key.js';
 export * from './http/request-id.middleware.js';
 export * from './http/direct-routes.js';

@@ -28,7 +28,8 @@ export function requestMetrics<Req extends IncomingMessage>(service: string, rou
         service,
         method: req.method ?? 'UNKNOWN',
         route: routeOf(req) ?? UNMATCHED_ROUTE,
-        status: String(res.statusCode),
+        // A client that went away before the answer ended: the status set so far is not what it got.
+        status: res.writableFinished ? String(res.statusCode) : 'aborted',
       });
     });
     next?.();

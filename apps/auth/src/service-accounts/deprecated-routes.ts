@@ -9,7 +9,8 @@ export function serviceAccountDeprecatedRoutes(issuer: string): readonly Depreca
   return [
     {
       method: 'PUT',
-      pattern: /^\/workspace\/([^/]+)\/api\/v1\/service-accounts\/([^/]+)\/rotate$/,
+      // Case-insensitive and with or without a trailing slash, as Express routes.
+      pattern: /^\/workspace\/([^/]+)\/api\/v1\/service-accounts\/([^/]+)\/rotate\/?$/i,
       sunset: '2026-10-29',
       successor: (match) => `${authUrl}/workspace/${match[1]}/api/v1/service-accounts/${match[2]}/rotate`,
     },

@@ -5,6 +5,7 @@ import { logFailure, toRenderable } from '../errors/error.filter.js';
 import { renderError } from '../errors/render-error.js';
 import { StrataException } from '../errors/strata.exception.js';
 import { assignRequestId } from './request-id.middleware.js';
+import { setRouteTemplate } from './route-template.js';
 
 /**
  * What a direct route answers: a status, a JSON body and headers of its own;
@@ -77,11 +78,8 @@ export function matchRoute(
   return undefined;
 }
 
-/** The template of the direct route that took a request (request metrics read it). */
-export const DIRECT_ROUTE = Symbol('strata:direct-route');
-
 async function answer(route: DirectRoute, params: string[], req: IncomingMessage, res: ServerResponse): Promise<void> {
-  (req as IncomingMessage & { [DIRECT_ROUTE]?: string })[DIRECT_ROUTE] = route.name;
+  setRouteTemplate(req, route.name);
   const requestId = assignRequestId(req, res);
   let reply: DirectAnswer | void;
   try {
