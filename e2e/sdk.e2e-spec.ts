@@ -76,6 +76,16 @@ describe('the SDK', () => {
     });
     expect(queried.data.map((r) => r.data.amount)).toEqual([2, 7]);
 
+    // Walked page by page (pages of 1 here), in the order asked for.
+    const walked: unknown[] = [];
+    for await (const r of client.records.iterate({ structureId: collection.id, sort: 'data.sku', limit: 1 })) {
+      walked.push(r.data.sku);
+    }
+    expect(walked).toEqual(['a-1', 'b-2']);
+    const rows: unknown[] = [];
+    for await (const r of client.records.iterateQuery({ resource: 'orders', page: { limit: 1 } })) rows.push(r.id);
+    expect(rows.sort()).toEqual([record.id, created.data.id].sort());
+
     const history = await client.records.history(record.id);
     expect(history.versions.map((v) => v.version).sort()).toEqual([1, 2]);
     const restored = await client.records.restore(record.id, { version: 1 });

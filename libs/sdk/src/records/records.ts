@@ -44,6 +44,39 @@ export class Records extends Resource {
     return this.read('/records', { ...query, expand: list(query.expand) }, options);
   }
 
+  /**
+   * Every record the list query matches, page after page by keyset cursor (`nextCursor`), so the
+   * walk stays correct while records are written. Pages hold `query.limit` (default 100) records.
+   */
+  async *iterate(query: Omit<RecordListQuery, 'cursor' | 'offset'> = {}, options?: CallOptions) {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.list({ limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) }, options);
+      yield* page.results;
+      if (!page.pagination.hasMore || !page.pagination.nextCursor) return;
+      cursor = page.pagination.nextCursor;
+    }
+  }
+
+  /**
+   * Every row of a canonical query, page after page by cursor (`meta.nextCursor`); the
+   * definition's `page.limit` (default 100) sizes the pages. Joined queries page by offset and
+   * cannot be walked this way.
+   */
+  async *iterateQuery<Row = StrataRecord>(definition: QueryDefinition, options?: CallOptions): AsyncGenerator<Row> {
+    const limit = definition.page?.limit ?? 100;
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.query<Row>(
+        { ...definition, page: cursor === undefined ? { limit } : { limit, cursor } },
+        options,
+      );
+      yield* page.data;
+      if (!page.meta.hasMore || !page.meta.nextCursor) return;
+      cursor = page.meta.nextCursor;
+    }
+  }
+
   /** The records of one collection, by its slug. */
   listBySlug(recordSlug: string, query: Omit<RecordListQuery, 'structureId'> = {}, options?: CallOptions) {
     return this.read<RecordList>(
