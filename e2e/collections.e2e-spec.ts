@@ -365,6 +365,118 @@ describe('collections', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('creates collections in bulk, in order and all or none, with every problem named by index', async () => {
+    const created = await post('/structures/bulk', {
+      structures: [
+        { name: 'Bulk Authors', properties: [{ name: 'name', type: 'string' }] },
+        {
+          name: 'Bulk Posts',
+          properties: [
+            {
+              name: 'author',
+              type: 'reference',
+              target: 'bulk-authors',
+              relationship: 'many-to-one',
+              onDelete: 'restrict',
+            },
+          ],
+        },
+      ],
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.results.map((c: { recordSlug: string }) => c.recordSlug)).toEqual([
+      'bulk-authors',
+      'bulk-posts',
+    ]);
+
+    const refused = await post('/structures/bulk', {
+      structures: [
+        { name: 'Bulk Fine', properties: [] },
+        { name: '', properties: [{ name: 'n', type: 'nope' }] },
+        { name: 'Bulk Odd', properties: [], unknownField: 1 },
+      ],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe('No collection was created');
+    const fields = refused.body.error.details.map((d: { field: string }) => d.field);
+    expect(fields).toEqual(
+      expect.arrayContaining(['structures[1].name', 'structures[1].properties[0].type', 'structures[2].unknownField']),
+    );
+    expect(fields.every((f: string) => f.startsWith('structures[1].') || f.startsWith('structures[2].'))).toBe(true);
+    expect((await call('GET', `${base()}/structures/slug/bulk-fine`, { token })).status).toBe(404);
+
+    const taken = await post('/structures/bulk', {
+      structures: [
+        { name: 'Bulk Two', properties: [] },
+        { name: 'X', recordSlug: 'bulk-authors', properties: [] },
+      ],
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.message).toBe("structures[1]: A collection with recordSlug 'bulk-authors' already exists");
+    expect((await call('GET', `${base()}/structures/slug/bulk-two`, { token })).status).toBe(404);
+    expect((await post('/structures/bulk', { structures: [] })).status).toBe(400);
+  });
+
+  it('deletes collections in bulk unless one outside the set references them, and removes properties by name', async () => {
+    const [authors, posts] = (
+      await post('/structures/bulk', {
+        structures: [
+          {
+            name: 'Del Authors',
+            properties: [
+              { name: 'name', type: 'string' },
+              { name: 'bio', type: 'string' },
+              { name: 'born', type: 'number', immutable: true },
+            ],
+          },
+          {
+            name: 'Del Posts',
+            properties: [
+              {
+                name: 'author',
+                type: 'reference',
+                target: 'del-authors',
+                targetField: 'name',
+                relationship: 'many-to-one',
+                onDelete: 'restrict',
+              },
+            ],
+          },
+        ],
+      })
+    ).body.results as { id: string }[];
+    const remove = (body: unknown) => call('DELETE', `${base()}/structures/bulk`, { token, body });
+
+    const referenced = await remove({ ids: [authors!.id] });
+    expect(referenced.status).toBe(409);
+    expect(referenced.body.error.message).toBe("Collections are referenced: 'del-authors' by del-posts.author");
+    const unknownId = randomUUID();
+    const missing = await remove({ ids: [posts!.id, unknownId] });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe(`Collections not found: ${unknownId}`);
+    expect((await call('GET', `${base()}/structures/${posts!.id}`, { token })).status).toBe(200);
+    expect((await remove({ ids: ['nope'] })).status).toBe(400);
+
+    // Properties: an unknown name, one a reference names and an immutable one are refused, each named.
+    const props = (body: unknown) => call('DELETE', `${base()}/structures/${authors!.id}/properties`, { token, body });
+    const unknownName = await props({ names: ['bio', 'ghost'] });
+    expect(unknownName.status).toBe(400);
+    expect(unknownName.body.error.details).toEqual([
+      { field: 'names[1]', message: "the collection has no property 'ghost'" },
+    ]);
+    expect((await props({ names: ['name'] })).status).toBe(400);
+    expect((await props({ names: ['born'] })).status).toBe(400);
+    const trimmed = await props({ names: ['bio'] });
+    expect(trimmed.status).toBe(200);
+    expect(trimmed.body.properties.map((p: { name: string }) => p.name)).toEqual(['name', 'born']);
+
+    // Together, the reference is inside the set: both go.
+    const both = await remove({ ids: [authors!.id, posts!.id] });
+    expect(both.status).toBe(200);
+    expect(both.body.deleted.map((d: { id: string }) => d.id).sort()).toEqual([authors!.id, posts!.id].sort());
+    expect((await call('GET', `${base()}/structures/${authors!.id}`, { token })).status).toBe(404);
+  });
+
   it('enforces workspace isolation, permissions and id formats', async () => {
     const mine = await post('/structures', { name: 'Private', properties: [] });
     const crossRead = await call('GET', `${base()}/structures/${mine.body.id}`, { token: otherToken });

@@ -113,6 +113,20 @@ describe('the SDK', () => {
     expect(await client.collections.validate(collection.id, { sku: 'c-3', amount: 1 })).toEqual({ valid: true });
     const invalid = await client.collections.validate(collection.id, { amount: 'many' });
     expect(invalid.valid).toBe(false);
+    const pair = await client.collections.bulkCreate([
+      {
+        name: 'Pair A',
+        properties: [
+          { name: 'x', type: 'string' },
+          { name: 'y', type: 'string' },
+        ],
+      },
+      { name: 'Pair B', properties: [] },
+    ]);
+    const trimmed = await client.collections.removeProperties(pair.results[0]!.id, ['y']);
+    expect(trimmed.properties.map((p) => p.name)).toEqual(['x']);
+    const gone = await client.collections.bulkDelete(pair.results.map((c) => c.id));
+    expect(gone.deleted).toHaveLength(2);
   });
 
   it('reads every error shape of the platform into StrataApiError', async () => {

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SecretsModule } from '../secrets/secrets.module.js';
+import { BulkCollectionsController } from './bulk-collections.controller.js';
+import { BulkCollectionsService } from './bulk-collections.service.js';
 import { CollectionsController } from './collections.controller.js';
 import { CollectionsRepository } from './collections.repository.js';
 import { CollectionsService } from './collections.service.js';
@@ -11,8 +13,10 @@ import { WriteCollections } from './write-collections.js';
 /** Collections (structures): their definitions, per-collection indexes and proposed properties. */
 @Module({
   imports: [SecretsModule],
-  controllers: [CollectionsController],
+  // The bulk routes first: `DELETE /structures/{id}` would take `bulk` for an id.
+  controllers: [BulkCollectionsController, CollectionsController],
   providers: [
+    BulkCollectionsService,
     CollectionsRepository,
     CollectionsService,
     PropertyIndexer,

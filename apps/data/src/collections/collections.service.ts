@@ -56,14 +56,20 @@ export class CollectionsService {
     private readonly secretFields: SecretFieldsRepository,
   ) {}
 
-  /** `earlier`: the body's own problems (checkBody); when there are any, `body` lacks the fields that failed. */
+  /**
+   * `earlier`: the body's own problems (checkBody); when there are any, `body` lacks the fields
+   * that failed. Inside `within` when given (a caller's transaction, which schedules the
+   * indexes once it commits), else in a new one.
+   */
   async create(
     scope: WorkspaceScope,
     actor: string,
     body: CreateCollectionRequest,
     earlier: readonly FieldError[] = [],
+    within?: Tx,
   ): Promise<Collection> {
-    const created = await this.transactions.run(async (tx) => {
+    const run = <T>(work: (tx: Tx) => Promise<T>) => (within ? work(within) : this.transactions.run(work));
+    const created = await run(async (tx) => {
       const others = await this.repository.lockWorkspace(scope, tx);
       const taken = new Set(others.map((c) => c.record_slug));
       if (body.recordSlug !== undefined && taken.has(body.recordSlug)) {
@@ -98,7 +104,7 @@ export class CollectionsService {
         actor,
       });
     });
-    this.indexes.schedule(created.id);
+    if (!within) this.indexes.schedule(created.id);
     return created;
   }
 
@@ -247,7 +253,7 @@ function targets(rows: readonly CollectionRow[]): ReadonlyMap<string, ReferenceT
 }
 
 /** The references of other collections that point at `recordSlug`, with each field they name. */
-function dependentsOf(recordSlug: string, others: readonly CollectionRow[]): Dependent[] {
+export function dependentsOf(recordSlug: string, others: readonly CollectionRow[]): Dependent[] {
   return others.flatMap((c) =>
     c.properties
       .filter((p): p is ReferenceProperty => p.type === 'reference' && p.target === recordSlug)

@@ -41,4 +41,22 @@ export class Collections extends Resource {
   ): Promise<{ valid: true } | { valid: false; errors: { field: string; message: string }[] }> {
     return this.call('POST', `/structures/${segment(id)}/validate`, { body: { data }, signal: options?.signal });
   }
+
+  /** Creates collections in order, in one transaction (all or none); problems come as `structures[i].…`. */
+  bulkCreate(structures: readonly CollectionInput[], options?: CallOptions): Promise<{ results: Collection[] }> {
+    return this.call('POST', '/structures/bulk', { body: { structures }, signal: options?.signal });
+  }
+
+  /** Soft-deletes collections together (all or none). */
+  bulkDelete(
+    ids: readonly string[],
+    options?: CallOptions,
+  ): Promise<{ success: true; deleted: { id: string; deletedAt: string }[] }> {
+    return this.call('DELETE', '/structures/bulk', { body: { ids }, signal: options?.signal });
+  }
+
+  /** Removes top-level properties by name. */
+  removeProperties(id: string, names: readonly string[], options?: CallOptions): Promise<Collection> {
+    return this.call('DELETE', `/structures/${segment(id)}/properties`, { body: { names }, signal: options?.signal });
+  }
 }
