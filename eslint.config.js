@@ -71,6 +71,16 @@ export default tseslint.config(
       '@typescript-eslint/no-extraneous-class': 'off',
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/unbound-method': 'off',
+      // class-validator's ValidateNested alone takes an array for a nested object (`[{…}]` was stored
+      // as `{"0": …}`): nested objects use IsNestedObject from @strata/platform, lists `{each: true}`.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Decorator > CallExpression[callee.name='ValidateNested'][arguments.length=0]",
+          message:
+            'Use IsNestedObject(() => Type) from @strata/platform for a nested object (ValidateNested alone accepts arrays), or ValidateNested({ each: true }) for a list.',
+        },
+      ],
       'no-restricted-imports': [
         'error',
         {

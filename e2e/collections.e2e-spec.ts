@@ -135,6 +135,21 @@ describe('collections', () => {
     });
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe('VALIDATION_ERROR');
+    // A nested object given as an array (ValidateNested alone took it, stored as {"0": …}).
+    for (const retentionPolicy of [[{ maxVersions: 2 }], []]) {
+      const nested = await post('/structures', {
+        name: 'Arrays',
+        properties: [],
+        retentionPolicy,
+        schemaDiscoveryConfig: [],
+      });
+      expect(nested.status).toBe(400);
+      const byField = (a: { field: string }, b: { field: string }) => a.field.localeCompare(b.field);
+      expect([...nested.body.error.details].sort(byField)).toEqual([
+        { field: 'retentionPolicy', message: 'retentionPolicy must be an object' },
+        { field: 'schemaDiscoveryConfig', message: 'schemaDiscoveryConfig must be an object' },
+      ]);
+    }
   });
 
   it('keeps slugs unique per workspace: generated ones get a suffix, a taken explicit one is a 409', async () => {

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsObject, IsString, Max, ValidateNested } from 'class-validator';
-import { IsOptional } from '@strata/platform';
+import { IsInt, IsNotEmpty, IsObject, IsString, Max } from 'class-validator';
+import { IsNestedObject, IsOptional } from '@strata/platform';
 import { checkBody } from './checked-body.js';
 
 class Page {
@@ -22,8 +21,7 @@ class Body {
   where?: Record<string, unknown>;
 
   @IsOptional()
-  @ValidateNested()
-  @Type(() => Page)
+  @IsNestedObject(() => Page)
   page?: Page;
 }
 

@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -14,10 +13,9 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
 import { COLLECTION_STATUSES, SCHEMA_DISCOVERY_MODES } from '@strata/contracts';
-import { IsOptional, IsQueryFlag, PageQuery } from '@strata/platform';
+import { IsNestedObject, IsOptional, IsQueryFlag, PageQuery } from '@strata/platform';
 
 export const RECORD_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -96,8 +94,7 @@ class CollectionFields {
 
   @ApiPropertyOptional({ type: SchemaDiscoveryConfigRequest })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => SchemaDiscoveryConfigRequest)
+  @IsNestedObject(() => SchemaDiscoveryConfigRequest)
   schemaDiscoveryConfig?: SchemaDiscoveryConfigRequest;
 
   @ApiPropertyOptional({ default: false })
@@ -107,8 +104,7 @@ class CollectionFields {
 
   @ApiPropertyOptional({ type: RetentionPolicyRequest })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => RetentionPolicyRequest)
+  @IsNestedObject(() => RetentionPolicyRequest)
   retentionPolicy?: RetentionPolicyRequest;
 
   @ApiPropertyOptional({ description: 'a top-level string property used for text search' })

@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, ValidateNested } from 'class-validator';
-import { IsOptional } from '@strata/platform';
+import { IsIn } from 'class-validator';
+import { IsNestedObject, IsOptional } from '@strata/platform';
 import { SCHEMA_DISCOVERY_MODES } from '@strata/contracts';
 import { SchemaDiscoveryConfigRequest } from '../../collections/dto/collection.requests.js';
 
@@ -13,8 +12,7 @@ export class UpdateDiscoverySettingsRequest {
 
   @ApiPropertyOptional({ type: SchemaDiscoveryConfigRequest })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => SchemaDiscoveryConfigRequest)
+  @IsNestedObject(() => SchemaDiscoveryConfigRequest)
   schemaDiscoveryConfig?: SchemaDiscoveryConfigRequest;
 }
 

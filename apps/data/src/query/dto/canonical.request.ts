@@ -1,7 +1,6 @@
-import { IsOptional, MAX_OFFSET } from '@strata/platform';
+import { IsNestedObject, IsOptional, MAX_OFFSET } from '@strata/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
 
 export class QueryPage {
   @ApiPropertyOptional({ default: 20, maximum: 100 })
@@ -54,8 +53,7 @@ export class CanonicalQueryRequest {
 
   @ApiPropertyOptional({ type: QueryPage })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => QueryPage)
+  @IsNestedObject(() => QueryPage)
   page?: QueryPage;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: '{fields: [...]}' })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsObject, IsUUID, ValidateNested } from 'class-validator';
-import { IsOptional } from '@strata/platform';
+import { IsNestedObject, IsOptional } from '@strata/platform';
 
 /** Most records one bulk or batch request may carry (the spec leaves it open). */
 export const MAX_BULK_RECORDS = 1000;
@@ -44,8 +44,7 @@ export class BulkCreateRequest {
 
   @ApiPropertyOptional({ type: BulkCreateOptions })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => BulkCreateOptions)
+  @IsNestedObject(() => BulkCreateOptions)
   options?: BulkCreateOptions;
 }
 
@@ -82,8 +81,7 @@ export class BulkUpdateRequest {
 
   @ApiPropertyOptional({ type: BulkUpdateOptions })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => BulkUpdateOptions)
+  @IsNestedObject(() => BulkUpdateOptions)
   options?: BulkUpdateOptions;
 }
 

@@ -1,7 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDateTime, IsNullable, IsOptional, IsQueryFlag, MAX_INT32, PageQuery } from '@strata/platform';
-import { IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  IsDateTime,
+  IsNestedObject,
+  IsNullable,
+  IsOptional,
+  IsQueryFlag,
+  MAX_INT32,
+  PageQuery,
+} from '@strata/platform';
+import { IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 
 /** Caller metadata and time to live, accepted by create and PATCH. */
 class RecordWriteFields {
@@ -52,8 +60,7 @@ export class PatchRecordRequest extends RecordWriteFields {
 
   @ApiPropertyOptional({ type: UpdateOptions })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => UpdateOptions)
+  @IsNestedObject(() => UpdateOptions)
   options?: UpdateOptions;
 }
 
