@@ -661,6 +661,19 @@ describe('joins', () => {
       joins: [{ foreignSlug: 'writers', localField: 'writerId', foreignField: 'id', alias: 'writer' }],
     });
     expect(current.headers.get('deprecation')).toBeNull();
+    // Refused before any handler (no token), and a join of the wrong type: still told.
+    const legacyJoin = { foreignSlug: 'writers', localField: 'writerId', foreignField: 'id' };
+    const anonymous = await call('POST', `${base()}/records/query`, { body: { resource: 'books', join: legacyJoin } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('deprecation')).toBe('true');
+    const anonymousSaved = await call('POST', `${base()}/saved-queries/books/test`, {
+      body: { query: { join: legacyJoin } },
+    });
+    expect(anonymousSaved.status).toBe(401);
+    expect(anonymousSaved.headers.get('deprecation')).toBe('true');
+    const wrongType = await post('/records/query', { resource: 'books', join: 5 });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.headers.get('deprecation')).toBe('true');
     const slot = await post('/saved-queries', {
       name: 'bad-join',
       query: {

@@ -1,3 +1,4 @@
+import { legacyJoinMiddleware } from './query/legacy-join.js';
 import { SAVED_QUERY_DEPRECATED_ROUTES } from './query/saved/deprecated-routes.js';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { migrateService } from '@strata/db';
@@ -22,5 +23,9 @@ export function createDataApp(
     description: 'Data: collections (structures), records, versions, references and record events',
     defaultErrorShape: () => 'records',
     deprecatedRoutes: SAVED_QUERY_DEPRECATED_ROUTES,
+    // After body parsing, before the guards: a legacy `join` is told of on refusals too.
+    beforeInit: (app) => {
+      app.use(legacyJoinMiddleware);
+    },
   });
 }

@@ -1,11 +1,9 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { WorkspaceScope } from '@strata/db';
 import { CallerGrants, CallerScope, RateLimit, RequirePermission, type Grants } from '@strata/platform';
 import { CheckedBodyPipe, type CheckedBody } from '../schema/checked-body.js';
 import { CanonicalQueryRequest } from './dto/canonical.request.js';
-import { flagLegacyJoin } from './legacy-join.js';
 import { QueryService, type QueryResult } from './query.service.js';
 
 /** `{data_base}/records/query`: registered before the single-record routes. */
@@ -25,9 +23,7 @@ export class QueryController {
     @CallerScope() scope: WorkspaceScope,
     @CallerGrants() grants: Grants,
     @Body(new CheckedBodyPipe(CanonicalQueryRequest)) checked: CheckedBody<CanonicalQueryRequest>,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<QueryResult> {
-    flagLegacyJoin(res, checked.body);
     return this.queries.run(scope, grants, checked.body, checked.problems);
   }
 }

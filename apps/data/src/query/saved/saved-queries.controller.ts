@@ -21,7 +21,6 @@ import {
   TestSavedQueryRequest,
 } from './dto/saved-query.requests.js';
 import { SavedQueriesService } from './saved-queries.service.js';
-import { flagLegacyJoin } from '../legacy-join.js';
 import { SAVED_QUERIES_SUNSET } from './deprecated-routes.js';
 
 const BASE = 'data/workspace/:workspace/api/v1';
@@ -46,7 +45,6 @@ export class SavedQueriesController {
     @Body(new CheckedBodyPipe(CreateSavedQueryRequest)) checked: CheckedBody<CreateSavedQueryRequest>,
     @Res({ passthrough: true }) res: Response,
   ) {
-    flagLegacyJoin(res, checked.body.query);
     const saved = await this.saved.create(scope, principal.id, checked.body, checked.problems);
     if (saved.deprecatedPlaceholders) {
       setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: '/docs/data.json#saved-query-variables' });
@@ -94,9 +92,7 @@ export class SavedQueriesController {
     @Param('resource') resource: string,
     @CallerGrants() grants: Grants,
     @Body(new CheckedBodyPipe(TestSavedQueryRequest)) checked: CheckedBody<TestSavedQueryRequest>,
-    @Res({ passthrough: true }) res: Response,
   ) {
-    flagLegacyJoin(res, checked.body.query);
     return this.saved.test(scope, grants, resource, checked.body, checked.problems);
   }
 
