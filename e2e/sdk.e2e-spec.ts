@@ -85,6 +85,11 @@ describe('the SDK', () => {
     const rows: unknown[] = [];
     for await (const r of client.records.iterateQuery({ resource: 'orders', page: { limit: 1 } })) rows.push(r.id);
     expect(rows.sort()).toEqual([record.id, created.data.id].sort());
+    await expect(async () => {
+      for await (const r of client.records.iterateQuery({ resource: 'orders', page: { limit: 1, offset: 1 } })) {
+        rows.push(r.id);
+      }
+    }).rejects.toThrow('records.iterateQuery walks from the first row: give no page.offset');
 
     const history = await client.records.history(record.id);
     expect(history.versions.map((v) => v.version).sort()).toEqual([1, 2]);

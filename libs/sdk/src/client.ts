@@ -1,3 +1,5 @@
+import { StrataApiError } from './http/api-error.js';
+
 /** Where the platform answers; the CLI reads them from STRATA_BASE_URL / STRATA_AUTH_URL. */
 export interface StrataUrls {
   readonly baseUrl: string;
@@ -20,7 +22,7 @@ export interface TokenRequestOptions {
   readonly timeoutMs?: number | undefined;
 }
 
-/** The client-credentials grant at `{auth_url}/oidc/token` (form-encoded). */
+/** The client-credentials grant at `{auth_url}/oidc/token` (form-encoded); a refusal throws StrataApiError (`code` the OAuth `error`). */
 export async function clientCredentialsToken(
   authUrl: string,
   clientId: string,
@@ -28,7 +30,8 @@ export async function clientCredentialsToken(
   scope?: string,
   options: TokenRequestOptions = {},
 ): Promise<ClientCredentialsToken> {
-  const res = await (options.fetch ?? fetch)(`${authUrl.replace(/\/$/, '')}/oidc/token`, {
+  const url = `${authUrl.replace(/\/$/, '')}/oidc/token`;
+  const res = await (options.fetch ?? fetch)(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
@@ -47,10 +50,26 @@ export async function clientCredentialsToken(
   } catch {
     // not JSON
   }
-  if (!res.ok)
-    throw new Error(`token request failed (${res.status}): ${body.error ?? ''} ${body.error_description ?? ''}`.trim());
+  const refuse = (message: string) => {
+    const retryAfter = Number(res.headers.get('retry-after') ?? Number.NaN);
+    return new StrataApiError(
+      res.status,
+      body.error,
+      message,
+      undefined,
+      res.headers.get('x-request-id') ?? undefined,
+      text.length > 0 ? (Object.keys(body).length > 0 ? body : text) : undefined,
+      Number.isFinite(retryAfter) ? retryAfter : undefined,
+      'POST',
+      url,
+    );
+  };
+  if (!res.ok) {
+    const said = [body.error, body.error_description].filter((part) => typeof part === 'string' && part !== '');
+    throw refuse(`token request failed (${res.status})${said.length ? `: ${said.join(' ')}` : ''}`);
+  }
   if (typeof body.access_token !== 'string' || typeof body.expires_in !== 'number') {
-    throw new Error(`token request failed (${res.status}): the answer holds no access_token and expires_in`);
+    throw refuse(`token request failed (${res.status}): the answer holds no access_token and expires_in`);
   }
   return body as ClientCredentialsToken;
 }

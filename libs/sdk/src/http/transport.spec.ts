@@ -303,7 +303,7 @@ describe('clientCredentials', () => {
   it('reports the status of a token answer that is not JSON', async () => {
     answers.set('/oidc/token', [{ status: 502, body: '<html>Bad Gateway</html>' }]);
     const source = clientCredentials({ authUrl: origin, clientId: 'ci_1', clientSecret: 'sk_1' });
-    await expect(source.token()).rejects.toThrow('token request failed (502)');
+    expect(await failure(source.token())).toMatchObject({ status: 502, message: 'token request failed (502)' });
   });
 
   it('fails with the token endpoint’s error', async () => {
@@ -311,8 +311,25 @@ describe('clientCredentials', () => {
       { status: 401, body: { error: 'invalid_client', error_description: 'client authentication failed' } },
     ]);
     const source = clientCredentials({ authUrl: origin, clientId: 'ci_1', clientSecret: 'wrong' });
-    await expect(source.token()).rejects.toThrow(
-      'token request failed (401): invalid_client client authentication failed',
-    );
+    const error = await failure(source.token());
+    expect(error).toMatchObject({
+      status: 401,
+      code: 'invalid_client',
+      message: 'token request failed (401): invalid_client client authentication failed',
+      method: 'POST',
+      url: `${origin}/oidc/token`,
+    });
+  });
+
+  it('answers a request whose token renewal is refused with the token endpoint’s StrataApiError', async () => {
+    answers.set('/oidc/token', [
+      { status: 200, body: { access_token: 'old', token_type: 'Bearer', expires_in: 600 } },
+      { status: 401, body: { error: 'invalid_client', error_description: 'client authentication failed' } },
+    ]);
+    answer('/me', { status: 401, body: { error: 'Unauthorized', message: 'revoked' } });
+    const source = clientCredentials({ authUrl: origin, clientId: 'ci_1', clientSecret: 'sk_1' });
+    const error = await failure(transport(source).request('GET', '/me'));
+    expect(error).toMatchObject({ status: 401, code: 'invalid_client' });
+    expect(hits('/me')).toHaveLength(1);
   });
 });

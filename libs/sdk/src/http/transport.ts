@@ -41,9 +41,10 @@ export function warnOncePerDeprecation(): (notice: DeprecationNotice) => void {
       );
       return;
     }
-    const when = notice.sunset ? `, sunset ${notice.sunset}` : '';
-    const instead = notice.successor ? `; use ${notice.successor}` : '';
-    process.emitWarning(`${key} is deprecated${when}${instead}`, 'DeprecationWarning');
+    // The route, or something the request used on it (a legacy field): the answer says which by its Link.
+    const when = notice.sunset ? ` (sunset ${notice.sunset})` : '';
+    const see = notice.successor ? `; see ${notice.successor}` : '';
+    process.emitWarning(`${key} answered Deprecation: true${when}${see}`, 'DeprecationWarning');
   };
 }
 

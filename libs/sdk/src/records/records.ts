@@ -28,6 +28,16 @@ export type VersionedCallOptions = CallOptions & { readonly ifMatch?: number };
 const ifMatch = (options: VersionedCallOptions | undefined) =>
   options?.ifMatch === undefined ? undefined : { 'if-match': `"${options.ifMatch}"` };
 
+/** The cursor of a page that says more rows follow; a page without one (a joined query's) cannot be walked. */
+function nextCursorOf(page: { nextCursor?: string | null }, walker: string): string {
+  if (!page.nextCursor) {
+    throw new Error(
+      `${walker}: the answer has more rows but no cursor (a query with joins pages by offset only); page it with page.offset instead`,
+    );
+  }
+  return page.nextCursor;
+}
+
 const list = (values: readonly string[] | undefined) => (values && values.length > 0 ? values.join(',') : undefined);
 
 /** `{data_base}/records`: records of every collection. */
@@ -53,17 +63,20 @@ export class Records extends Resource {
     for (;;) {
       const page = await this.list({ limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) }, options);
       yield* page.results;
-      if (!page.pagination.hasMore || !page.pagination.nextCursor) return;
-      cursor = page.pagination.nextCursor;
+      if (!page.pagination.hasMore) return;
+      cursor = nextCursorOf(page.pagination, 'records.iterate');
     }
   }
 
   /**
    * Every row of a canonical query, page after page by cursor (`meta.nextCursor`); the
-   * definition's `page.limit` (default 100) sizes the pages. Joined queries page by offset and
-   * cannot be walked this way.
+   * definition's `page.limit` (default 100) sizes the pages. A query with joins pages by offset
+   * only: walking one throws once a page says more rows follow, rather than stop short.
    */
   async *iterateQuery<Row = StrataRecord>(definition: QueryDefinition, options?: CallOptions): AsyncGenerator<Row> {
+    if (definition.page && 'offset' in definition.page && definition.page.offset !== undefined) {
+      throw new TypeError('records.iterateQuery walks from the first row: give no page.offset');
+    }
     const limit = definition.page?.limit ?? 100;
     let cursor: string | undefined;
     for (;;) {
@@ -72,8 +85,8 @@ export class Records extends Resource {
         options,
       );
       yield* page.data;
-      if (!page.meta.hasMore || !page.meta.nextCursor) return;
-      cursor = page.meta.nextCursor;
+      if (!page.meta.hasMore) return;
+      cursor = nextCursorOf(page.meta, 'records.iterateQuery');
     }
   }
 
