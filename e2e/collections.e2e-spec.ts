@@ -430,6 +430,11 @@ describe('collections', () => {
     expect(taken.body.error.message).toBe("structures[1]: A collection with recordSlug 'bulk-authors' already exists");
     expect((await call('GET', `${base()}/structures/slug/bulk-two`, { token })).status).toBe(404);
     expect((await post('/structures/bulk', { structures: [] })).status).toBe(400);
+    const notObjects = await post('/structures/bulk', { structures: [{ name: 'Ok', properties: [] }, 5, null, []] });
+    expect(notObjects.status).toBe(400);
+    expect(notObjects.body.error.details).toEqual(
+      [1, 2, 3].map((i) => ({ field: `structures[${i}]`, message: 'must be an object (a collection definition)' })),
+    );
   });
 
   it('deletes collections in bulk unless one outside the set references them, and removes properties by name', async () => {

@@ -455,6 +455,9 @@ describe('inbound capture', () => {
 
   it('a dry run says what a replay would run and runs nothing', async () => {
     const before = (await call('GET', `${base()}/inbound-events`, { token })).body.meta.total;
+    const unclear = await call('POST', `${base()}/inbound-events/${stripeEvent}/replay?dryRun=yes`, { token });
+    expect(unclear.status).toBe(400);
+    expect(JSON.stringify(unclear.body)).toContain('dryRun must be true or false');
     const dry = await call('POST', `${base()}/inbound-events/${stripeEvent}/replay?dryRun=true`, { token });
     expect(dry.status).toBe(200);
     expect(dry.body.data).toEqual({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ManualClock } from '@strata/testing';
+import { eventually, ManualClock } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 let stack: Stack;
@@ -47,13 +47,12 @@ const versionsOf = async (id: string): Promise<number[]> => {
 };
 
 /** Polls the history until it is `expected` (the sweep runs every 100 ms of real time). */
-async function eventually(id: string, expected: number[]): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  let seen = await versionsOf(id);
-  while (JSON.stringify(seen) !== JSON.stringify(expected) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+async function prunedTo(id: string, expected: number[]): Promise<void> {
+  let seen: number[] = [];
+  await eventually(async () => {
     seen = await versionsOf(id);
-  }
+    return JSON.stringify(seen) === JSON.stringify(expected) ? true : undefined;
+  }, 30_000).catch(() => undefined);
   expect(seen).toEqual(expected);
 }
 
@@ -61,7 +60,7 @@ describe('retention policies', () => {
   it('keeps the newest maxVersions versions of each record; a collection without a policy keeps all', async () => {
     const unbounded = await recordWithVersions('Unbounded', 5);
     const bounded = await recordWithVersions('Bounded', 5, { maxVersions: 2 });
-    await eventually(bounded, [4, 5]);
+    await prunedTo(bounded, [4, 5]);
     expect(await versionsOf(unbounded)).toEqual([1, 2, 3, 4, 5]);
 
     // The record itself is untouched, and an older version that went cannot be restored.
@@ -69,7 +68,7 @@ describe('retention policies', () => {
     expect((await api('POST', `/records/${bounded}/restore`, { version: 1 })).status).toBe(404);
     const restored = await api('POST', `/records/${bounded}/restore`, { version: 4 });
     expect(restored.body).toMatchObject({ version: 6, restoredFrom: 4, data: { n: 4 } });
-    await eventually(bounded, [5, 6]);
+    await prunedTo(bounded, [5, 6]);
   });
 
   it('keeps the newest maxVersions stored versions where the numbering has gaps', async () => {
@@ -88,7 +87,7 @@ describe('retention policies', () => {
       });
       expect(patched.body.version).toBe(n);
     }
-    await eventually(r.body.id, [4, 8]);
+    await prunedTo(r.body.id, [4, 8]);
   });
 
   it('drops versions older than maxAgeDays by the service clock, never the current one', async () => {
@@ -97,7 +96,7 @@ describe('retention policies', () => {
     expect(await versionsOf(aging)).toEqual([1, 2, 3]);
 
     clock.advance(2 * 86_400_000);
-    await eventually(aging, [3]);
+    await prunedTo(aging, [3]);
     expect(await versionsOf(lasting)).toEqual([1, 2, 3]);
   });
 
@@ -112,6 +111,6 @@ describe('retention policies', () => {
       retentionPolicy: { maxVersions: 1 },
     });
     expect(updated.body).toMatchObject({ retentionPolicy: { maxVersions: 1 } });
-    await eventually(id, [4]);
+    await prunedTo(id, [4]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, startStack, type Stack } from '@strata/testkit';
 import { StrataApiError, createStrataClient, type DeprecationNotice, type StrataClient } from '@strata/sdk';
 
@@ -227,12 +228,10 @@ describe('the SDK', () => {
       correlationId: 'c-1',
     });
     expect(started).toMatchObject({ status: 'pending', correlationId: 'c-1' });
-    const deadline = Date.now() + 30_000;
-    let run = started;
-    while (run.status !== 'completed' && run.status !== 'failed' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      run = await client.orchestrations.runs.get(orchestration.id, started.id, { include: 'steps' });
-    }
+    const run = await eventually(async () => {
+      const now = await client.orchestrations.runs.get(orchestration.id, started.id, { include: 'steps' });
+      return now.status === 'completed' || now.status === 'failed' ? now : undefined;
+    }, 30_000);
     expect(run.status).toBe('completed');
     expect(run.steps?.map((s) => s.stepId)).toEqual(['decide', 'wait']);
     expect((await client.orchestrations.runs.list(orchestration.id)).meta.total).toBe(1);

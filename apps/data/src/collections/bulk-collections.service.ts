@@ -3,6 +3,7 @@ import { ErrorCode, type Collection, type FieldError, type PropertyDefinition } 
 import { Transactions, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { checkBody } from '../schema/checked-body.js';
+import { isPlainObject } from '../schema/issues.js';
 import { CollectionsRepository } from './collections.repository.js';
 import { CollectionsService, dependentsOf } from './collections.service.js';
 import { CreateCollectionRequest } from './dto/collection.requests.js';
@@ -30,6 +31,13 @@ export class BulkCollectionsService {
     actor: string,
     items: readonly unknown[],
   ): Promise<{ results: Collection[] }> {
+    // An item that is no object has nothing to check field by field: one entry names it.
+    const notObjects = items.flatMap((item, i) =>
+      isPlainObject(item)
+        ? []
+        : [{ field: `structures[${i}]`, message: 'must be an object (a collection definition)' }],
+    );
+    if (notObjects.length) throw StrataException.validation(notObjects, 'No collection was created');
     const checked = await Promise.all(items.map((item) => checkBody(CreateCollectionRequest, item)));
     const created = await this.transactions.run(async (tx) => {
       const problems: FieldError[] = [];

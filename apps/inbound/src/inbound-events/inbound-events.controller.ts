@@ -53,7 +53,7 @@ export class InboundEventsController {
     @Query() query: ReplayQuery,
     @Res({ passthrough: true }) res: Response,
   ) {
-    if (query.dryRun === 'true') {
+    if (query.dryRun === true) {
       res.status(200);
       return this.events.dryRun(scope, id);
     }

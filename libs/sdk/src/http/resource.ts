@@ -32,8 +32,4 @@ export abstract class Resource {
   protected call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     return this.transport.request<T>(method, `${this.base}${path}`, options);
   }
-
-  protected exchange<T>(method: string, path: string, options: RequestOptions = {}) {
-    return this.transport.exchange<T>(method, `${this.base}${path}`, options);
-  }
 }

@@ -91,7 +91,7 @@ export class Transport {
   private readonly http: KyInstance;
   constructor(
     readonly origin: string,
-    private readonly options: TransportOptions = {},
+    options: TransportOptions = {},
   ) {
     const tokens = options.tokens;
     const retry = options.retry ?? {};
