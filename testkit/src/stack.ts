@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -458,9 +459,14 @@ async function spawnWorker(env: Record<string, string | undefined>): Promise<Spa
       reject(new Error(`worker exited (${code}) before it was ready:\n${output}`));
     });
   });
-  // Keep draining its output so a full pipe never blocks it.
-  child.stdout!.on('data', () => undefined);
-  child.stderr!.on('data', () => undefined);
+  // Keep draining its output so a full pipe never blocks it; STRATA_TEST_WORKER_LOG (a file) keeps it.
+  const logFile = process.env['STRATA_TEST_WORKER_LOG'];
+  const keep = logFile
+    ? (chunk: Buffer) => appendFileSync(logFile, `[worker ${child.pid}] ${chunk.toString()}`)
+    : () => undefined;
+  if (logFile) appendFileSync(logFile, `[worker ${child.pid}] ${output}`);
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   return {
     pid: child.pid!,
     url: `http://127.0.0.1:${port}`,
