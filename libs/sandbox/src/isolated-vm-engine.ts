@@ -38,7 +38,8 @@ export interface IsolatedVmEngineOptions {
    * could not stop the run; the isolate's thread now sleeps in its out-of-memory handler for good).
    * The run on that isolate has ended as `memory_exceeded` by then, the isolate is never used
    * again, and the engine takes no more runs (waiting ones are refused as after `close`). Its advice: stop taking work, finish the runs under way and end the process, by a signal
-   * (`process.exit` waits on the lost thread forever). Default: write the message to stderr and abort.
+   * (`process.exit` waits on the lost thread forever). Called once per lost isolate. Default: write the
+   * message to stderr and abort.
    */
   onCatastrophicError?: (message: string) => void;
   /** Isolates kept from background runs while other runs arrive during a backlog (`IsolatePoolOptions`). */
@@ -156,11 +157,17 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     maxQueue: options.maxQueue ?? 1000,
     ...(options.reserveForOthers ? { reserveForOthers: options.reserveForOthers } : {}),
     create: (memoryMb) => {
+      let lost = false;
       const isolate = new ivm.Isolate({
         memoryLimit: memoryMb,
         // Called on this thread once the isolate's own thread is lost: its run ends (as out of
         // memory) before the host hears of it, so the host's stop finds that run's outcome ready.
+        // Only the first call counts: after an out-of-memory loss, isolated-vm calls again when the
+        // run's timeout passes plus 5 s ("Script failed to terminate": the thread it waits on sleeps
+        // in V8's handler), and a worker still finishing other runs by then counted one loss twice.
         onCatastrophicError: (message: string) => {
+          if (lost) return;
+          lost = true;
           disposeQuietly(isolate);
           // The process is to stop (isolated-vm's advice): runs waiting for an isolate are refused now
           // (SandboxBusyError, as after close) rather than started on a fresh one meanwhile.

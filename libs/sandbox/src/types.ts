@@ -71,8 +71,9 @@ export interface SandboxJob {
    * Told when the isolate this run was on is lost for good (isolated-vm's
    * catastrophic error: V8 ran out of memory where the limit could not stop
    * it, or a builtin ignored the run's timeout), during the run or after it
-   * ended, until another run takes the isolate. The engine's own
-   * `onCatastrophicError` is called next. A worker counts these against the
+   * ended, until another run takes the isolate; once per isolate, however
+   * often isolated-vm reports it. The engine's own `onCatastrophicError` is
+   * called next. A worker counts these against the
    * run's workspace (docs/compute.md, "Suspended workspaces").
    */
   onIsolateLost?: () => void;
