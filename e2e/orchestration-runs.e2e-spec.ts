@@ -5,7 +5,12 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+import { collectMetrics } from './support/metrics.js';
 import { temporalEngines } from './support/temporal.js';
+
+// The services of the stack run in this process: their instruments are made with this provider.
+const collected = collectMetrics();
+afterAll(() => collected.stop());
 
 let stack: Stack;
 const ws = `orun-${Date.now().toString(36)}`;
@@ -47,6 +52,12 @@ function runUntil(orchestrationId: string, runId: string, done: (r: any) => bool
 const runsOf = async (orchestrationId: string): Promise<any[]> =>
   (await call('GET', `${base()}/orchestrations/${orchestrationId}/runs`, { token })).body.data;
 const final = (r: any) => r.status === 'completed' || r.status === 'failed';
+/** Runs ended so far by `outcome` (strata_orchestration_runs_ended_total), of runs started by hand. */
+const ended = (outcome: string) =>
+  collected.counted('strata.orchestration.runs.ended', { outcome, trigger_type: 'manual' });
+/** Resolves once the count of `outcome` reaches `count` (it moves right after the commit the API already shows). */
+const endedReaches = (outcome: string, count: number) =>
+  eventually(async () => ((await ended(outcome)) >= count ? ended(outcome) : undefined));
 
 const checkout = () => [
   { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'route' },
@@ -149,6 +160,7 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
     });
 
     it('retries a failing compute step with its backoff, each attempt its own step, then applies onFailure', async () => {
+      const [failedBefore, completedBefore] = [await ended('failed'), await ended('completed')];
       const failing = await orchestration('failing', [
         { id: 'call', type: 'compute', functionId: fns['flaky'], retry: { maxAttempts: 2, backoffMs: 100 } },
       ]);
@@ -166,13 +178,16 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       const ending = await orchestration('ending', [
         { id: 'call', type: 'compute', functionId: fns['flaky'], onFailure: { action: 'end' } },
       ]);
-      const ended = await runUntil(
+      const endedRun = await runUntil(
         ending,
         (await call('POST', `${base()}/orchestrations/${ending}/runs`, { token, body: {} })).body.id,
         final,
       );
-      expect(ended).toMatchObject({ status: 'completed', hasErrors: true, failureReason: null });
-      expect(ended.errors).toEqual([expect.objectContaining({ stepId: 'call', message: 'provider down' })]);
+      expect(endedRun).toMatchObject({ status: 'completed', hasErrors: true, failureReason: null });
+      expect(endedRun.errors).toEqual([expect.objectContaining({ stepId: 'call', message: 'provider down' })]);
+      // Each run counted once as it ended, whatever its steps' retries: one failed, one completed (ended by onFailure).
+      expect(await endedReaches('failed', failedBefore + 1)).toBe(failedBefore + 1);
+      expect(await endedReaches('completed', completedBefore + 1)).toBe(completedBefore + 1);
     });
 
     it('waits in a delay, and a restart in the middle of it resumes the run without running a completed step again', async () => {
@@ -216,6 +231,7 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
     });
 
     it('cancels a waiting run, and retries a failed run from its failed step keeping earlier outputs', async () => {
+      const cancelledBefore = await ended('cancelled');
       const id = await orchestration('cancellable', [
         { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'wait' },
         { id: 'wait', type: 'delay', delayMs: 60_000 },
@@ -240,6 +256,7 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       expect(
         (await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/cancel`, { token })).status,
       ).toBe(409);
+      expect(await endedReaches('cancelled', cancelledBefore + 1)).toBe(cancelledBefore + 1);
 
       // Retry from the failed step: the delay runs again; the charge output is kept and charge is not re-run.
       const retried = await call('POST', `${base()}/orchestrations/${id}/runs/${started.body.id}/retry`, { token });

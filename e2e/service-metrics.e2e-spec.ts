@@ -1,27 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { metrics } from '@opentelemetry/api';
-import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
+import type { Histogram } from '@opentelemetry/sdk-metrics';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+import { collectMetrics } from './support/metrics.js';
 import { Receivers } from './support/webhook-receiver.js';
 import { WEBHOOK_TEST_SETTINGS, createSubscription, workspaceApi, type WorkspaceApi } from './support/webhooks.js';
 
-/** Collects on demand, as a scrape of METRICS_PORT would (docs/runbooks.md, "Metrics"). */
-class CollectingReader extends MetricReader {
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 // The services of the stack run in this process: their instruments are made with this provider.
-const reader = new CollectingReader();
-const provider = new MeterProvider({ readers: [reader] });
-metrics.setGlobalMeterProvider(provider);
+const collected = collectMetrics();
+const { points, counted } = collected;
 
 let stack: Stack;
 let api: WorkspaceApi;
@@ -39,26 +28,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await receivers.stopAll();
   await stack?.stop();
-  await provider.shutdown();
-  metrics.disable();
+  await collected.stop();
 });
-
-/** The data points of one instrument, as a collection finds them now. */
-async function points(name: string): Promise<DataPoint<number | Histogram>[]> {
-  const { resourceMetrics } = await reader.collect();
-  return resourceMetrics.scopeMetrics
-    .flatMap((scope) => scope.metrics)
-    .filter((metric) => metric.descriptor.name === name)
-    .flatMap((metric) => metric.dataPoints as DataPoint<number | Histogram>[]);
-}
-
-/** The sum of a counter's points whose attributes include `attributes`. */
-async function counted(name: string, attributes: Record<string, string>): Promise<number> {
-  const found = (await points(name)).filter((p) =>
-    Object.entries(attributes).every(([key, value]) => p.attributes[key] === value),
-  );
-  return found.reduce((sum, p) => sum + (p.value as number), 0);
-}
 
 const attempts = (outcome: string) => counted('strata.webhooks.attempts', { outcome });
 
@@ -178,6 +149,17 @@ describe('orchestration metrics', () => {
     }
     expect(await gauge('strata.orchestration.runs.overdue', 'pending')).toBe(1);
     expect(await gauge('strata.orchestration.runs.open', 'pending')).toBe(2);
+
+    // Ending a run counts it once, after its commit: a cancelled run apart from failed ones.
+    const ended = (outcome: string) => counted('strata.orchestration.runs.ended', { outcome, trigger_type: 'manual' });
+    expect(await ended('cancelled')).toBe(0);
+    const cancel = () => call('POST', `${obase}/orchestrations/${made.body.id}/runs/${runs[1]}/cancel`, { token });
+    expect((await cancel()).status).toBe(200);
+    expect(await eventually(async () => ((await ended('cancelled')) === 1 ? true : undefined))).toBe(true);
+    expect((await cancel()).status).toBe(409);
+    expect(await ended('cancelled')).toBe(1);
+    expect(await ended('failed')).toBe(0);
+    expect(await gauge('strata.orchestration.runs.open', 'pending')).toBe(1);
   });
 });
 

@@ -14,6 +14,7 @@ import { RunActivities } from './temporal/run-activities.js';
 import { TemporalEngine } from './temporal/temporal-engine.js';
 import { RunRetention } from './runs/run-retention.js';
 import { RunsController } from './runs/runs.controller.js';
+import { RunEndings } from './runs/run-endings.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { OrchestrationMetrics } from './metrics/orchestration-metrics.js';
 import { RunsService } from './runs/runs.service.js';
@@ -60,6 +61,7 @@ export class OrchestrationAppModule {
         ComputeRuns,
         FunctionRunEnds,
         RunsRepository,
+        RunEndings,
         OrchestrationMetrics,
         engine,
         { provide: RunEngine, useExisting: engine },

@@ -4,6 +4,7 @@ import { issueWorkspaceScope } from '@strata/db';
 import { lockWaiter } from '@strata/testing';
 import { pendingRun } from '../src/runs/run-progress.js';
 import type { RunRow } from '../src/runs/run-rows.js';
+import { RunEndings } from '../src/runs/run-endings.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
 import { openOrchestrationTestDatabase, type OrchestrationTestDatabase } from './support/orchestration-database.js';
 
@@ -23,7 +24,7 @@ describe('a new orchestration run and its orchestration being deleted', () => {
   beforeAll(async () => {
     db = await openOrchestrationTestDatabase(3);
     ds = db.ds;
-    runs = new RunsRepository(ds);
+    runs = new RunsRepository(ds, new RunEndings());
   });
 
   afterAll(async () => {

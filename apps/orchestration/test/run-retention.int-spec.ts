@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { ManualClock } from '@strata/testing';
 import { RunRetention } from '../src/runs/run-retention.js';
+import { RunEndings } from '../src/runs/run-endings.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
 import { openOrchestrationTestDatabase, type OrchestrationTestDatabase } from './support/orchestration-database.js';
 
@@ -15,7 +16,7 @@ describe('the retention of finished orchestration runs, against a real PostgreSQ
   beforeAll(async () => {
     db = await openOrchestrationTestDatabase();
     ds = db.ds;
-    retention = new RunRetention(new RunsRepository(ds), clock, db.config);
+    retention = new RunRetention(new RunsRepository(ds, new RunEndings()), clock, db.config);
   });
 
   afterAll(async () => {

@@ -11,6 +11,21 @@ export interface Tx {
   readonly [txBrand]: true;
 }
 
+/** What runs once a transaction of `Transactions.run` has committed, by transaction. */
+const afterCommitHooks = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `hook` once `tx` has committed, and never if it rolls back (nor if the
+ * savepoint it was registered in rolls back): for what must not happen for
+ * changes that did not land, a metric of runs ended, say. Hooks run in the
+ * order registered, right after COMMIT; one that throws does not stop the others.
+ */
+export function afterCommit(tx: Tx, hook: () => void): void {
+  const hooks = afterCommitHooks.get(tx);
+  if (!hooks) throw new Error('afterCommit: not a transaction opened by Transactions.run');
+  hooks.push(hook);
+}
+
 /** Opens transactions for services, which never hold a DataSource themselves. */
 export class Transactions {
   constructor(private readonly db: DataSource) {}
@@ -18,11 +33,24 @@ export class Transactions {
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back
    * when it throws. Every statement of `work` goes through `tx`: one that takes
-   * another pooled connection meanwhile is reported (pool-guard.ts).
+   * another pooled connection meanwhile is reported (pool-guard.ts). What
+   * `afterCommit` registered runs once it committed.
    */
-  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const hooks: (() => void)[] = [];
     // Marked as a transaction by the pool guard's wrapper of TypeORM's `transaction()` (pool-guard.ts).
-    return this.db.transaction((manager) => work(manager as unknown as Tx));
+    const result = await this.db.transaction((manager) => {
+      afterCommitHooks.set(manager, hooks);
+      return work(manager as unknown as Tx);
+    });
+    for (const hook of hooks) {
+      try {
+        hook();
+      } catch {
+        // A hook's failure is its own: the transaction has committed, and the caller gets its result.
+      }
+    }
+    return result;
   }
 
   /**
@@ -32,6 +60,8 @@ export class Transactions {
    */
   async savepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
     const manager = managerOf(this.db, tx);
+    const hooks = afterCommitHooks.get(tx);
+    const registered = hooks?.length ?? 0;
     await manager.query('SAVEPOINT strata_item');
     try {
       const result = await work();
@@ -39,6 +69,8 @@ export class Transactions {
       return result;
     } catch (err) {
       await manager.query('ROLLBACK TO SAVEPOINT strata_item');
+      // What the rolled-back work registered goes with its changes.
+      if (hooks) hooks.length = registered;
       throw err;
     }
   }

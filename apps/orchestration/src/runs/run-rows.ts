@@ -2,6 +2,14 @@ import type { JsonValue } from '@strata/workflow';
 
 export const RUN_STATUSES = ['pending', 'running', 'waiting', 'completed', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Whether a run in this status has ended (it moves again only when retried). */
+export const hasEnded = (status: RunStatus): boolean => status === 'completed' || status === 'failed';
+
+/** The failure reason of a run stopped by a caller (`POST …/cancel`, its orchestration deleted). */
+export const cancelledBy = (who: string): string => `Cancelled by ${who}`;
+export const wasCancelled = (failureReason: string | null): boolean =>
+  failureReason?.startsWith(cancelledBy('')) ?? false;
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed';
 
 /** orchestration.runs, as the engine and the API read and write it. */

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
+import { afterCommit, managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 import type { Step } from '@strata/workflow';
-import type { RunRow, RunStatus, StepRow } from './run-rows.js';
+import { RunEndings } from './run-endings.js';
+import { hasEnded, type RunRow, type RunStatus, type StepRow } from './run-rows.js';
 
 const RUN_COLUMNS = `id, workspace_slug, orchestration_id, orchestration_version, status, current_step_id,
   current_attempt, input, context, step_outputs, correlation_id, trigger_type, trigger_metadata, has_errors,
@@ -24,7 +25,10 @@ const VERSIONS_KEPT = 1000;
 export class RunsRepository {
   private readonly versions = new Map<string, Step[]>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly endings: RunEndings,
+  ) {}
 
   /**
    * Writes a new run while its orchestration exists; whether it did. The
@@ -214,33 +218,46 @@ export class RunsRepository {
     return rows.length;
   }
 
+  /**
+   * Writes the run's state. A run this statement ends (its stored status was
+   * pending, running or waiting) is counted by `RunEndings` once `tx` commits:
+   * the status it had is read, locked, by the statement itself.
+   */
   async save(scope: WorkspaceScope, tx: Tx, r: RunRow): Promise<void> {
-    await managerOf(this.db, tx).query(
-      `UPDATE orchestration.runs SET status = $3, current_step_id = $4, current_attempt = $5, context = $6,
-              step_outputs = $7, has_errors = $8, delay_step_count = $9, failure_reason = $10, executed_steps = $11,
-              errors = $12, due_at = $13, started_at = $14, completed_at = $15, ttl_expires_at = $16,
-              workflow_id = $17
-        WHERE workspace_slug = $1 AND id = $2`,
-      [
-        scope.workspace,
-        r.id,
-        r.status,
-        r.current_step_id,
-        r.current_attempt,
-        json(r.context),
-        json(r.step_outputs),
-        r.has_errors,
-        r.delay_step_count,
-        r.failure_reason,
-        json(r.executed_steps),
-        json(r.errors),
-        r.due_at,
-        r.started_at,
-        r.completed_at,
-        r.ttl_expires_at,
-        r.workflow_id,
-      ],
+    const [written] = rowsOf<{ previous: RunStatus }>(
+      await managerOf(this.db, tx).query(
+        `UPDATE orchestration.runs r SET status = $3, current_step_id = $4, current_attempt = $5, context = $6,
+                step_outputs = $7, has_errors = $8, delay_step_count = $9, failure_reason = $10, executed_steps = $11,
+                errors = $12, due_at = $13, started_at = $14, completed_at = $15, ttl_expires_at = $16,
+                workflow_id = $17
+           FROM (SELECT status FROM orchestration.runs WHERE workspace_slug = $1 AND id = $2 FOR UPDATE) AS before
+          WHERE r.workspace_slug = $1 AND r.id = $2
+          RETURNING before.status AS previous`,
+        [
+          scope.workspace,
+          r.id,
+          r.status,
+          r.current_step_id,
+          r.current_attempt,
+          json(r.context),
+          json(r.step_outputs),
+          r.has_errors,
+          r.delay_step_count,
+          r.failure_reason,
+          json(r.executed_steps),
+          json(r.errors),
+          r.due_at,
+          r.started_at,
+          r.completed_at,
+          r.ttl_expires_at,
+          r.workflow_id,
+        ],
+      ),
     );
+    if (written && !hasEnded(written.previous) && hasEnded(r.status)) {
+      const ended = { status: r.status, failure_reason: r.failure_reason, trigger_type: r.trigger_type };
+      afterCommit(tx, () => this.endings.counted(ended));
+    }
   }
 
   async insertStep(scope: WorkspaceScope, tx: Tx, s: StepRow): Promise<void> {

@@ -10,7 +10,7 @@ import { RunEngine } from './run-engine.js';
 import { pendingRun, type RunStart } from './run-progress.js';
 import { runView, stepView } from './run-view.js';
 import type { OrchestrationEntity } from '../orchestrations/orchestration.entity.js';
-import type { RunRow } from './run-rows.js';
+import { cancelledBy, hasEnded, type RunRow } from './run-rows.js';
 import { RunsRepository } from './runs.repository.js';
 
 export const RUN_NOT_FOUND = 'Run not found';
@@ -90,7 +90,7 @@ export class RunsService {
     const cancelled = await this.transactions.run(async (tx) => {
       const run = await this.runs.find(scope, orchestrationId, runId, tx);
       if (!run) throw StrataException.notFound(RUN_NOT_FOUND);
-      if (run.status === 'completed' || run.status === 'failed') {
+      if (hasEnded(run.status)) {
         throw StrataException.conflict(
           `The run is ${run.status}; only a pending, running or waiting run can be cancelled`,
         );
@@ -101,13 +101,13 @@ export class RunsService {
           await this.runs.saveStep(scope, tx, {
             ...step,
             status: 'failed',
-            error: { message: `Cancelled by ${by}`, code: 'CANCELLED' },
+            error: { message: cancelledBy(by), code: 'CANCELLED' },
             completed_at: now,
           });
         }
       }
       run.status = 'failed';
-      run.failure_reason = `Cancelled by ${by}`;
+      run.failure_reason = cancelledBy(by);
       run.completed_at = now;
       run.ttl_expires_at = new Date(now.getTime() + this.retentionMs);
       run.due_at = null;
