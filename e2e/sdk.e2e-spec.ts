@@ -133,6 +133,9 @@ describe('the SDK', () => {
     expect(trimmed.properties.map((p) => p.name)).toEqual(['x']);
     const gone = await client.collections.bulkDelete(pair.results.map((c) => c.id));
     expect(gone.deleted).toHaveLength(2);
+    const slugs: string[] = [];
+    for await (const each of client.collections.iterate()) slugs.push(each.recordSlug);
+    expect(slugs.sort()).toEqual(['orders', 'scratch']);
   });
 
   it('reads every error shape of the platform into StrataApiError', async () => {
@@ -205,6 +208,74 @@ describe('the SDK', () => {
     expect((await client.computeFunctions.delete(published.id)).success).toBe(true);
   });
 
+  it('calls endpoints with each auth mode, signing HMAC calls, and walks the function lists', async () => {
+    const fn = await client.computeFunctions.create({
+      name: 'greeter',
+      code: `export default async (context) => {
+        context.res.json({ statusCode: 201, headers: { 'x-seen': context.req.auth.mode }, body: {
+          hello: context.req.payload?.name ?? null, query: context.req.query } });
+      };`,
+    });
+    const endpoint = (name: string, auth: Record<string, unknown>) =>
+      client.functionTriggers.create({
+        name,
+        functionId: fn.id,
+        executionType: 'endpoint',
+        triggerMetadata: { path: name, allowedMethods: ['POST', 'GET'], auth },
+      });
+    await endpoint('by-token', { mode: 'bearer' });
+    await endpoint('open', { mode: 'public' });
+    const keyed = await endpoint('keyed', { mode: 'apiKey' });
+    const signed = await endpoint('signed', { mode: 'hmac' });
+    const apiKey = keyed.issuedCredentials?.apiKey;
+    const signingSecret = signed.issuedCredentials?.signingSecret;
+    expect([typeof apiKey, typeof signingSecret]).toEqual(['string', 'string']);
+
+    const byToken = await client.endpoints.invoke<Record<string, unknown>>('by-token', {
+      body: { name: 'ada' },
+      query: { tag: ['a', 'b'] },
+    });
+    expect(byToken).toMatchObject({ status: 201, body: { hello: 'ada', query: { tag: ['a', 'b'] } } });
+    expect(byToken.headers.get('x-seen')).toBe('bearer');
+    expect((await client.functionRuns.get(byToken.runId!)).status).toBe('succeeded');
+    const open = await client.endpoints.invoke('open', { method: 'GET', auth: 'none' });
+    expect([open.status, open.headers.get('x-seen')]).toEqual([201, 'public']);
+    const keyedCall = await client.endpoints.invoke('keyed', { body: { name: 'kay' }, auth: { apiKey: apiKey! } });
+    expect([keyedCall.body, keyedCall.headers.get('x-seen')]).toEqual([{ hello: 'kay', query: {} }, 'apiKey']);
+    // The signature covers the method, the path, the query as sent and the body: each call signs anew.
+    for (const name of ['grace', 'hopper']) {
+      const signedCall = await client.endpoints.invoke('signed', {
+        body: { name },
+        query: { page: 2 },
+        auth: { signingSecret: signingSecret! },
+      });
+      expect([signedCall.body, signedCall.headers.get('x-seen')]).toEqual([
+        { hello: name, query: { page: '2' } },
+        'hmac',
+      ]);
+    }
+    // Without the client's token an endpoint of bearer mode refuses the call, and a wrong secret is refused.
+    expect((await refusal(client.endpoints.invoke('by-token', { auth: 'none' }))).status).toBe(401);
+    expect((await refusal(client.endpoints.invoke('signed', { auth: { signingSecret: 'ses_wrong' } }))).status).toBe(
+      401,
+    );
+
+    const triggers: string[] = [];
+    for await (const trigger of client.functionTriggers.iterate({ search: 'e', searchField: 'name' })) {
+      triggers.push(trigger.name);
+    }
+    // Other tests' triggers whose name has an "e" (the test runs' system-default) come too, each once.
+    expect(triggers).toEqual(expect.arrayContaining(['by-token', 'keyed', 'open', 'signed']));
+    expect(triggers.every((name) => name.includes('e'))).toBe(true);
+    expect(new Set(triggers).size).toBe(triggers.length);
+    const functions: string[] = [];
+    for await (const f of client.computeFunctions.iterate()) functions.push(f.name);
+    expect(functions).toContain('greeter');
+    const runs: string[] = [];
+    for await (const run of client.functionRuns.iterate({ functionId: fn.id })) runs.push(run.status);
+    expect(runs).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
+  });
+
   it('runs an orchestration and reads its run and steps', async () => {
     const orchestration = await client.orchestrations.create({
       slug: 'route',
@@ -235,6 +306,14 @@ describe('the SDK', () => {
     expect(run.status).toBe('completed');
     expect(run.steps?.map((s) => s.stepId)).toEqual(['decide', 'wait']);
     expect((await client.orchestrations.runs.list(orchestration.id)).meta.total).toBe(1);
+    const walked: string[] = [];
+    for await (const each of client.orchestrations.runs.iterate(orchestration.id, { status: 'completed' })) {
+      walked.push(each.id);
+    }
+    expect(walked).toEqual([started.id]);
+    const orchestrations: string[] = [];
+    for await (const each of client.orchestrations.iterate()) orchestrations.push(each.slug);
+    expect(orchestrations).toEqual(['route']);
     await client.orchestrations.delete(orchestration.id);
     expect((await refusal(client.orchestrations.get(orchestration.id))).status).toBe(404);
   });
@@ -254,6 +333,9 @@ describe('the SDK', () => {
     await client.webhookSubscriptions.delete(subscription.id);
 
     expect(await client.inboundEvents.list({ limit: 5 })).toMatchObject({ data: [], meta: { total: 0, limit: 5 } });
+    const arrivals: unknown[] = [];
+    for await (const arrival of client.inboundEvents.iterate()) arrivals.push(arrival);
+    expect(arrivals).toEqual([]);
   });
 
   it('gives a service account its own client, on client-credentials tokens', async () => {

@@ -7,6 +7,8 @@ export type { DeprecationNotice, RetryPolicy, TransportOptions, Query, QueryValu
 export { Transport, warnOncePerDeprecation } from './http/transport.js';
 export type { CallOptions, JsonObject, JsonValue, SuccessMessage } from './http/resource.js';
 export { isFinal } from './function-runs/function-runs.js';
+export { signEndpointCall } from './endpoints/endpoints.js';
+export type { EndpointAuth, EndpointCall, EndpointResponse } from './endpoints/endpoints.js';
 export type * from './collections/types.js';
 export type * from './records/types.js';
 export type * from './saved-queries/types.js';

@@ -1,6 +1,7 @@
 import { Collections } from './collections/collections.js';
 import { ComputeFunctions } from './compute-functions/compute-functions.js';
 import { Drafts } from './drafts/drafts.js';
+import { Endpoints } from './endpoints/endpoints.js';
 import { FunctionRuns } from './function-runs/function-runs.js';
 import { FunctionTriggers } from './function-triggers/function-triggers.js';
 import { clientCredentials, staticToken, type TokenSource } from './http/token-source.js';
@@ -43,6 +44,8 @@ export class StrataClient {
   readonly drafts: Drafts;
   readonly functionTriggers: FunctionTriggers;
   readonly functionRuns: FunctionRuns;
+  /** Calls of endpoint triggers (`{data_base}/endpoints/{path}`), with any of their auth modes. */
+  readonly endpoints: Endpoints;
   readonly orchestrations: Orchestrations;
   readonly webhookSubscriptions: WebhookSubscriptions;
   readonly inboundEvents: InboundEvents;
@@ -73,6 +76,7 @@ export class StrataClient {
     this.drafts = new Drafts(base, data);
     this.functionTriggers = new FunctionTriggers(base, data);
     this.functionRuns = new FunctionRuns(base, data);
+    this.endpoints = new Endpoints(base, data);
     this.orchestrations = new Orchestrations(base, `/orchestration/ws/${ws}/api/v1`);
     this.webhookSubscriptions = new WebhookSubscriptions(base, data);
     this.inboundEvents = new InboundEvents(base, data);

@@ -1,3 +1,4 @@
+import { ITERATOR_PAGE_SIZE as SIZE, walkPages } from '../http/pages.js';
 import { Resource, segment, type CallOptions, type JsonObject } from '../http/resource.js';
 import type { Collection, CollectionInput, CollectionList, CollectionListQuery } from './types.js';
 
@@ -17,6 +18,17 @@ export class Collections extends Resource {
 
   list(query: CollectionListQuery = {}, options?: CallOptions): Promise<CollectionList> {
     return this.read('/structures', { ...query }, options);
+  }
+
+  /** Every collection the query matches, page after page (by offset: see `walkPages`). */
+  iterate(
+    query: Omit<CollectionListQuery, 'limit' | 'offset'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<Collection> {
+    return walkPages(SIZE, async (index) => {
+      const page = await this.list({ ...query, limit: SIZE, offset: index * SIZE }, options);
+      return { items: page.results, total: page.pagination.total };
+    });
   }
 
   /** Replaces the collection's definition (PUT): properties left out are removed. */

@@ -1,3 +1,4 @@
+import { ITERATOR_PAGE_SIZE as SIZE, walkPages } from '../http/pages.js';
 import { Resource, segment, type CallOptions, type JsonObject, type SuccessMessage } from '../http/resource.js';
 import type {
   AllowedDomain,
@@ -35,6 +36,14 @@ export class ComputeFunctions extends Resource {
   /** Rows without `code`. */
   list(query: NamedListQuery = {}, options?: CallOptions): Promise<ComputeFunctionList> {
     return this.read('/compute-functions', namedListQuery(query), options);
+  }
+
+  /** Every function the query matches (without `code`), page after page (see `walkPages`). */
+  iterate(query: Omit<NamedListQuery, 'limit' | 'page'> = {}, options?: CallOptions): AsyncGenerator<ComputeFunction> {
+    return walkPages(SIZE, async (index) => {
+      const page = await this.list({ ...query, limit: SIZE, page: index + 1 }, options);
+      return { items: page.functions, total: page.total };
+    });
   }
 
   /** Any of name, description, code; every update is a new version. */

@@ -1,3 +1,4 @@
+import { ITERATOR_PAGE_SIZE as SIZE, walkPages } from '../http/pages.js';
 import { Resource, segment, type CallOptions } from '../http/resource.js';
 import type {
   FunctionRun,
@@ -16,6 +17,17 @@ export const isFinal = (run: Pick<FunctionRun, 'status'>): boolean =>
 export class FunctionRuns extends Resource {
   list(query: FunctionRunListQuery = {}, options?: CallOptions): Promise<FunctionRunList> {
     return this.read('/function-runs', { ...query }, options);
+  }
+
+  /** Every run the filters match, newest first, page after page (see `walkPages`). */
+  iterate(
+    query: Omit<FunctionRunListQuery, 'page' | 'limit'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<FunctionRun> {
+    return walkPages(SIZE, async (index) => {
+      const page = await this.list({ ...query, limit: SIZE, page: index + 1 }, options);
+      return { items: page.runs, total: page.total };
+    });
   }
 
   get(id: string, options?: CallOptions): Promise<FunctionRunDetail> {

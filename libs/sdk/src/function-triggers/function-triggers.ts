@@ -1,10 +1,12 @@
 import { namedListQuery } from '../compute-functions/compute-functions.js';
 import type { NamedListQuery } from '../compute-functions/types.js';
+import { ITERATOR_PAGE_SIZE as SIZE, walkPages } from '../http/pages.js';
 import { Resource, segment, type CallOptions, type JsonObject, type SuccessMessage } from '../http/resource.js';
 import type {
   FunctionTrigger,
   FunctionTriggerInput,
   FunctionTriggerList,
+  FunctionTriggerRow,
   RotatableCredential,
   TriggerMetadata,
 } from './types.js';
@@ -21,6 +23,17 @@ export class FunctionTriggers extends Resource {
 
   list(query: NamedListQuery = {}, options?: CallOptions): Promise<FunctionTriggerList> {
     return this.read('/function-triggers', namedListQuery(query), options);
+  }
+
+  /** Every trigger the query matches, page after page (see `walkPages`). */
+  iterate(
+    query: Omit<NamedListQuery, 'limit' | 'page'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<FunctionTriggerRow> {
+    return walkPages(SIZE, async (index) => {
+      const page = await this.list({ ...query, limit: SIZE, page: index + 1 }, options);
+      return { items: page.triggers, total: page.total };
+    });
   }
 
   /** Any of name, description, triggerMetadata (which replaces the stored one); the type cannot change. */

@@ -240,6 +240,38 @@ describe('Transport', () => {
     expect(hits('/forbidden')).toHaveLength(1);
   });
 
+  it('sends no token and renews none for a request without the bearer, and never retries one with retry: false', async () => {
+    let renewals = 0;
+    const renewing: TokenSource = {
+      renewable: true,
+      token: () => Promise.resolve('t'),
+      invalidate: () => {
+        renewals++;
+      },
+    };
+    answer('/open', { status: 401, body: { error: 'Unauthorized', message: 'needs a key' } });
+    expect((await failure(transport(renewing).request('POST', '/open', { body: {}, bearer: false }))).status).toBe(401);
+    expect(hits('/open').map((s) => s.authorization)).toEqual([undefined]);
+    expect(renewals).toBe(0);
+
+    answer('/signed', {
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: { error: 'Too Many Requests', message: 'x' },
+    });
+    const raw = '{"b":1,"a":2}';
+    const refused = await failure(
+      transport().request('POST', '/signed', {
+        text: raw,
+        headers: { 'content-type': 'application/json' },
+        retry: false,
+      }),
+    );
+    expect(refused.status).toBe(429);
+    // Sent once, with its bytes exactly as given.
+    expect(hits('/signed').map((s) => s.body)).toEqual([raw]);
+  });
+
   it('tells of deprecated routes with their sunset and successor', async () => {
     answer('/smart-queries/x', {
       status: 200,

@@ -14,7 +14,16 @@ export interface RequestOptions {
   /** `Idempotency-Key`: a repeat inside the platform's window answers the first response; such a POST is also retried on 5xx. */
   readonly idempotencyKey?: string | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Sent as is instead of `body` as JSON (the caller sets `content-type`): the bytes a signature covers. */
+  readonly text?: string | undefined;
+  /** false: no bearer token (a call authenticated otherwise, or not at all), and no token renewal on a 401. */
+  readonly bearer?: boolean | undefined;
+  /** false: never retried (a signed call: the platform accepts a signature once). */
+  readonly retry?: boolean | undefined;
 }
+
+/** Whether a request's options let the bearer token go with it (ky's per-request `context`). */
+const sendsBearer = (context: Record<string, unknown>): boolean => context['bearer'] !== false;
 
 /** A deprecated route's answer (`Deprecation`, `Sunset`, `Link` headers), or a deprecated client member used. */
 export type DeprecationNotice =
@@ -118,7 +127,9 @@ export class Transport {
             (SAFE.has(request.method) || request.headers.has('idempotency-key') || request.headers.has('if-match'));
           if (isHTTPError(error)) {
             const status = error.response.status;
-            if (status === 401) return tokens?.renewable === true && retryCount === 1;
+            if (status === 401) {
+              return tokens?.renewable === true && retryCount === 1 && sendsBearer(error.options.context);
+            }
             if (status === 429) return undefined;
             return status >= 500 && status !== 501 && repeatable ? undefined : false;
           }
@@ -127,13 +138,15 @@ export class Transport {
       },
       hooks: {
         beforeRequest: [
-          async ({ request }) => {
-            if (tokens) request.headers.set('authorization', `Bearer ${await tokens.token()}`);
+          async ({ request, options }) => {
+            if (tokens && sendsBearer(options.context)) {
+              request.headers.set('authorization', `Bearer ${await tokens.token()}`);
+            }
           },
         ],
         beforeRetry: [
-          async ({ request, error }) => {
-            if (tokens && isHTTPError(error) && error.response.status === 401) {
+          async ({ request, error, options }) => {
+            if (tokens && sendsBearer(options.context) && isHTTPError(error) && error.response.status === 401) {
               tokens.invalidate();
               request.headers.set('authorization', `Bearer ${await tokens.token()}`);
             }
@@ -178,8 +191,14 @@ export class Transport {
         // ky retries only what it throws: the answers worth a retry are thrown, the rest read below.
         throwHttpErrors: (status) => status === 401 || status === 429 || status >= 500,
         ...(options.query ? { searchParams: toSearchParams(options.query) } : {}),
-        ...(options.body !== undefined ? { json: options.body } : {}),
+        ...(options.text !== undefined
+          ? { body: options.text }
+          : options.body !== undefined
+            ? { json: options.body }
+            : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.bearer === false ? { context: { bearer: false } } : {}),
+        ...(options.retry === false ? { retry: { limit: 0 } } : {}),
       });
       body = await readBody(response);
     } catch (error) {
@@ -195,7 +214,8 @@ export class Transport {
   }
 }
 
-function toSearchParams(query: Query): URLSearchParams {
+/** A query as URL search parameters: arrays repeat the name; undefined and null leave it out. */
+export function toSearchParams(query: Query): URLSearchParams {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;

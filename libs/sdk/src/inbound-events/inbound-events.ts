@@ -1,3 +1,4 @@
+import { ITERATOR_PAGE_SIZE as SIZE, walkPages } from '../http/pages.js';
 import { Resource, segment, type CallOptions } from '../http/resource.js';
 import type {
   BulkReplay,
@@ -15,6 +16,17 @@ export class InboundEvents extends Resource {
     options?: CallOptions,
   ): Promise<{ data: InboundEvent[]; meta: { total: number; limit: number; offset: number } }> {
     return this.read('/inbound-events', { ...query }, options);
+  }
+
+  /** Every captured arrival the filters match, newest first, page after page (by offset: see `walkPages`). */
+  iterate(
+    query: Omit<InboundEventListQuery, 'limit' | 'offset'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<InboundEvent> {
+    return walkPages(SIZE, async (index) => {
+      const page = await this.list({ ...query, limit: SIZE, offset: index * SIZE }, options);
+      return { items: page.data, total: page.meta.total };
+    });
   }
 
   get(id: string, options?: CallOptions): Promise<{ data: InboundEventDetail }> {

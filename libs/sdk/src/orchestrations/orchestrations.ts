@@ -1,3 +1,4 @@
+import { ITERATOR_PAGE_SIZE as SIZE, walkPages } from '../http/pages.js';
 import { Resource, segment, type CallOptions, type JsonObject } from '../http/resource.js';
 import type {
   DecisionResult,
@@ -21,6 +22,17 @@ export class Orchestrations extends Resource {
 
   list(query: OrchestrationListQuery = {}, options?: CallOptions): Promise<{ data: Orchestration[]; meta: PageMeta }> {
     return this.read('/orchestrations', { ...query }, options);
+  }
+
+  /** Every orchestration, page after page (see `walkPages`). */
+  iterate(
+    query: Omit<OrchestrationListQuery, 'page' | 'pageSize'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<Orchestration> {
+    return walkPages(SIZE, async (index) => {
+      const page = await this.list({ ...query, page: index + 1, pageSize: SIZE }, options);
+      return { items: page.data, total: page.meta.total };
+    });
   }
 
   create(input: OrchestrationInput, options?: CallOptions): Promise<Orchestration> {
@@ -70,6 +82,18 @@ export class OrchestrationRuns extends Resource {
     options?: CallOptions,
   ): Promise<{ data: OrchestrationRun[]; meta: PageMeta }> {
     return this.read(`/orchestrations/${segment(orchestrationId)}/runs`, { ...query }, options);
+  }
+
+  /** Every run of the orchestration (of `status`, when given), page after page (see `walkPages`). */
+  iterate(
+    orchestrationId: string,
+    query: { status?: RunState } = {},
+    options?: CallOptions,
+  ): AsyncGenerator<OrchestrationRun> {
+    return walkPages(SIZE, async (index) => {
+      const page = await this.list(orchestrationId, { ...query, page: index + 1, pageSize: SIZE }, options);
+      return { items: page.data, total: page.meta.total };
+    });
   }
 
   get(
