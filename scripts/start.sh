@@ -65,10 +65,26 @@ run inbound node --enable-source-maps apps/inbound/dist/main.js
 run orchestration node --enable-source-maps apps/orchestration/dist/main.js
 run gateway node --enable-source-maps apps/gateway/dist/main.js
 
-for _ in $(seq 1 60); do
-  if curl -fsS http://127.0.0.1:8081/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8082/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8085/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8083/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8086/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8084/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8087/readyz >/dev/null 2>&1 && curl -fsS http://127.0.0.1:8080/healthz >/dev/null 2>&1; then break; fi
+# Every service's readiness (the gateway's /healthz answers before the services behind it are ready).
+READY_URLS="auth=http://127.0.0.1:8081/readyz data=http://127.0.0.1:8082/readyz compute=http://127.0.0.1:8083/readyz
+  webhooks=http://127.0.0.1:8085/readyz inbound=http://127.0.0.1:8086/readyz orchestration=http://127.0.0.1:8084/readyz
+  worker=http://127.0.0.1:8087/readyz gateway=http://127.0.0.1:8080/healthz"
+not_ready() {
+  local missing=""
+  for entry in $READY_URLS; do
+    curl -fsS "${entry#*=}" >/dev/null 2>&1 || missing="$missing ${entry%%=*}"
+  done
+  echo "$missing"
+}
+waiting=$(not_ready)
+for _ in $(seq 1 120); do
+  [ -z "$waiting" ] && break
   sleep 0.5
+  waiting=$(not_ready)
 done
+if [ -n "$waiting" ]; then
+  echo "[start] not ready after 60 s:$waiting (their logs above say why; the rest may already answer)"
+fi
 cat <<MSG
 
   Strata is running.
