@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { JsonValue } from '@strata/sandbox';
 import { ApiRefusal } from './api/handler.js';
 import { RunBridge } from './run-bridge.js';
 
@@ -27,6 +28,34 @@ describe('RunBridge', () => {
       expect.objectContaining({ method: 'storeAsJSON', ok: false }),
     ]);
     expect(JSON.stringify(bridge.recorded())).not.toContain('secret message');
+  });
+
+  it('refuses arguments nested deeper than a request body may be, before any handler, as bad input', async () => {
+    let handled = 0;
+    const internal: unknown[] = [];
+    const bridge = new RunBridge(
+      {
+        createRecord: () => {
+          handled++;
+          return Promise.resolve({ id: 'r1' });
+        },
+      },
+      (_method, err) => internal.push(err),
+    );
+    const nested = (levels: number): JsonValue => {
+      let value: JsonValue = { leaf: true };
+      for (let i = 1; i < levels; i++) value = { o: value };
+      return value;
+    };
+    // The arguments' array is level 1: a 63-level object beside the slug is the deepest allowed.
+    await expect(bridge.call('createRecord', ['items', nested(63)], context)).resolves.toEqual({ id: 'r1' });
+    for (const levels of [64, 5000, 100_000]) {
+      await expect(bridge.call('createRecord', ['items', nested(levels)], context)).rejects.toThrow(
+        'api.createRecord: its arguments nest objects and arrays deeper than 64 levels',
+      );
+    }
+    expect(handled).toBe(1);
+    expect(internal).toEqual([]);
   });
 
   it('awaits beforeEffect before every call but the pure ones, and refuses the call when it rejects', async () => {

@@ -1,5 +1,5 @@
 import type { BridgedApiMethod, JsonValue, SandboxBridge, SandboxCallContext } from '@strata/sandbox';
-import { ApiRefusal, type ApiHandler } from './api/handler.js';
+import { ApiRefusal, MAX_ARGUMENT_DEPTH, nestsDeeperThan, type ApiHandler } from './api/handler.js';
 
 /** One `api` call of a run, as the run record lists it. */
 export interface ApiCallRecord {
@@ -51,6 +51,11 @@ export class RunBridge implements SandboxBridge {
     const handler = Object.hasOwn(this.handlers, method) ? this.handlers[method] : undefined;
     try {
       if (!handler) throw new ApiRefusal(`api.${method} is not a method of the platform.`);
+      if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+        throw new ApiRefusal(
+          `api.${method}: its arguments nest objects and arrays deeper than ${MAX_ARGUMENT_DEPTH} levels`,
+        );
+      }
       if (this.beforeEffect && !PURE_METHODS.has(method)) await this.beforeEffect();
       // A call the run left behind when it ended (not awaited, or waiting for the claim) does nothing.
       if (context.signal.aborted) throw new ApiRefusal(RUN_ENDED_MESSAGE);

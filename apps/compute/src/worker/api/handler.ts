@@ -53,3 +53,25 @@ export function scalarText(value: JsonValue, name: string): string {
 export function listText(value: JsonValue, name: string): string {
   return Array.isArray(value) ? value.map((v, i) => scalarText(v, `${name}[${i}]`)).join(',') : scalarText(value, name);
 }
+
+/** Levels of objects and arrays an api call's arguments may nest (the array of arguments is level 1): as a request body. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/**
+ * Whether `value` nests objects and arrays deeper than `max` levels (a scalar is
+ * level 0, `[]` level 1). Walks with an explicit stack and stops at the first
+ * level past `max`: arguments nested 100,000 levels deep cost nothing more, and
+ * reach none of the recursive code after (`JSON.stringify` ran out of stack).
+ */
+export function nestsDeeperThan(value: JsonValue, max: number): boolean {
+  const stack: [JsonValue, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, level] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (level > max) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, level + 1]);
+    }
+  }
+  return false;
+}
