@@ -63,6 +63,7 @@ export class HttpEgress implements OnApplicationShutdown {
     const secure = url.protocol === 'https:';
     const send = secure ? https.request : http.request;
     const max = this.config.COMPUTE_FETCH_MAX_BYTES;
+    const timeout = AbortSignal.timeout(this.config.COMPUTE_FETCH_TIMEOUT_MS);
     try {
       return await new Promise<EgressResponse>((resolve, reject) => {
         const req = send(
@@ -71,7 +72,7 @@ export class HttpEgress implements OnApplicationShutdown {
             method: request.method,
             headers: { ...headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) },
             agent: secure ? this.agents.https : this.agents.http,
-            signal: AbortSignal.any([signal, AbortSignal.timeout(this.config.COMPUTE_FETCH_TIMEOUT_MS)]),
+            signal: AbortSignal.any([signal, timeout]),
             ...(this.lookup ? { lookup: this.lookup } : {}),
           },
           (res) => {
@@ -102,14 +103,16 @@ export class HttpEgress implements OnApplicationShutdown {
         req.end(request.body);
       });
     } catch (err) {
-      throw new ApiRefusal(describe(err, this.config.COMPUTE_FETCH_TIMEOUT_MS), { cause: err });
+      // Node reports an abort by either signal as an AbortError: which one fired says what happened.
+      const timedOut = timeout.aborted && !signal.aborted;
+      throw new ApiRefusal(describe(err, timedOut, this.config.COMPUTE_FETCH_TIMEOUT_MS), { cause: err });
     }
   }
 }
 
-function describe(err: unknown, timeoutMs: number): string {
+function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
   const e = err as NodeJS.ErrnoException;
-  if (e?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  if (timedOut || e?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   if (e?.name === 'AbortError') return 'the run ended before the answer came';
   if (isEgressRefusal(err)) return `refused: ${err.message}`;
   return `${e?.message ?? String(err)}${e?.code ? ` (${e.code})` : ''}`;
