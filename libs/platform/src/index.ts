@@ -38,6 +38,7 @@ export * from './validation/id.pipes.js';
 export * from './validation/page.query.js';
 export * from './validation/optional.js';
 export * from './validation/query-flag.js';
+export * from './validation/query-integer.js';
 export * from './validation/nested-object.js';
 export * from './validation/ranges.js';
 export * from './http/body-parsing.js';

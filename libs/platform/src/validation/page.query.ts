@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, Max, Min, registerDecorator } from 'class-validator';
 import { IsOptional } from './optional.js';
+import { IntegerText } from './query-integer.js';
 import { MAX_INT32 } from './ranges.js';
 
 /** Deepest offset a page may start at; walk further with cursors. */
@@ -12,7 +12,7 @@ export const MAX_OFFSET = 1_000_000;
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100 })
   @IsOptional()
-  @Type(() => Number)
+  @IntegerText()
   @IsInt()
   @Min(1)
   @Max(100)
@@ -20,7 +20,7 @@ export class PageQuery {
 
   @ApiPropertyOptional({ default: 0 })
   @IsOptional()
-  @Type(() => Number)
+  @IntegerText()
   @IsInt()
   @Min(0)
   @Max(MAX_OFFSET)
@@ -35,7 +35,7 @@ export function QueryInteger(min: number, max: number, defaultValue: number): Pr
   return applyDecorators(
     ApiPropertyOptional({ minimum: min, maximum: max, default: defaultValue }),
     IsOptional(),
-    Type(() => Number),
+    IntegerText(),
     IsIntegerFrom(min, max),
   );
 }
@@ -50,7 +50,7 @@ export function ClampedQueryInteger(low: number, high: number, defaultValue: num
   return applyDecorators(
     ApiPropertyOptional({ default: defaultValue, description: `Clamped to ${low}-${high}` }),
     IsOptional(),
-    Type(() => Number),
+    IntegerText(),
     IsIntegerFrom(-MAX_INT32, MAX_INT32, (name) => `${name} must be an integer (it is clamped to ${low}-${high})`),
   );
 }

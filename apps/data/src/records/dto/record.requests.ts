@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
+  IntegerText,
   IsDateTime,
   IsNestedObject,
   IsNullable,
@@ -110,7 +110,7 @@ export class GetRecordQuery {
 
   @ApiPropertyOptional({ description: 'return this version of the record', minimum: 1, maximum: MAX_INT32 })
   @IsOptional()
-  @Type(() => Number)
+  @IntegerText()
   @IsInt()
   @Min(1)
   @Max(MAX_INT32)
@@ -141,7 +141,7 @@ export class ListRecordsQuery extends PageQuery {
 
   @ApiPropertyOptional({ deprecated: true, description: 'older name of limit' })
   @IsOptional()
-  @Type(() => Number)
+  @IntegerText()
   @IsInt()
   @Min(1)
   @Max(100)
@@ -174,7 +174,7 @@ export class DeleteRecordQuery {
 export class ChangelogQuery {
   @ApiPropertyOptional({ default: 50, maximum: 500 })
   @IsOptional()
-  @Type(() => Number)
+  @IntegerText()
   @IsInt()
   @Min(1)
   @Max(500)
