@@ -341,6 +341,21 @@ describe('endpoint triggers', () => {
     const replayed = await post(signed);
     expect(replayed.status).toBe(401);
     expect(replayed.body.error).toContain('used before');
+    // The same bytes spelled otherwise are the same signature: upper-case hex, bare hex, base64.
+    const hex = signed['x-signature'].slice('sha256='.length);
+    for (const spelled of [
+      `sha256=${hex.toUpperCase()}`,
+      hex,
+      `SHA256=${hex}`,
+      Buffer.from(hex, 'hex').toString('base64'),
+    ]) {
+      const again = await post({ ...signed, 'x-signature': spelled });
+      expect({ spelled, status: again.status, error: again.body.error }).toEqual({
+        spelled,
+        status: 401,
+        error: expect.stringContaining('used before'),
+      });
+    }
     // Signed anew (another second), the same call goes through.
     const later = sign(secret, 'POST', target, body, Number(signed['x-signature-timestamp']) + 1);
     expect((await post(later)).status).toBe(200);

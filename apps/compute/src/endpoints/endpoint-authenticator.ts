@@ -104,7 +104,7 @@ export class EndpointAuthenticator {
               now: this.clock.now(),
               toleranceSeconds: this.config.COMPUTE_ENDPOINT_SIGNATURE_TOLERANCE_S,
             });
-      if (verdict.ok && (await this.replays.firstUse(call.trigger.id, signature))) {
+      if (verdict.ok && (await this.replays.firstUse(call.trigger.id, verdict.mac))) {
         return { mode: 'hmac', by: 'endpoint:hmac' };
       }
       const reason = verdict.ok ? 'it was used before (a replayed call)' : verdict.reason;

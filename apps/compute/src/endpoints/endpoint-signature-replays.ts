@@ -9,9 +9,11 @@ const CLOCK_MARGIN_S = 60;
 
 /**
  * Refuses an hmac-mode endpoint call whose signature was accepted before. An
- * accepted signature is remembered (its SHA-256, with the trigger's id) on
- * every replica for twice COMPUTE_ENDPOINT_SIGNATURE_TOLERANCE_S and a minute:
- * the whole time its timestamp would otherwise let it pass again.
+ * accepted signature is remembered (the SHA-256 of its decoded bytes, with the
+ * trigger's id) on every replica for twice COMPUTE_ENDPOINT_SIGNATURE_TOLERANCE_S
+ * and a minute: the whole time its timestamp would otherwise let it pass again.
+ * The bytes, not the header: before 2026-11-27 the same signature spelled again
+ * (upper-case hex, base64, without `sha256=`) passed as a first use.
  */
 @Injectable()
 export class EndpointSignatureReplays {
@@ -27,8 +29,8 @@ export class EndpointSignatureReplays {
   }
 
   /** Whether the call is the first with this signature on the trigger; 503 when that cannot be checked. */
-  async firstUse(triggerId: string, signature: string): Promise<boolean> {
-    const key = `${triggerId}.${createHash('sha256').update(signature).digest('hex')}`;
+  async firstUse(triggerId: string, mac: Buffer): Promise<boolean> {
+    const key = `${triggerId}.${createHash('sha256').update(mac).digest('hex')}`;
     try {
       return await this.seen.firstUse(key);
     } catch (err) {

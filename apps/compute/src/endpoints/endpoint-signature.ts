@@ -31,7 +31,13 @@ export function signEndpointRequest(secret: string, r: SignedRequest): string {
   return `sha256=${createHmac('sha256', secret).update(signingInput(r)).digest('hex')}`;
 }
 
-export type SignatureVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+/**
+ * A verified signature carries its 32 bytes: what a replay check must key on, since the
+ * header may spell the same bytes many ways (hex of either case, base64, with or without
+ * `sha256=`).
+ */
+export type SignatureVerdict =
+  { readonly ok: true; readonly mac: Buffer } | { readonly ok: false; readonly reason: string };
 
 export interface SignatureCheck extends Omit<SignedRequest, 'timestamp'> {
   readonly secret: string;
@@ -67,7 +73,9 @@ export function verifyEndpointSignature(c: SignatureCheck): SignatureVerdict {
   const expected = createHmac('sha256', c.secret)
     .update(signingInput({ timestamp: c.timestamp, method: c.method, target: c.target, body: c.body }))
     .digest();
-  return timingSafeEqual(presented, expected) ? { ok: true } : { ok: false, reason: 'the signature does not match' };
+  return timingSafeEqual(presented, expected)
+    ? { ok: true, mac: expected }
+    : { ok: false, reason: 'the signature does not match' };
 }
 
 /** The 32 bytes of a presented signature, or undefined when it is not one. */
