@@ -18,11 +18,13 @@ const afterCommitHooks = new WeakMap<object, (() => void)[]>();
  * Runs `hook` once `tx` has committed, and never if it rolls back (nor if the
  * savepoint it was registered in rolls back): for what must not happen for
  * changes that did not land, a metric of runs ended, say. Hooks run in the
- * order registered, right after COMMIT; one that throws does not stop the others.
+ * order registered, right after COMMIT; one that throws does not stop the
+ * others (it is reported as a process warning). `tx` must be open: a hook for a
+ * transaction that has ended, or one not opened by `Transactions.run`, throws.
  */
 export function afterCommit(tx: Tx, hook: () => void): void {
   const hooks = afterCommitHooks.get(tx);
-  if (!hooks) throw new Error('afterCommit: not a transaction opened by Transactions.run');
+  if (!hooks) throw new Error('afterCommit: not an open transaction of Transactions.run');
   hooks.push(hook);
 }
 
@@ -39,15 +41,25 @@ export class Transactions {
   async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const hooks: (() => void)[] = [];
     // Marked as a transaction by the pool guard's wrapper of TypeORM's `transaction()` (pool-guard.ts).
-    const result = await this.db.transaction((manager) => {
+    const result = await this.db.transaction(async (manager) => {
       afterCommitHooks.set(manager, hooks);
-      return work(manager as unknown as Tx);
+      try {
+        const value = await work(manager as unknown as Tx);
+        // A statement that failed and was caught (outside a savepoint) has aborted the transaction,
+        // and PostgreSQL answers the COMMIT with a rollback, not an error: with hooks waiting, one more
+        // statement finds out, and the transaction fails as it really did.
+        if (hooks.length > 0) await manager.query('SELECT 1');
+        return value;
+      } finally {
+        afterCommitHooks.delete(manager);
+      }
     });
     for (const hook of hooks) {
       try {
         hook();
-      } catch {
+      } catch (err) {
         // A hook's failure is its own: the transaction has committed, and the caller gets its result.
+        process.emitWarning(`an afterCommit hook failed: ${String(err)}`, 'StrataAfterCommitWarning');
       }
     }
     return result;

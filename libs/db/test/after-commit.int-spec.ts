@@ -100,7 +100,29 @@ describe('afterCommit', () => {
     expect(ran).toEqual(['next']);
   });
 
-  it('refuses a handle that is not an open transaction of Transactions.run', () => {
-    expect(() => afterCommit(ds.manager as unknown as Tx, () => undefined)).toThrow(/not a transaction/);
+  it('fails a transaction a caught statement error aborted, rather than run its hooks', async () => {
+    let ran = false;
+    const outcome = transactions.run(async (tx) => {
+      await insert(tx, 'c');
+      afterCommit(tx, () => (ran = true));
+      // Caught, outside a savepoint: PostgreSQL has aborted the transaction, and would answer COMMIT with a rollback.
+      await managerOf(ds, tx)
+        .query('SELECT 1 / 0')
+        .catch(() => undefined);
+      return 'looks fine';
+    });
+    await expect(outcome).rejects.toThrow(/current transaction is aborted/);
+    expect(ran).toBe(false);
+    expect(await stored('c')).toBe(false);
+  });
+
+  it('refuses a handle that is not an open transaction of Transactions.run, or one that has ended', async () => {
+    expect(() => afterCommit(ds.manager as unknown as Tx, () => undefined)).toThrow(/not an open transaction/);
+    let ended: Tx | undefined;
+    await transactions.run((tx) => {
+      ended = tx;
+      return Promise.resolve();
+    });
+    expect(() => afterCommit(ended!, () => undefined)).toThrow(/not an open transaction/);
   });
 });
