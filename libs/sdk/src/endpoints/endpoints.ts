@@ -24,6 +24,12 @@ export interface EndpointCall extends CallOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Default 'bearer'. */
   readonly auth?: EndpointAuth;
+  /**
+   * Retry a 429 (after its Retry-After), and a 5xx of a GET, as other calls are. Off by
+   * default: the platform passes the function's own status through, so a retry would run the
+   * function again for a 429 or 503 it answered itself. Never for a signed call.
+   */
+  readonly retry?: boolean;
 }
 
 /** What the endpoint's function answered (a status of 400 or more throws StrataApiError, the function's or the platform's). */
@@ -38,34 +44,72 @@ export interface EndpointResponse<T> {
 
 /**
  * `{data_base}/endpoints/{path}`: calls an endpoint trigger and answers what its
- * function answered. A signed call is never retried (the platform accepts a
- * signature once; call again to sign again); the others are retried as every
- * call is (a 429 after its `Retry-After`; a POST is not retried on a 5xx).
+ * function answered. Not retried unless asked (`retry: true`), and a signed call
+ * never: the platform accepts a signature once, so each call signs anew.
  */
 export class Endpoints extends Resource {
+  /** The second of the last signature of each signing input: an identical call waits for the next second. */
+  private readonly lastSigned = new Map<string, number>();
+
   async invoke<T = unknown>(path: string, call: EndpointCall = {}): Promise<EndpointResponse<T>> {
     const method = (call.method ?? 'POST').toUpperCase();
-    const search = call.query ? toSearchParams(call.query).toString() : '';
-    const target = `/endpoints/${segment(path)}${search ? `?${search}` : ''}`;
     const text = call.text ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
-    const contentType =
-      call.text !== undefined ? (call.contentType ?? 'text/plain; charset=utf-8') : 'application/json';
+    if (text !== undefined && (method === 'GET' || method === 'HEAD')) {
+      throw new TypeError(`endpoints.invoke: a ${method} call carries no body`);
+    }
+    const search = call.query ? toSearchParams(call.query).toString() : '';
+    const target = `/endpoints/${segment(path.replace(/^\/+/, ''))}${search ? `?${search}` : ''}`;
     const auth = call.auth ?? 'bearer';
-    const headers: Record<string, string> = { ...call.headers };
-    if (text !== undefined) headers['content-type'] = contentType;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
+    if (text !== undefined) {
+      headers['content-type'] =
+        call.contentType ??
+        headers['content-type'] ??
+        (call.text !== undefined ? 'text/plain; charset=utf-8' : 'application/json');
+    }
     if (typeof auth === 'object' && 'apiKey' in auth) headers['x-api-key'] = auth.apiKey;
-    if (typeof auth === 'object' && 'signingSecret' in auth) {
-      Object.assign(headers, await signEndpointCall(auth.signingSecret, method, target, text ?? ''));
+    const signed = typeof auth === 'object' && 'signingSecret' in auth;
+    if (signed) {
+      const at = await this.secondToSignIn(`${auth.signingSecret}\n${method}\n${target}\n${text ?? ''}`, call.signal);
+      Object.assign(headers, await signEndpointCall(auth.signingSecret, method, target, text ?? '', at));
     }
     const answer = await this.transport.exchange<T>(method, `${this.base}${target}`, {
       headers,
       ...(text !== undefined ? { text } : {}),
       ...(auth === 'bearer' ? {} : { bearer: false }),
-      ...(typeof auth === 'object' && 'signingSecret' in auth ? { retry: false } : {}),
+      ...(signed || call.retry !== true ? { retry: false } : {}),
       signal: call.signal,
     });
     return { ...answer, runId: answer.headers.get('x-strata-run-id') ?? undefined };
   }
+
+  /**
+   * When to sign: now, unless this client signed the same input in the current
+   * second, whose signature the platform would refuse as a replay; then at the
+   * start of the next second, after waiting for it.
+   */
+  private async secondToSignIn(input: string, signal: AbortSignal | undefined): Promise<Date> {
+    const key = await digest(input);
+    for (;;) {
+      const now = Date.now();
+      const second = Math.floor(now / 1000);
+      if (this.lastSigned.get(key) !== second) {
+        this.lastSigned.set(key, second);
+        // Older seconds are of no use to anyone: the map holds this second's inputs.
+        for (const [k, s] of this.lastSigned) if (s < second) this.lastSigned.delete(k);
+        return new Date(now);
+      }
+      signal?.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, (second + 1) * 1000 - now));
+    }
+  }
+}
+
+/** The SHA-256 of a signing input, as the key of `lastSigned` (the secret is in it: never kept in the clear). */
+async function digest(input: string): Promise<string> {
+  const bytes = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(input));
+  return Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /**

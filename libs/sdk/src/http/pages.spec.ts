@@ -44,6 +44,16 @@ describe('walkPages', () => {
     expect(ids.map((i) => i.id)).toEqual(['a', 'b', 'x', 'y']);
   });
 
+  it('ends at a full page with nothing new on it, rather than walk a list that ignores the page asked for', async () => {
+    let asked = 0;
+    const same = () => {
+      asked++;
+      return Promise.resolve({ items: [{ id: 'a' }, { id: 'b' }] });
+    };
+    expect((await all(walkPages(2, same))).map((i) => i.id)).toEqual(['a', 'b']);
+    expect(asked).toBe(2);
+  });
+
   it('stops at the first empty page, and refuses a page size that is not a positive integer', async () => {
     expect(await all(walkPages(3, () => Promise.resolve({ items: [] })))).toEqual([]);
     await expect(all(walkPages(0, () => Promise.resolve({ items: [] })))).rejects.toThrow(RangeError);
