@@ -68,11 +68,11 @@ run gateway node --enable-source-maps apps/gateway/dist/main.js
 # Every service's readiness (the gateway's /healthz answers before the services behind it are ready).
 READY_URLS="auth=http://127.0.0.1:8081/readyz data=http://127.0.0.1:8082/readyz compute=http://127.0.0.1:8083/readyz
   webhooks=http://127.0.0.1:8085/readyz inbound=http://127.0.0.1:8086/readyz orchestration=http://127.0.0.1:8084/readyz
-  worker=http://127.0.0.1:8087/readyz gateway=http://127.0.0.1:8080/healthz"
+  worker=http://127.0.0.1:${COMPUTE_WORKER_PORT:-8087}/readyz gateway=http://127.0.0.1:8080/healthz"
 not_ready() {
   local missing=""
   for entry in $READY_URLS; do
-    curl -fsS "${entry#*=}" >/dev/null 2>&1 || missing="$missing ${entry%%=*}"
+    curl -fsS --max-time 2 "${entry#*=}" >/dev/null 2>&1 || missing="$missing ${entry%%=*}"
   done
   echo "$missing"
 }
@@ -84,10 +84,13 @@ for _ in $(seq 1 120); do
 done
 if [ -n "$waiting" ]; then
   echo "[start] not ready after 60 s:$waiting (their logs above say why; the rest may already answer)"
+  state="Strata is starting; not ready yet:$waiting."
+else
+  state="Strata is running."
 fi
 cat <<MSG
 
-  Strata is running.
+  $state
     {base_url}  http://localhost:8080     (API documents: http://localhost:8080/docs)
     {auth_url}  http://localhost:8081     (OIDC discovery: http://localhost:8081/oidc/.well-known/openid-configuration)
 

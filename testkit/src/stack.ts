@@ -461,10 +461,9 @@ async function spawnWorker(env: Record<string, string | undefined>): Promise<Spa
   });
   // Keep draining its output so a full pipe never blocks it; STRATA_TEST_WORKER_LOG (a file) keeps it.
   const logFile = process.env['STRATA_TEST_WORKER_LOG'];
-  const keep = logFile
-    ? (chunk: Buffer) => appendFileSync(logFile, `[worker ${child.pid}] ${chunk.toString()}`)
-    : () => undefined;
-  if (logFile) appendFileSync(logFile, `[worker ${child.pid}] ${output}`);
+  const prefixed = (text: string) => text.replace(/^(?=.)/gm, `[worker ${child.pid}] `);
+  const keep = logFile ? (chunk: Buffer) => appendFileSync(logFile, prefixed(chunk.toString())) : () => undefined;
+  if (logFile) appendFileSync(logFile, prefixed(output));
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   return {
