@@ -237,6 +237,7 @@ describe('api inside a function: records through the data service, as the functi
         () => api.queryRecords('orders', { filter: ['sku:L-1'] }),
         () => api.queryRecords('orders', { filter: { 'sku:x,qty': 1 } }),
         () => api.hmacSha256('k', 123),
+        () => api.queryRecords('orders', { filter: 'sku:' + 'x'.repeat(100000) }),
       ]) {
         try { await attempt(); refused.push('no error'); } catch (e) { refused.push(e.message); }
       }
@@ -256,6 +257,8 @@ describe('api inside a function: records through the data service, as the functi
     expect(refused[1]).toBe('options.filter must be a filter string or an object of field values');
     expect(refused[2]).toBe("options.filter: 'sku:x,qty' is not a field name");
     expect(refused[3]).toBe('message must be a string');
+    // Too long for a URL: said so, with the way out, instead of the data service's bare 431.
+    expect(refused[4]).toMatch(/^options are too long for queryRecords\(collection, options\).*canonical definition/);
     expect(empty).toBe(1);
     expect(signed).toMatch(/^[0-9a-f]{64}$/);
     expect(bulk).toEqual([{ title: 't', data: { x: 1 } }, { title: 'w' }]);

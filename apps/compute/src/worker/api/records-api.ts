@@ -13,6 +13,8 @@ import {
 } from './handler.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Characters of the deprecated form's encoded query string: well inside the 16 KiB of a request line and headers. */
+const LEGACY_QUERY_MAX_CHARS = 8 * 1024;
 /** The options of the deprecated `queryRecords(collection, options)`. */
 const LEGACY_OPTIONS = new Set(['filter', 'sort', 'limit', 'offset']);
 /** A field of an equality-map filter: a name, or a dotted path of names. */
@@ -167,6 +169,14 @@ async function legacyQuery(
   if (sort !== undefined) query['sort'] = listText(sort, 'options.sort');
   for (const key of ['limit', 'offset'] as const) {
     if (options[key] !== undefined) query[key] = scalarText(options[key], `options.${key}`);
+  }
+  // The deprecated form travels in the URL, which the services cap with the headers at 16 KiB.
+  if (new URLSearchParams(query).toString().length > LEGACY_QUERY_MAX_CHARS) {
+    throw new ApiRefusal(
+      `options are too long for queryRecords(collection, options), whose filter travels in the URL ` +
+        `(at most ${LEGACY_QUERY_MAX_CHARS} characters encoded): pass a canonical definition, ` +
+        '{resource, where, text, sort, page}, whose conditions travel in the body',
+    );
   }
   // A collection id lists by id; anything else is its record slug.
   const path = UUID.test(collection) ? ['records'] : ['records', 'slug', collection];
