@@ -216,7 +216,7 @@ describe('the SDK', () => {
           hello: context.req.payload?.name ?? null, query: context.req.query } });
       };`,
     });
-    const endpoint = (name: string, auth: Record<string, unknown>) =>
+    const endpoint = (name: string, auth: { mode: string }) =>
       client.functionTriggers.create({
         name,
         functionId: fn.id,
