@@ -571,6 +571,47 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       expect((await send(`${base()}/webhooks/orders`, sig)).status).toBe(409);
     });
 
+    it('starts one run per Standard Webhooks delivery: the same webhook-id again answers the first run', async () => {
+      const secret = `whsec_${Buffer.from('orchestration delivery secret').toString('base64')}`;
+      const made = await call('POST', `${base()}/orchestrations`, {
+        token,
+        body: {
+          slug: 'delivered',
+          name: 'Delivered',
+          status: 'active',
+          trigger: { type: 'http-trigger', path: 'deliveries', validateSignature: true, signingSecret: secret },
+          steps: [{ id: 'pause', type: 'delay', delayMs: 1 }],
+        },
+      });
+      expect(made.status).toBe(201);
+      const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+      const deliver = (id: string, payload: string, at = Math.floor(Date.now() / 1000)) =>
+        call('POST', `${base()}/webhooks/deliveries`, {
+          body: payload,
+          headers: {
+            'webhook-id': id,
+            'webhook-timestamp': String(at),
+            'webhook-signature': `v1,${createHmac('sha256', key).update(`${id}.${at}.${payload}`).digest('base64')}`,
+          },
+        });
+      const first = await deliver('msg_one', '{"n":1}');
+      expect(first.body).toEqual({ runId: expect.stringMatching(/^orun_/), status: 'pending' });
+      // The same request again, and the provider's retry (a new timestamp and signature): the first run, no other.
+      expect((await deliver('msg_one', '{"n":1}')).body.runId).toBe(first.body.runId);
+      const retried = await deliver('msg_one', '{"n":1}', Math.floor(Date.now() / 1000) - 30);
+      expect({ status: retried.status, runId: retried.body.runId }).toEqual({ status: 200, runId: first.body.runId });
+      // Sent at once, one delivery still starts one run.
+      const burst = await Promise.all([1, 2, 3, 4, 5].map(() => deliver('msg_two', '{"n":2}')));
+      expect(new Set(burst.map((b) => b.body.runId)).size).toBe(1);
+      const other = await deliver('msg_three', '{"n":3}');
+      expect(other.body.runId).not.toBe(first.body.runId);
+      const runs = await runsOf(made.body.id);
+      expect(runs.map((r) => r.input.n).sort()).toEqual([1, 2, 3]);
+      // Once the first run ended, its delivery answers it with its status.
+      await runUntil(made.body.id, first.body.runId, final);
+      expect((await deliver('msg_one', '{"n":1}')).body).toEqual({ runId: first.body.runId, status: 'completed' });
+    });
+
     it('starts one run per record event for an active event-driven orchestration, with the event as input', async () => {
       const data = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
       const collection = await call('POST', `${data}/structures`, {

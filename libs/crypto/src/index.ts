@@ -5,3 +5,4 @@ export * from './password.js';
 export * from './webhook-signature.js';
 export * from './function-principal.js';
 export * from './arrival-signature.js';
+export * from './delivery-id.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, isWorkspaceSlug, signingSecretAad, TRIGGER_PATH } from '@strata/contracts';
-import { checkArrivalSignature, newInboundEventId, type KeyRing } from '@strata/crypto';
+import { checkArrivalSignature, deliveryIdOf, newInboundEventId, type KeyRing } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
 import { ArrivalDispatcher } from '../dispatch/arrival-dispatcher.js';
@@ -13,7 +13,6 @@ import { InboundEventsRepository } from '../events/inbound-events.repository.js'
 import { InboundConfig } from '../inbound.config.js';
 import { ComputeLink } from './compute-link.js';
 import { InboundMetrics } from '../metrics/inbound-metrics.js';
-import { deliveryIdOf } from './delivery-id.js';
 
 /** A caller's correlation id is kept when it is printable and short; otherwise one is made. */
 const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;

@@ -5,6 +5,7 @@ import { WebhookPaths1765100000003 } from './1765100000003-webhook-paths.js';
 import { EventRuns1765100000004 } from './1765100000004-event-runs.js';
 import { Schedules1765100000005 } from './1765100000005-schedules.js';
 import { RunWorkflowIds1765100000006 } from './1765100000006-run-workflow-ids.js';
+import { EventRunsByRun1765100000007 } from './1765100000007-event-runs-by-run.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   EventRuns1765100000004,
   Schedules1765100000005,
   RunWorkflowIds1765100000006,
+  EventRunsByRun1765100000007,
 ];

@@ -86,6 +86,21 @@ export class RunsRepository {
     return rows.length > 0;
   }
 
+  /** The run `eventId` started of the orchestration, with its status; undefined when none (or it expired). */
+  async runOfEvent(
+    scope: WorkspaceScope,
+    eventId: string,
+    orchestrationId: string,
+  ): Promise<{ id: string; status: RunStatus } | undefined> {
+    const [row] = await this.db.query<{ id: string; status: RunStatus }[]>(
+      `SELECT r.id, r.status FROM orchestration.event_runs e
+         JOIN orchestration.runs r ON r.workspace_slug = e.workspace_slug AND r.id = e.run_id
+        WHERE e.workspace_slug = $1 AND e.event_id = $2 AND e.orchestration_id = $3`,
+      [scope.workspace, eventId, orchestrationId],
+    );
+    return row;
+  }
+
   async find(scope: WorkspaceScope, orchestrationId: string, id: string, tx?: Tx): Promise<RunRow | undefined> {
     const [row] = await managerOf(this.db, tx).query<RunRow[]>(
       `SELECT ${RUN_COLUMNS} FROM orchestration.runs WHERE workspace_slug = $1 AND orchestration_id = $2 AND id = $3
@@ -205,13 +220,19 @@ export class RunsRepository {
     return rows.map((r) => ({ status: r.status, open: Number(r.open), overdue: Number(r.overdue) }));
   }
 
-  /** System-wide, for retention: deletes up to `limit` finished runs whose ttlExpiresAt passed (steps with them). */
+  /**
+   * System-wide, for retention: deletes up to `limit` finished runs whose ttlExpiresAt passed
+   * (steps with them), and the record of which event (or webhook delivery) started each.
+   */
   async deleteExpired(now: Date, limit: number): Promise<number> {
     const rows = rowsOf<{ id: string }>(
       await this.db.query(
-        `DELETE FROM orchestration.runs WHERE id IN (
-           SELECT id FROM orchestration.runs WHERE status IN ('completed', 'failed') AND ttl_expires_at < $1
-            ORDER BY ttl_expires_at LIMIT $2) RETURNING id`,
+        `WITH gone AS (
+           DELETE FROM orchestration.runs WHERE id IN (
+             SELECT id FROM orchestration.runs WHERE status IN ('completed', 'failed') AND ttl_expires_at < $1
+              ORDER BY ttl_expires_at LIMIT $2) RETURNING id),
+         started AS (DELETE FROM orchestration.event_runs e USING gone WHERE e.run_id = gone.id)
+         SELECT id FROM gone`,
         [now, limit],
       ),
     );

@@ -145,6 +145,11 @@ export class RunsService {
     return runView(retried);
   }
 
+  /** The run an event (a record event, a webhook delivery) started of the orchestration, if it is still kept. */
+  runOfEvent(scope: WorkspaceScope, eventId: string, orchestrationId: string) {
+    return this.runs.runOfEvent(scope, eventId, orchestrationId);
+  }
+
   async list(scope: WorkspaceScope, orchestrationId: string, q: RunListQueryRequest) {
     await this.assertOrchestration(scope, orchestrationId);
     const query = { page: q.page ?? 1, pageSize: q.pageSize ?? 20, status: q.status };

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ErrorCode, isWorkspaceSlug } from '@strata/contracts';
-import { checkArrivalSignature, type KeyRing } from '@strata/crypto';
+import { checkArrivalSignature, deliveryIdOf, type ArrivalVerdict, type KeyRing } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
 import {
   assertJsonBody,
@@ -28,7 +28,9 @@ const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
  * The two webhook entry points of orchestrations: no bearer token; an
  * orchestration whose http-trigger validates signatures checks them as inbound
  * capture does (Standard Webhooks, or plain HMAC-SHA256 in its header), and an
- * active one starts a run with the JSON body as its input.
+ * active one starts a run with the JSON body as its input. A verified Standard
+ * Webhooks delivery starts one run: its `webhook-id` seen again (a provider's
+ * retry, or the same request sent twice) is answered with the first run.
  */
 @Injectable()
 export class WebhookRuns {
@@ -56,7 +58,7 @@ export class WebhookRuns {
     assertJsonBody(req);
     const body = await readRawBody(req, MAX_BODY_BYTES);
     // The signature covers the body as sent; the run's input is the body decoded.
-    this.checkSignature(orchestration, req, body);
+    const verdict = this.checkSignature(orchestration, req, body);
     const input = inputOf(decodeContentEncoding(req, body, MAX_BODY_BYTES));
     if (orchestration.status !== 'active') {
       throw StrataException.conflict(
@@ -64,18 +66,31 @@ export class WebhookRuns {
       );
     }
     const given = req.headers['x-correlation-id'];
-    const run = await this.runs.create(scope, orchestration, {
+    const start = {
       input,
       correlationId: typeof given === 'string' && CORRELATION_ID.test(given) ? given : null,
       triggerType: 'http-trigger',
       triggerMetadata: { webhookPath: orchestration.trigger.path ?? null },
-    });
-    return { runId: run.id, status: run.status };
+    };
+    const deliveryId = verdict?.result === 'verified' ? deliveryIdOf(verdict.scheme, req.headers['webhook-id']) : null;
+    if (deliveryId === null) {
+      const run = await this.runs.create(scope, orchestration, start);
+      return { runId: run.id, status: run.status };
+    }
+    const eventId = `webhook:${deliveryId}`;
+    const run = await this.runs.create(scope, orchestration, { ...start, eventId });
+    if (run) return { runId: run.id, status: run.status };
+    // This delivery started a run already: that run is the answer, and nothing runs again.
+    const first = await this.runs.runOfEvent(scope, eventId, orchestration.id);
+    // None kept: the orchestration was deleted as the delivery came (its event was taken, no run written).
+    if (!first) throw notFound();
+    return { runId: first.id, status: first.status };
   }
 
-  private checkSignature(orchestration: OrchestrationEntity, req: Request, body: Buffer): void {
+  /** The verdict on the request's signature; undefined when the trigger does not validate signatures. */
+  private checkSignature(orchestration: OrchestrationEntity, req: Request, body: Buffer): ArrivalVerdict | undefined {
     const trigger = orchestration.trigger;
-    if (trigger.validateSignature !== true) return;
+    if (trigger.validateSignature !== true) return undefined;
     const sealed = trigger.signingSecret as SealedSecret | undefined;
     let secret: string | null;
     try {
@@ -96,6 +111,7 @@ export class WebhookRuns {
     if (verdict.result !== 'verified') {
       throw new StrataException(ErrorCode.UNAUTHORIZED, `Invalid signature: ${verdict.reason ?? 'rejected'}`);
     }
+    return verdict;
   }
 }
 
