@@ -503,3 +503,47 @@ describe('a JSON route called with another content type', () => {
     expect(issued.status).toBe(401);
   });
 });
+
+describe('a body sent to a route that takes none', () => {
+  it('is a 400 naming each field in the area’s shape, and changes nothing; {} and no body pass', async () => {
+    const before = (await call('GET', data(`/webhook-subscriptions`), { token })).body.data[0].secret;
+    const rotated = await json('POST', data(`/webhook-subscriptions/${subscriptionId}/rotate-secret`), '{"bogus":1}');
+    expectGeneralError(rotated, 400, 'bogus');
+    expect(rotated.body.details).toEqual([
+      { field: 'bogus', message: 'property bogus should not exist (this endpoint takes no body)' },
+    ]);
+    expect((await call('GET', data(`/webhook-subscriptions`), { token })).body.data[0].secret).toBe(before);
+    expectGeneralError(
+      await json('POST', data(`/webhook-subscriptions/${subscriptionId}/rotate-secret`), '[1]'),
+      400,
+      'body',
+    );
+    expect((await json('POST', data(`/webhook-subscriptions/${subscriptionId}/rotate-secret`), '{}')).status).toBe(200);
+
+    // The functions area answers in its own shape; a pause with a body pauses nothing.
+    const fn = await call('POST', data('/compute-functions'), {
+      token,
+      body: { name: 'quiet', code: 'async function run() { return { success: true }; }' },
+    });
+    const trigger = await call('POST', data('/function-triggers'), {
+      token,
+      body: { name: 'by-hand', functionId: fn.body.id, executionType: 'on-demand' },
+    });
+    const paused = await json('PATCH', data(`/function-triggers/${trigger.body.id}/pause`), '{"now":true,"why":"x"}');
+    expect({ status: paused.status, fields: paused.body.details?.map((d: { field: string }) => d.field) }).toEqual({
+      status: 400,
+      fields: ['now', 'why'],
+    });
+    expect(paused.body.statusCode).toBe(400);
+    expect((await call('GET', data(`/function-triggers/${trigger.body.id}`), { token })).body.paused).toBe(false);
+    expect((await send('PATCH', data(`/function-triggers/${trigger.body.id}/pause`))).status).toBe(200);
+
+    // Without access the caller hears 401 first, as for any body.
+    const anonymous = await fetch(data(`/function-triggers/${trigger.body.id}/resume`), {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: '{"bogus":1}',
+    });
+    expect(anonymous.status).toBe(401);
+  });
+});

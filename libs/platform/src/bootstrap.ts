@@ -14,6 +14,7 @@ import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { urlCheckMiddleware } from './http/url-check.middleware.js';
 import { serveOpenApi } from './openapi/openapi.js';
 import { createValidationPipe } from './validation/validation.pipe.js';
+import { NoBodyInterceptor } from './validation/no-body.interceptor.js';
 import type { ServiceConfig } from './config/service-config.js';
 
 export interface ServiceAppOptions {
@@ -65,6 +66,7 @@ export async function createServiceApp(module: unknown, options: ServiceAppOptio
   await options.beforeInit?.(app);
   app.useGlobalFilters(new ErrorFilter(options.defaultErrorShape));
   app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new NoBodyInterceptor());
   app.enableShutdownHooks();
   // Before init: routes added after it sit behind Nest's 404 handler.
   serveOpenApi(app, `Strata ${options.name}`, options.description);
