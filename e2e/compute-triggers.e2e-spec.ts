@@ -321,6 +321,15 @@ describe('function triggers', () => {
       status: 400,
       body: { error: 'Trigger name must be a string.' },
     });
+    // A function left out is said to be required; one that is not an id, to be a UUID.
+    expect(await createTrigger({ name: 'no function', functionId: undefined })).toMatchObject({
+      status: 400,
+      body: { error: 'functionId is required: the UUID of a compute function.' },
+    });
+    expect(await createTrigger({ name: 'bad function', functionId: 'abc' })).toMatchObject({
+      status: 400,
+      body: { error: 'functionId must be a UUID.' },
+    });
     // Every problem at once: the body's fields, its metadata and its function, one entry each.
     const everything = await createTrigger({
       name: 42,

@@ -31,7 +31,10 @@ export class CreateTriggerRequest {
   description?: string | null;
 
   @ApiProperty({ format: 'uuid' })
-  @IsUUID('all', { message: 'functionId must be a UUID.' })
+  @IsUUID('all', {
+    message: ({ value }) =>
+      value === undefined ? 'functionId is required: the UUID of a compute function.' : 'functionId must be a UUID.',
+  })
   functionId!: string;
 
   @ApiPropertyOptional({ enum: EXECUTION_TYPES, default: 'on-demand' })
