@@ -777,6 +777,15 @@ describe('re-runs', () => {
     expect(history.body.reruns.map((r: { isRerun: boolean }) => r.isRerun)).toEqual([true, true]);
     expect((await call('GET', `${base()}/function-runs/${original.id}`, { token })).body.rerunCount).toBe(2);
 
+    // A paused trigger executes nothing, re-runs included, until it is resumed.
+    expect((await call('PATCH', `${base()}/function-triggers/${trigger.body.id}/pause`, { token })).status).toBe(200);
+    const whilePaused = await call('POST', `${base()}/function-runs/${original.id}/rerun`, { token, body: {} });
+    expect(whilePaused).toMatchObject({ status: 409, body: { error: 'Trigger is paused.', statusCode: 409 } });
+    expect((await call('GET', `${base()}/function-runs/${original.id}`, { token })).body.rerunCount).toBe(2);
+    expect((await call('PATCH', `${base()}/function-triggers/${trigger.body.id}/resume`, { token })).status).toBe(200);
+    const resumed = await call('POST', `${base()}/function-runs/${original.id}/rerun`, { token, body: {} });
+    expect((await finished(resumed.body.jobId)).status).toBe('succeeded');
+
     // A test run re-runs its own code through the system trigger.
     const test = await call('POST', `${base()}/compute-functions/test`, {
       token,

@@ -72,6 +72,9 @@ export class RerunsService {
     }
     const trigger = original.triggerId ? await this.triggers.find(scope, original.triggerId) : undefined;
     if (!trigger) throw refuse(RERUN.triggerGone);
+    // A paused trigger executes nothing, a re-run included: the spec re-runs an on-demand trigger's run
+    // through its /execute path, which refuses a paused trigger the same way.
+    if (trigger.paused) throw StrataException.conflict('Trigger is paused.');
     const target = await this.targetOf(scope, original.code, original.functionId, trigger.id);
     const executionParams = {
       ...(typeof params.executionParams === 'object' && params.executionParams !== null ? params.executionParams : {}),
