@@ -286,6 +286,41 @@ describe('function triggers', () => {
       body: { executionType: 'scheduled' },
     });
     expect(retyped).toMatchObject({ status: 400, body: { details: [{ field: 'executionType' }] } });
+
+    // Every saved version can be read back, newest first, its parameters sealed as in every answer.
+    const versions = await call('GET', `${base()}/function-triggers/${created.body.id}/versions`, { token });
+    expect(versions.status).toBe(200);
+    expect(
+      versions.body.versions.map((v: { version: number; description: string | null }) => [v.version, v.description]),
+    ).toEqual([
+      [2, 'now described'],
+      [1, null],
+    ]);
+    const first = await call('GET', `${base()}/function-triggers/${created.body.id}/versions/1`, { token });
+    expect(first.body).toMatchObject({
+      triggerId: created.body.id,
+      version: 1,
+      name: 'versioned',
+      functionId,
+      triggerMetadata: { params: { plain: 1, secret: { encrypted: true } } },
+      createdBy: expect.any(String),
+      createdAt: expect.any(String),
+    });
+    expect(JSON.stringify(first.body)).not.toContain('s3"');
+    expect(await call('GET', `${base()}/function-triggers/${created.body.id}/versions/9`, { token })).toMatchObject({
+      status: 404,
+      body: { error: 'Trigger version not found.' },
+    });
+    expect((await call('GET', `${base()}/function-triggers/${created.body.id}/versions/0`, { token })).status).toBe(
+      400,
+    );
+    // Another workspace's trigger has no versions here.
+    const foreign = await call(
+      'GET',
+      `${stack.baseUrl}/data/workspace/${otherWs}/api/v1/function-triggers/${created.body.id}/versions`,
+      { token: otherToken },
+    );
+    expect(foreign).toMatchObject({ status: 404, body: { error: 'Trigger not found.' } });
   });
 
   it('checks metadata per type with one details entry per bad field', async () => {

@@ -204,6 +204,8 @@ describe('the SDK', () => {
     expect(published.name).toBe('later');
     expect((await refusal(client.drafts.get(draft.id))).status).toBe(404);
 
+    expect((await client.functionTriggers.versions(trigger.id)).versions.map((v) => v.version)).toEqual([1]);
+    expect(await client.functionTriggers.version(trigger.id, 1)).toMatchObject({ name: 'by hand', functionId: fn.id });
     expect(await client.functionTriggers.pause(trigger.id)).toMatchObject({ success: true });
     expect((await client.computeFunctions.delete(published.id)).success).toBe(true);
   });

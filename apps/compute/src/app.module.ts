@@ -49,6 +49,9 @@ import { DataApi } from './worker/api/data-api.js';
 import { FunctionPrincipalTokens } from './worker/function-principal-tokens.js';
 import { TriggerExecutions } from './triggers/trigger-executions.service.js';
 import { TriggersController } from './triggers/triggers.controller.js';
+import { TriggerVersionsController } from './triggers/versions/trigger-versions.controller.js';
+import { TriggerVersionsRepository } from './triggers/versions/trigger-versions.repository.js';
+import { TriggerVersions } from './triggers/versions/trigger-versions.service.js';
 import { TriggersRepository } from './triggers/triggers.repository.js';
 import { TriggersService } from './triggers/triggers.service.js';
 
@@ -74,6 +77,7 @@ export class ComputeAppModule {
         FunctionsController,
         FunctionDraftsController,
         TriggersController,
+        TriggerVersionsController,
         TriggerDraftsController,
         DraftsController,
         RunsController,
@@ -88,6 +92,8 @@ export class ComputeAppModule {
         RunDocumentsService,
         TriggersRepository,
         TriggersService,
+        TriggerVersionsRepository,
+        TriggerVersions,
         TriggerExecutions,
         EndpointCredentialsRepository,
         EndpointCredentials,

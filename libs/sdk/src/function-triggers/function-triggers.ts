@@ -7,6 +7,7 @@ import type {
   FunctionTriggerInput,
   FunctionTriggerList,
   FunctionTriggerRow,
+  FunctionTriggerVersion,
   RotatableCredential,
   TriggerMetadata,
 } from './types.js';
@@ -23,6 +24,15 @@ export class FunctionTriggers extends Resource {
 
   list(query: NamedListQuery = {}, options?: CallOptions): Promise<FunctionTriggerList> {
     return this.read('/function-triggers', namedListQuery(query), options);
+  }
+
+  /** Every saved version, newest first. */
+  versions(id: string, options?: CallOptions): Promise<{ versions: FunctionTriggerVersion[] }> {
+    return this.read(`/function-triggers/${segment(id)}/versions`, undefined, options);
+  }
+
+  version(id: string, version: number, options?: CallOptions): Promise<FunctionTriggerVersion> {
+    return this.read(`/function-triggers/${segment(id)}/versions/${segment(version)}`, undefined, options);
   }
 
   /** Every trigger the query matches, page after page (see `walkPages`). */

@@ -75,6 +75,18 @@ export interface FunctionTriggerRow {
   readonly isSystem?: boolean;
 }
 
+/** A saved version of a trigger: its create and every update. */
+export interface FunctionTriggerVersion {
+  readonly triggerId: string;
+  readonly version: number;
+  readonly name: string;
+  readonly description: string | null;
+  readonly functionId: string | null;
+  readonly triggerMetadata: JsonObject;
+  readonly createdBy: string;
+  readonly createdAt: string;
+}
+
 export interface FunctionTriggerList {
   readonly triggers: FunctionTriggerRow[];
   readonly total: number;
