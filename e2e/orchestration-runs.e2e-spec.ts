@@ -610,6 +610,10 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       // Once the first run ended, its delivery answers it with its status.
       await runUntil(made.body.id, first.body.runId, final);
       expect((await deliver('msg_one', '{"n":1}')).body).toEqual({ runId: first.body.runId, status: 'completed' });
+      // Paused since: a retry of a delivery that ran is still answered with its run; a new one is refused.
+      await call('PUT', `${base()}/orchestrations/${made.body.id}`, { token, body: { status: 'paused' } });
+      expect(await deliver('msg_one', '{"n":1}')).toMatchObject({ status: 200, body: { runId: first.body.runId } });
+      expect((await deliver('msg_four', '{"n":4}')).status).toBe(409);
     });
 
     it('starts one run per record event for an active event-driven orchestration, with the event as input', async () => {

@@ -46,10 +46,13 @@ describe('the retention of finished orchestration runs, against a real PostgreSQ
     await runs('failed-', 4, 'failed', -1);
     await runs('kept-', 3, 'completed', 60_000);
     await runs('running-', 2, 'running', -60_000);
-    // Which event (or webhook delivery) started a run goes with the run, and only then.
+    // The key of the webhook delivery that started a run goes with the run, and only then; a record
+    // event's key stays (the stream may deliver it again long after).
     await ds.query(
       `INSERT INTO orchestration.event_runs (event_id, orchestration_id, workspace_slug, run_id, created_at)
-       VALUES ('webhook:msg_1', 'orch', 'retention-a', 'done-1', now()), ('event-2', 'orch', 'retention-a', 'kept-1', now())`,
+       VALUES ('webhook:msg_1', 'orch', 'retention-a', 'done-1', now()),
+              ('webhook:msg_2', 'orch', 'retention-a', 'kept-1', now()),
+              ('event-3', 'orch', 'retention-a', 'done-2', now())`,
     );
 
     expect(await retention.sweep()).toBe(1_207);
@@ -57,7 +60,7 @@ describe('the retention of finished orchestration runs, against a real PostgreSQ
       (await ds.query<{ run_id: string }[]>('SELECT run_id FROM orchestration.event_runs ORDER BY run_id')).map(
         (r) => r.run_id,
       ),
-    ).toEqual(['kept-1']);
+    ).toEqual(['done-2', 'kept-1']);
     expect(await left('done-')).toBe(0);
     expect(await left('failed-')).toBe(0);
     expect(await left('kept-')).toBe(3);

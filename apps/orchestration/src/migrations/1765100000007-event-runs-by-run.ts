@@ -1,21 +1,23 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Which event started a run is deleted with the run by retention (it was kept for
- * good before): an index to find a run's rows, and the rows of runs already gone.
+ * The webhook deliveries' keys in event_runs (`webhook:<id>`) are deleted with their runs
+ * by retention: an index to find a run's keys. Built without locking out the writes of
+ * replicas still running (CONCURRENTLY, so outside a transaction); a record event's key is
+ * kept as before (its redeliveries may come long after its run expired).
  */
 export class EventRunsByRun1765100000007 implements MigrationInterface {
   name = 'EventRunsByRun1765100000007';
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query('CREATE INDEX event_runs_run_idx ON orchestration.event_runs (run_id)');
     await q.query(
-      `DELETE FROM orchestration.event_runs e
-        WHERE NOT EXISTS (SELECT 1 FROM orchestration.runs r WHERE r.id = e.run_id)`,
+      `CREATE INDEX CONCURRENTLY IF NOT EXISTS event_runs_webhook_run_idx ON orchestration.event_runs (run_id)
+        WHERE event_id LIKE 'webhook:%'`,
     );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP INDEX orchestration.event_runs_run_idx');
+    await q.query('DROP INDEX CONCURRENTLY IF EXISTS orchestration.event_runs_webhook_run_idx');
   }
 }

@@ -222,7 +222,9 @@ export class RunsRepository {
 
   /**
    * System-wide, for retention: deletes up to `limit` finished runs whose ttlExpiresAt passed
-   * (steps with them), and the record of which event (or webhook delivery) started each.
+   * (steps with them), and the key of the webhook delivery that started each. A record
+   * event's key stays: the stream may deliver that event again long after (another
+   * orchestration's run of it failing), and it must not start this run again.
    */
   async deleteExpired(now: Date, limit: number): Promise<number> {
     const rows = rowsOf<{ id: string }>(
@@ -231,7 +233,8 @@ export class RunsRepository {
            DELETE FROM orchestration.runs WHERE id IN (
              SELECT id FROM orchestration.runs WHERE status IN ('completed', 'failed') AND ttl_expires_at < $1
               ORDER BY ttl_expires_at LIMIT $2) RETURNING id),
-         started AS (DELETE FROM orchestration.event_runs e USING gone WHERE e.run_id = gone.id)
+         started AS (DELETE FROM orchestration.event_runs e USING gone
+                      WHERE e.run_id = gone.id AND e.event_id LIKE 'webhook:%')
          SELECT id FROM gone`,
         [now, limit],
       ),

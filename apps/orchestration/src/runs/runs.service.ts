@@ -15,6 +15,9 @@ import { RunsRepository } from './runs.repository.js';
 
 export const RUN_NOT_FOUND = 'Run not found';
 
+/** Thrown inside a run's transaction when its orchestration is gone: the event's claim rolls back with it. */
+const ORCHESTRATION_GONE = new Error('orchestration deleted while its run was written');
+
 /** Runs of an orchestration: start one by hand, list, read with its steps. */
 @Injectable()
 export class RunsService {
@@ -70,11 +73,17 @@ export class RunsService {
       // Deleted since it was read: no run (the delete's cancellation could not see it).
       if (!(await this.runs.insert(scope, run, start.tx))) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
     } else {
-      const fresh = await this.transactions.run(async (tx) => {
-        if (!(await this.runs.claimEvent(scope, tx, eventId, orchestration.id, run.id, now))) return false;
-        // A deleted orchestration starts nothing; the event counts as taken.
-        return this.runs.insert(scope, run, tx);
-      });
+      const fresh = await this.transactions
+        .run(async (tx) => {
+          if (!(await this.runs.claimEvent(scope, tx, eventId, orchestration.id, run.id, now))) return false;
+          // A deleted orchestration starts nothing, and keeps no claim (no run would ever delete it).
+          if (!(await this.runs.insert(scope, run, tx))) throw ORCHESTRATION_GONE;
+          return true;
+        })
+        .catch((err: unknown) => {
+          if (err === ORCHESTRATION_GONE) return false;
+          throw err;
+        });
       if (!fresh) return undefined;
     }
     this.engine.wake();

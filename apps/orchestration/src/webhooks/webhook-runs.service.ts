@@ -60,6 +60,12 @@ export class WebhookRuns {
     // The signature covers the body as sent; the run's input is the body decoded.
     const verdict = this.checkSignature(orchestration, req, body);
     const input = inputOf(decodeContentEncoding(req, body, MAX_BODY_BYTES));
+    const deliveryId = verdict?.result === 'verified' ? deliveryIdOf(verdict.scheme, req.headers['webhook-id']) : null;
+    const eventId = deliveryId === null ? undefined : `webhook:${deliveryId}`;
+    // A delivery that started a run already is answered with it, whatever became of the orchestration
+    // since (a provider retrying a delivery whose answer it lost must not be told it failed).
+    const earlier = eventId === undefined ? undefined : await this.runs.runOfEvent(scope, eventId, orchestration.id);
+    if (earlier) return { runId: earlier.id, status: earlier.status };
     if (orchestration.status !== 'active') {
       throw StrataException.conflict(
         `Orchestration is ${orchestration.status}: only an active one starts runs from its trigger`,
@@ -72,17 +78,15 @@ export class WebhookRuns {
       triggerType: 'http-trigger',
       triggerMetadata: { webhookPath: orchestration.trigger.path ?? null },
     };
-    const deliveryId = verdict?.result === 'verified' ? deliveryIdOf(verdict.scheme, req.headers['webhook-id']) : null;
-    if (deliveryId === null) {
+    if (eventId === undefined) {
       const run = await this.runs.create(scope, orchestration, start);
       return { runId: run.id, status: run.status };
     }
-    const eventId = `webhook:${deliveryId}`;
     const run = await this.runs.create(scope, orchestration, { ...start, eventId });
     if (run) return { runId: run.id, status: run.status };
-    // This delivery started a run already: that run is the answer, and nothing runs again.
+    // A copy sent at the same moment started it: that run is the answer, and nothing runs again.
     const first = await this.runs.runOfEvent(scope, eventId, orchestration.id);
-    // None kept: the orchestration was deleted as the delivery came (its event was taken, no run written).
+    // None: the orchestration was deleted as the delivery came (no run written, no claim kept).
     if (!first) throw notFound();
     return { runId: first.id, status: first.status };
   }

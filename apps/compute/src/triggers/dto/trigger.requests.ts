@@ -33,7 +33,9 @@ export class CreateTriggerRequest {
   @ApiProperty({ format: 'uuid' })
   @IsUUID('all', {
     message: ({ value }) =>
-      value === undefined ? 'functionId is required: the UUID of a compute function.' : 'functionId must be a UUID.',
+      value === undefined || value === null
+        ? 'functionId is required: the UUID of a compute function.'
+        : 'functionId must be a UUID.',
   })
   functionId!: string;
 
