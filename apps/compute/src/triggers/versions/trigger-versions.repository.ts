@@ -16,18 +16,20 @@ export interface TriggerVersionRow {
 }
 
 const COLUMNS = 'trigger_id, version, name, description, function_id, metadata, created_by, created_at';
+/** Versions a list answers at most, newest first; older ones are read one by one. */
+export const MAX_LISTED_VERSIONS = 1000;
 
 /** compute.trigger_versions within one workspace: every create and update of a trigger, kept for audit. */
 @Injectable()
 export class TriggerVersionsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Every version of the trigger, newest first. */
+  /** The trigger's newest versions (at most MAX_LISTED_VERSIONS), newest first. */
   list(scope: WorkspaceScope, triggerId: string): Promise<TriggerVersionRow[]> {
     return this.db.query<TriggerVersionRow[]>(
       `SELECT ${COLUMNS} FROM compute.trigger_versions
-        WHERE workspace_slug = $1 AND trigger_id = $2 ORDER BY version DESC`,
-      [scope.workspace, triggerId],
+        WHERE workspace_slug = $1 AND trigger_id = $2 ORDER BY version DESC LIMIT $3`,
+      [scope.workspace, triggerId, MAX_LISTED_VERSIONS],
     );
   }
 
