@@ -232,6 +232,16 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
         actions: ['manage'],
       }),
     );
+    // Neither the permission nor the scope: told of the permission first, which an administrator grants.
+    const reader = workspaceApi(
+      stack,
+      ws,
+      await serviceAccountToken(stack, ws, adminToken, {
+        name: 'hooks-reader',
+        resource: 'webhook-subscriptions',
+        actions: ['retrieve'],
+      }),
+    );
     const scoped = workspaceApi(
       stack,
       ws,
@@ -262,6 +272,9 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
       const noScope = await unscoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
       expect(noScope.status).toBe(403);
       expect(noScope.body.message).toContain('webhooks:cancel');
+      const neither = await reader('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
+      expect(neither.status).toBe(403);
+      expect(neither.body.message).toMatch(/^Missing permission: webhook-subscriptions:/);
 
       const cancelled = await scoped('POST', `/webhook-subscriptions/deliveries/${id}/cancel`);
       expect(cancelled.status).toBe(200);
