@@ -172,7 +172,7 @@ describe('endpoint triggers', () => {
     const answered = await call('POST', endpoint('orders', '?n=1&tag=a&tag=b'), {
       token,
       body: { item: 'book' },
-      headers: { 'x-custom': 'yes' },
+      headers: { 'x-custom': 'yes', cookie: 'session=browser-secret', 'proxy-authorization': 'Basic cHJveHk6cHc=' },
     });
     expect(answered.status).toBe(200);
     expect(answered.body.triggerParams).toEqual({ region: 'eu' });
@@ -184,7 +184,10 @@ describe('endpoint triggers', () => {
       auth: { mode: 'bearer', principalType: 'user', principalId: expect.any(String) },
     });
     expect(answered.body.req.headers['x-custom']).toBe('yes');
-    expect(answered.body.req.headers.authorization).toBeUndefined();
+    // No credential of the caller reaches user code: its token, a browser's cookies, a proxy's credential.
+    for (const credential of ['authorization', 'cookie', 'proxy-authorization']) {
+      expect(answered.body.req.headers[credential]).toBeUndefined();
+    }
     const runId = answered.headers.get('x-strata-run-id');
     expect(runId).toEqual(expect.any(String));
 

@@ -4,8 +4,19 @@ import { ErrorCode } from '@strata/contracts';
 import { findJsonProblems, StrataException } from '@strata/platform';
 import type { EndpointRequest, JsonValue } from '@strata/sandbox';
 
-/** Headers that carry the caller's credential: checked by the platform, never passed to the function. */
-export const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-signature', 'x-publishable-key']);
+/**
+ * Headers that carry the caller's credentials: checked by the platform, or a browser's
+ * session with another site on the same domain (cookies), never passed to the function
+ * (before 2026-11-27 `cookie` and `proxy-authorization` were).
+ */
+export const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'x-signature',
+  'x-publishable-key',
+]);
 
 /**
  * `context.req.payload`: a JSON body parsed (refused with 400 as the platform
