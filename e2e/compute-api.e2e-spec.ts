@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@strata/testing';
 import {
   adminWorkspaceToken,
   call,
@@ -313,6 +314,57 @@ describe('api inside a function: records through the data service, as the functi
       `async function run() { return { success: true, data: (await api.queryRecords({ resource: 'orders' })).data.length > 0 }; }`,
     );
     expect(read.result.data).toBe(true);
+
+    // api.invokeTrigger is served by the worker itself, and bound by the same policies: allowed by the
+    // group's function-triggers policy, refused once it is removed.
+    const target = await call('POST', `${base()}/compute-functions`, {
+      token,
+      body: { name: 'invoked', code: 'async function run() { return { success: true }; }' },
+    });
+    const onDemand = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: { name: 'invoked-by-hand', functionId: target.body.id, executionType: 'on-demand' },
+    });
+    const invoke = `async function run() {
+      try { return { success: true, data: (await api.invokeTrigger(executionParams.id)).jobId ? 'started' : 'no job' }; }
+      catch (e) { return { success: true, data: e.message }; }
+    }`;
+    expect((await run(invoke, { id: onDemand.body.id })).result.data).toBe('started');
+    const triggersPolicy = detail.body.policies.find((p: { resource: string }) => p.resource === 'function-triggers');
+    expect(triggersPolicy).toMatchObject({ actions: ['execute'] });
+    const removed = await call('DELETE', `${iam()}/groups/${group.id}/policies/${triggersPolicy.id}`, { token });
+    expect(removed.status).toBeLessThan(300);
+    const refused = await eventually(async () => {
+      const r = await run(invoke, { id: onDemand.body.id });
+      return String(r.result.data).startsWith('403: ') ? String(r.result.data) : undefined;
+    }, 30_000);
+    expect(refused).toMatch(/^403: Missing permission: function-triggers:execute/);
+  });
+
+  it('tells functions when the principal is revoked, as a refusal, not a platform failure', async () => {
+    const revokedWs = `fnapi-revoked-${suffix}`;
+    const revokedToken = await adminWorkspaceToken(stack, revokedWs);
+    const accounts = await call('GET', `${iam(revokedWs)}/service-accounts`, { token: revokedToken });
+    const principal = (accounts.body.data ?? accounts.body).find((a: { clientId: string }) =>
+      a.clientId.startsWith('ci_functions_'),
+    );
+    const revoked = await call('POST', `${iam(revokedWs)}/service-accounts/${principal.id}/revoke`, {
+      token: revokedToken,
+    });
+    expect(revoked.status).toBeLessThan(300);
+    const message = await eventually(async () => {
+      const r = await run(
+        `async function run() {
+          try { await api.fetchRecord('00000000-0000-4000-8000-000000000000'); return { success: true, data: 'read' }; }
+          catch (e) { return { success: true, data: e.message }; }
+        }`,
+        {},
+        revokedWs,
+        revokedToken,
+      );
+      return String(r.result.data).startsWith('401: ') ? String(r.result.data) : undefined;
+    }, 30_000);
+    expect(message).toMatch(/^401: the workspace's function principal \(ci_functions_.*\) is refused tokens/);
   });
 });
 

@@ -63,4 +63,6 @@ export const FUNCTIONS_GROUP_POLICIES: readonly { resource: Resource; actions: A
   { resource: 'records', actions: ['manage'] },
   { resource: 'structures', actions: ['retrieve', 'list'] },
   { resource: 'saved-queries', actions: ['retrieve', 'list', 'execute'] },
+  // api.invokeTrigger (before 2026-11-27 it was not checked at all).
+  { resource: 'function-triggers', actions: ['execute'] },
 ];

@@ -1,4 +1,5 @@
 import { IamInitial1763600000000 } from './1763600000000-iam-initial.js';
+import { FunctionsInvokeTriggers1763600000001 } from './1763600000001-functions-invoke-triggers.js';
 
 export const IAM_SCHEMA = 'iam';
-export const MIGRATIONS = [IamInitial1763600000000];
+export const MIGRATIONS = [IamInitial1763600000000, FunctionsInvokeTriggers1763600000001];

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { functionPrincipalClientId, functionPrincipalSecret, parseFunctionPrincipalKey } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
-import { clientCredentialsToken } from '@strata/sdk';
+import { clientCredentialsToken, StrataApiError } from '@strata/sdk';
+import { ApiRefusal } from './api/handler.js';
 import { ComputeConfig } from '../compute.config.js';
 
 /** A token is renewed this long before it expires. */
@@ -51,7 +52,17 @@ export class FunctionPrincipalTokens {
       clientId,
       functionPrincipalSecret(this.key, clientId),
       'openid',
-    );
+    ).catch((err: unknown) => {
+      // Refused by the token endpoint (the principal revoked or deleted): a refusal the function can
+      // act on, not a platform failure. Anything else (the auth service unreachable) stays one.
+      if (err instanceof StrataApiError && (err.status === 400 || err.status === 401)) {
+        throw new ApiRefusal(
+          `401: the workspace's function principal (${clientId}) is refused tokens (${err.code ?? err.status}): ` +
+            'an administrator revoked or deleted it, so functions reach nothing on the platform',
+        );
+      }
+      throw err;
+    });
     const lifetimeMs = issued.expires_in * 1000;
     return { token: issued.access_token, renewAt: Date.now() + Math.max(lifetimeMs / 2, lifetimeMs - RENEW_BEFORE_MS) };
   }

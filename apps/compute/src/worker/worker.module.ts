@@ -17,6 +17,7 @@ import { AllowedDomainsRepository } from '../allowed-domains/allowed-domains.rep
 import { RunDocumentsRepository } from '../run-documents/run-documents.repository.js';
 import { DataApi } from './api/data-api.js';
 import { HttpEgress } from './api/http-egress.js';
+import { FunctionPrincipalPermissions } from './api/function-principal-permissions.js';
 import { RunApi } from './api/run-api.js';
 import { FunctionPrincipalTokens } from './function-principal-tokens.js';
 import { JobConsumer } from './job-consumer.js';
@@ -85,6 +86,7 @@ export class WorkerModule {
         HttpEgress,
         DataApi,
         RunApi,
+        FunctionPrincipalPermissions,
         RunExecutor,
         EndpointServer,
         EventRunServer,

@@ -12,6 +12,7 @@ import { RunBridge } from '../run-bridge.js';
 import { hmacSha256 } from './crypto-api.js';
 import { DataApi } from './data-api.js';
 import { documentHandlers } from './documents-api.js';
+import { FunctionPrincipalPermissions } from './function-principal-permissions.js';
 import { httpHandlers } from './http-api.js';
 import { HttpEgress } from './http-egress.js';
 import { recordHandlers } from './records-api.js';
@@ -30,6 +31,7 @@ export class RunApi {
     private readonly documents: RunDocumentsRepository,
     private readonly executions: TriggerExecutions,
     private readonly budget: ExecutionBudget,
+    private readonly permissions: FunctionPrincipalPermissions,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
   ) {
@@ -48,6 +50,7 @@ export class RunApi {
         ...triggerHandlers(
           this.executions,
           this.budget,
+          this.permissions,
           scope,
           { depth: Number.isInteger(depth) ? depth : 0, by: run.createdBy },
           this.config.COMPUTE_MAX_INVOCATION_DEPTH,
