@@ -67,4 +67,23 @@ describe('the retention of finished orchestration runs, against a real PostgreSQ
     expect(await left('running-')).toBe(2);
     expect(await retention.sweep()).toBe(0);
   });
+
+  it('forgets record events the stream can no longer deliver again, and keeps newer ones and webhook keys', async () => {
+    const day = 24 * 3_600_000;
+    const at = (ageMs: number) => new Date(clock.now().getTime() - ageMs);
+    await runs('hooked-', 1, 'running', 60_000);
+    await ds.query(
+      `INSERT INTO orchestration.event_runs (event_id, orchestration_id, workspace_slug, run_id, created_at)
+       VALUES ('event-old', 'orch', 'retention-a', 'r-1', $1), ('event-recent', 'orch', 'retention-a', 'r-2', $2),
+              ('webhook:msg_old', 'orch', 'retention-a', 'hooked-1', $1)`,
+      [at(9 * day), at(7 * day)],
+    );
+    await retention.sweep();
+    const kept = await ds.query<{ event_id: string }[]>(
+      `SELECT event_id FROM orchestration.event_runs WHERE event_id IN ('event-old', 'event-recent', 'webhook:msg_old')
+        ORDER BY event_id`,
+    );
+    // Older than the stream's 7 days and a day: gone; within them: kept; a webhook key goes only with its run.
+    expect(kept.map((r) => r.event_id)).toEqual(['event-recent', 'webhook:msg_old']);
+  });
 });

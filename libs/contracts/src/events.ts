@@ -113,8 +113,14 @@ export interface FailedRecordEvent {
 export type RecordEvent = PerRecordEvent | BulkRecordEvent | FailedRecordEvent;
 
 /** Stream and subjects: `<prefix>.records.<workspace>.<recordSlug>.<event>`. */
-export function recordEventsStream(prefix: string): { name: string; subjects: string[] } {
-  return { name: `${prefix}_records`, subjects: [`${prefix}.records.>`] };
+/**
+ * How long the records stream keeps an event: no consumer is handed one older than this
+ * (what remembers which events it handled may forget them after it).
+ */
+export const RECORD_EVENTS_MAX_AGE_MS = 7 * 24 * 3_600_000;
+
+export function recordEventsStream(prefix: string): { name: string; subjects: string[]; maxAgeMs: number } {
+  return { name: `${prefix}_records`, subjects: [`${prefix}.records.>`], maxAgeMs: RECORD_EVENTS_MAX_AGE_MS };
 }
 
 export function recordEventSubject(

@@ -6,6 +6,7 @@ import { EventRuns1765100000004 } from './1765100000004-event-runs.js';
 import { Schedules1765100000005 } from './1765100000005-schedules.js';
 import { RunWorkflowIds1765100000006 } from './1765100000006-run-workflow-ids.js';
 import { EventRunsByRun1765100000007 } from './1765100000007-event-runs-by-run.js';
+import { EventKeysByAge1765100000008 } from './1765100000008-event-keys-by-age.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   Schedules1765100000005,
   RunWorkflowIds1765100000006,
   EventRunsByRun1765100000007,
+  EventKeysByAge1765100000008,
 ];

@@ -1,11 +1,16 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { RECORD_EVENTS_MAX_AGE_MS } from '@strata/contracts';
 import { Clock, PeriodicTask } from '@strata/platform';
 import { OrchestrationConfig } from '../orchestration.config.js';
 import { RunsRepository } from './runs.repository.js';
 
+/** Record events' keys are kept this long past the stream's own retention, for clocks that disagree. */
+const EVENT_KEY_MARGIN_MS = 24 * 3_600_000;
+
 /**
  * Deletes finished runs (and their steps) once their `ttlExpiresAt` has passed,
- * in batches, every minute on every replica with the engine (each batch is one
+ * and the keys of record events the stream can no longer deliver again, in
+ * batches, every minute on every replica with the engine (each batch is one
  * statement: replicas overlapping delete nothing twice).
  */
 @Injectable()
@@ -38,6 +43,14 @@ export class RunRetention implements OnApplicationBootstrap, OnApplicationShutdo
       if (n < 1000) break;
     }
     if (deleted > 0) this.logger.log({ msg: 'expired runs deleted', deleted });
+    const before = new Date(this.clock.now().getTime() - RECORD_EVENTS_MAX_AGE_MS - EVENT_KEY_MARGIN_MS);
+    let keys = 0;
+    for (;;) {
+      const n = await this.runs.deleteStaleEventKeys(before, 1000);
+      keys += n;
+      if (n < 1000) break;
+    }
+    if (keys > 0) this.logger.log({ msg: 'keys of record events past the stream deleted', keys });
     return deleted;
   }
 }

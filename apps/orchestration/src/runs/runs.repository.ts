@@ -243,6 +243,23 @@ export class RunsRepository {
   }
 
   /**
+   * System-wide, for retention: deletes up to `limit` keys of record events claimed before
+   * `before` (a time past which the records stream can no longer deliver the event again).
+   * A webhook delivery's key goes with its run instead (`deleteExpired`).
+   */
+  async deleteStaleEventKeys(before: Date, limit: number): Promise<number> {
+    const rows = rowsOf<{ event_id: string }>(
+      await this.db.query(
+        `DELETE FROM orchestration.event_runs WHERE (event_id, orchestration_id) IN (
+           SELECT event_id, orchestration_id FROM orchestration.event_runs
+            WHERE event_id NOT LIKE 'webhook:%' AND created_at < $1 LIMIT $2) RETURNING event_id`,
+        [before, limit],
+      ),
+    );
+    return rows.length;
+  }
+
+  /**
    * Writes the run's state. A run this statement ends (its stored status was
    * pending, running or waiting) is counted by `RunEndings` once `tx` commits:
    * the status it had is read, locked, by the statement itself.
