@@ -78,6 +78,8 @@ export class PlatformModule {
         RateLimitStore,
         // Handlers that authenticate by themselves (endpoint triggers) check bearer tokens as the guard does.
         BearerAuthorizer,
+        // Work done on a principal's behalf without a request (compute's api.invokeTrigger) checks its permissions.
+        PermissionResolver,
       ],
     };
   }

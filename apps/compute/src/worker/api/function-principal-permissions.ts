@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { permits } from '@strata/contracts';
 import { functionPrincipalClientId } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
-import { HttpPermissionResolver, type Principal } from '@strata/platform';
-import { ComputeConfig } from '../../compute.config.js';
+import { PermissionResolver, type Principal } from '@strata/platform';
 import { FunctionPrincipalTokens } from '../function-principal-tokens.js';
 
 /**
@@ -15,14 +14,10 @@ import { FunctionPrincipalTokens } from '../function-principal-tokens.js';
  */
 @Injectable()
 export class FunctionPrincipalPermissions {
-  private readonly resolver: HttpPermissionResolver;
-
   constructor(
     private readonly tokens: FunctionPrincipalTokens,
-    config: ComputeConfig,
-  ) {
-    this.resolver = new HttpPermissionResolver(config);
-  }
+    private readonly resolver: PermissionResolver,
+  ) {}
 
   /** Whether the principal holds `resource:action` now; the resolver's 401 (revoked) or 503 is thrown. */
   async holds(scope: WorkspaceScope, resource: string, action: string): Promise<boolean> {
