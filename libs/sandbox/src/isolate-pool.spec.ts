@@ -255,4 +255,35 @@ describe('IsolatePool', () => {
     expect(pool.counts().isolates).toBe(0);
     expect(retired.every((reason) => reason === 'closed')).toBe(true);
   });
+
+  it('keeps a tenant to its cap: its next run waits with a slot free, and others go past it', async () => {
+    const { pool } = fakePool(3);
+    const a = { key: 'a', maxRuns: 2 };
+    const first = pool.tryAcquire(32, a)!;
+    const second = await pool.acquire(32, { tenant: a });
+    expect(pool.tryAcquire(32, a)).toBeUndefined();
+    let third: { release(): void } | undefined;
+    const waiting = pool.acquire(32, { tenant: a }).then((lease) => (third = lease));
+    // The free slot goes to another tenant's run, queued after a's.
+    const other = await pool.acquire(32, { tenant: { key: 'b', maxRuns: 2 } });
+    expect(third).toBeUndefined();
+    other.release();
+    expect(third).toBeUndefined();
+    first.release();
+    await waiting;
+    expect(third).toBeDefined();
+    second.release();
+    third!.release();
+    expect(pool.counts().busy).toBe(0);
+  });
+
+  it('counts a tenant once on a reserved slot, and frees its share on release', () => {
+    const { pool } = fakePool(2);
+    const one = { key: 'solo', maxRuns: 1 };
+    const reserved = pool.tryReserve()!;
+    const lease = reserved.lease(32, one);
+    expect(pool.tryAcquire(32, one)).toBeUndefined();
+    lease.release();
+    pool.tryAcquire(32, one)!.release();
+  });
 });

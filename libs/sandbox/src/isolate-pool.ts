@@ -1,4 +1,4 @@
-import { SandboxBusyError } from './types.js';
+import { SandboxBusyError, type SandboxTenant } from './types.js';
 
 /** While both kinds wait, one freed slot in this many goes to a background wait. */
 export const BACKGROUND_SHARE = 4;
@@ -28,11 +28,17 @@ interface Slot<W extends PooledWorker> {
   busy: boolean;
   /** Leased to a background run. */
   background?: boolean;
+  /** The key of the tenant the slot is leased to. */
+  tenant?: string;
 }
+
+/** Whose run a lease is for (`SandboxTenant`); leases without one are not counted. */
+export type PoolTenant = SandboxTenant;
 
 interface Waiter<W extends PooledWorker> {
   memoryMb: number;
   background: boolean;
+  tenant: PoolTenant | undefined;
   resolve(lease: Lease<W>): void;
   reject(error: Error): void;
 }
@@ -45,8 +51,8 @@ export interface Lease<W extends PooledWorker> {
 
 /** An idle slot held for a run whose memory limit is not known yet. */
 export interface SlotReservation<W extends PooledWorker> {
-  /** The held slot, leased for `memoryMb`; once. */
-  lease(memoryMb: number): Lease<W>;
+  /** The held slot, leased for `memoryMb` (counted for `tenant`); once. */
+  lease(memoryMb: number, tenant?: PoolTenant): Lease<W>;
   /** Gives the slot back unused; nothing once leased. */
   cancel(): void;
 }
@@ -56,7 +62,8 @@ export interface IsolatePoolOptions<W extends PooledWorker> {
   size: number;
   /** Runs allowed to wait for a slot; beyond that, `acquire` rejects with SandboxBusyError. */
   maxQueue: number;
-  create(memoryMb: number): W;
+  /** A worker for slot number `slot` (0 to size - 1): an engine may tie slots to where their workers live. */
+  create(memoryMb: number, slot: number): W;
   onRetire?(reason: RetireReason): void;
   /**
    * Keeps `slots` slots from background runs while other runs keep arriving
@@ -81,6 +88,8 @@ export class IsolatePool<W extends PooledWorker> {
   private overtaken = 0;
   /** Slots leased to background runs. */
   private busyBackground = 0;
+  /** Slots leased per tenant key (`PoolTenant`). */
+  private readonly held = new Map<string, number>();
   /** When another run last arrived during a backlog (`reserveForOthers`). */
   private lastOther = Number.NEGATIVE_INFINITY;
   private recheck: NodeJS.Timeout | undefined;
@@ -94,11 +103,11 @@ export class IsolatePool<W extends PooledWorker> {
   }
 
   /** A slot now, or undefined when every slot is busy (or the pool is closed). */
-  tryAcquire(memoryMb: number): Lease<W> | undefined {
-    if (this.closed) return undefined;
+  tryAcquire(memoryMb: number, tenant?: PoolTenant): Lease<W> | undefined {
+    if (this.closed || this.atCap(tenant)) return undefined;
     this.noteOther();
     const slot = this.pickIdle(memoryMb);
-    return slot ? this.lease(slot, memoryMb, false) : undefined;
+    return slot ? this.lease(slot, memoryMb, false, tenant) : undefined;
   }
 
   /**
@@ -113,14 +122,15 @@ export class IsolatePool<W extends PooledWorker> {
     slot.busy = true;
     let settled = false;
     return {
-      lease: (memoryMb) => {
+      lease: (memoryMb, tenant) => {
         if (settled) throw new SandboxBusyError('The reserved isolate was already used or given back');
         settled = true;
         if (this.closed) {
           this.free(slot);
           throw new SandboxBusyError('The sandbox engine is closed');
         }
-        return this.lease(slot, memoryMb, false);
+        // Held for this run before its tenant was known: counted, not refused (its caller checked its own cap).
+        return this.lease(slot, memoryMb, false, tenant);
       },
       cancel: () => {
         if (settled) return;
@@ -134,17 +144,22 @@ export class IsolatePool<W extends PooledWorker> {
    * A slot, waiting when every slot is busy: in FIFO order, except that a
    * `background` wait goes behind every other wait (a workspace's backlog waits
    * behind everyone else's runs), but for one slot in `BACKGROUND_SHARE` while
-   * both kinds wait, so a stream of other runs never starves it. Aborting
-   * `signal` while it waits takes it out of the queue: it rejects with `WaitAbortedError`.
+   * both kinds wait, so a stream of other runs never starves it. A wait whose
+   * `tenant` holds its `maxRuns` slots already waits, even with a slot free,
+   * until one of them is released; others go past it. Aborting `signal` while
+   * it waits takes it out of the queue: it rejects with `WaitAbortedError`.
    */
-  acquire(memoryMb: number, options: { signal?: AbortSignal; background?: boolean } = {}): Promise<Lease<W>> {
-    const { signal, background = false } = options;
+  acquire(
+    memoryMb: number,
+    options: { signal?: AbortSignal; background?: boolean; tenant?: PoolTenant } = {},
+  ): Promise<Lease<W>> {
+    const { signal, background = false, tenant } = options;
     if (this.closed) return Promise.reject(new SandboxBusyError('The sandbox engine is closed'));
     if (signal?.aborted) return Promise.reject(new WaitAbortedError());
     if (!background) this.noteOther();
-    const idle = this.pickIdle(memoryMb);
+    const idle = this.atCap(tenant) ? undefined : this.pickIdle(memoryMb);
     if (idle && (!background || this.backgroundMayTake()))
-      return Promise.resolve(this.lease(idle, memoryMb, background));
+      return Promise.resolve(this.lease(idle, memoryMb, background, tenant));
     if (idle) this.scheduleRecheck();
     if (this.waiters.length >= this.options.maxQueue) {
       return Promise.reject(new SandboxBusyError('Every isolate is busy and the wait queue is full'));
@@ -159,6 +174,7 @@ export class IsolatePool<W extends PooledWorker> {
       const waiter: Waiter<W> = {
         memoryMb,
         background,
+        tenant,
         resolve: (lease) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(lease);
@@ -199,16 +215,20 @@ export class IsolatePool<W extends PooledWorker> {
     return idle.find((slot) => slot.worker?.memoryMb === memoryMb) ?? idle.find((slot) => !slot.worker) ?? idle[0];
   }
 
-  private lease(slot: Slot<W>, memoryMb: number, background: boolean): Lease<W> {
+  private lease(slot: Slot<W>, memoryMb: number, background: boolean, tenant: PoolTenant | undefined): Lease<W> {
     if (slot.worker && slot.worker.usable?.() === false) this.retire(slot, 'killed');
     if (slot.worker && slot.worker.memoryMb !== memoryMb) this.retire(slot, 'limitChange');
     if (!slot.worker) {
-      slot.worker = this.options.create(memoryMb);
+      slot.worker = this.options.create(memoryMb, this.slots.indexOf(slot));
       this.created++;
     }
     slot.busy = true;
     slot.background = background;
     if (background) this.busyBackground++;
+    if (tenant) {
+      slot.tenant = tenant.key;
+      this.held.set(tenant.key, (this.held.get(tenant.key) ?? 0) + 1);
+    }
     const worker = slot.worker;
     let released = false;
     return {
@@ -218,10 +238,21 @@ export class IsolatePool<W extends PooledWorker> {
         released = true;
         if (slot.background) this.busyBackground--;
         slot.background = false;
+        if (slot.tenant !== undefined) {
+          const left = (this.held.get(slot.tenant) ?? 1) - 1;
+          if (left > 0) this.held.set(slot.tenant, left);
+          else this.held.delete(slot.tenant);
+          slot.tenant = undefined;
+        }
         if (reason) this.retire(slot, reason);
         this.free(slot);
       },
     };
+  }
+
+  /** Whether `tenant` holds as many slots as it may. */
+  private atCap(tenant: PoolTenant | undefined): boolean {
+    return tenant !== undefined && (this.held.get(tenant.key) ?? 0) >= Math.max(1, tenant.maxRuns);
   }
 
   private free(slot: Slot<W>): void {
@@ -235,9 +266,10 @@ export class IsolatePool<W extends PooledWorker> {
       return;
     }
     let next = this.nextWaiter();
-    if (this.waiters[next]?.background && !this.backgroundMayTake()) {
+    if (next < 0) return;
+    if (this.waiters[next]!.background && !this.backgroundMayTake()) {
       // Kept for another workspace's run: given to one waiting, or left free for the next to come.
-      next = this.waiters.findIndex((candidate) => !candidate.background);
+      next = this.waiters.findIndex((candidate) => !candidate.background && !this.atCap(candidate.tenant));
       if (next < 0) {
         this.scheduleRecheck();
         return;
@@ -246,7 +278,7 @@ export class IsolatePool<W extends PooledWorker> {
     const [waiter] = this.waiters.splice(next, 1);
     if (!waiter) return;
     try {
-      waiter.resolve(this.lease(slot, waiter.memoryMb, waiter.background));
+      waiter.resolve(this.lease(slot, waiter.memoryMb, waiter.background, waiter.tenant));
     } catch (error) {
       slot.busy = false;
       waiter.reject(error instanceof Error ? error : new Error(String(error)));
@@ -283,13 +315,13 @@ export class IsolatePool<W extends PooledWorker> {
     this.recheck.unref();
   }
 
-  /** The waiter a freed slot goes to (`acquire`). */
+  /** The waiter a freed slot goes to (`acquire`); -1 when every waiter's tenant is at its cap. */
   private nextWaiter(): number {
-    const other = this.waiters.findIndex((candidate) => !candidate.background);
-    const background = this.waiters.findIndex((candidate) => candidate.background);
+    const other = this.waiters.findIndex((candidate) => !candidate.background && !this.atCap(candidate.tenant));
+    const background = this.waiters.findIndex((candidate) => candidate.background && !this.atCap(candidate.tenant));
     if (other < 0 || background < 0) {
       this.overtaken = 0;
-      return 0;
+      return Math.max(other, background);
     }
     if (this.overtaken >= BACKGROUND_SHARE - 1) {
       this.overtaken = 0;

@@ -346,6 +346,109 @@ describe('api', () => {
   });
 });
 
+describe('runs that wait on nothing, and what a run may ask of the host', () => {
+  // Looked at after 30 ms of nothing pending, far below the wall clock these runs are given.
+  const watched = createIsolatedVmEngine({ isolates: 1, maxRunsPerIsolate: 100, idleCheckMs: 30, maxApiCalls: 5 });
+  afterAll(() => watched.close());
+  const limits = { cpuMs: 5000, wallMs: 60_000 };
+
+  it.each([
+    ['a promise that never settles', 'async function run() { await new Promise(() => {}); }'],
+    [
+      'a promise awaited after an answered call',
+      'async function run() { await api.fetchRecord("c", 1); await new Promise(() => {}); }',
+    ],
+    [
+      'a promise awaited after a timer fired',
+      'async function run() { await new Promise((r) => setTimeout(r, 5)); await new Promise(() => {}); }',
+    ],
+    ['a timer that was cleared', 'async function run() { await new Promise((r) => clearTimeout(setTimeout(r, 5))); }'],
+  ])('ends %s as NeverSettled long before its wall clock', async (_name, code) => {
+    const result = await watched.run(runJob(code, {}, limits), recordingBridge());
+    expect(result).toMatchObject({ status: 'failed', error: { name: 'NeverSettled' } });
+    expect(result.error?.message).toMatch(/never settled/);
+    expect(result.wallMs).toBeLessThan(limits.wallMs);
+  });
+
+  it('leaves a run alone while a timer or an api call is pending, or its code is busy', async () => {
+    const slowAnswer = recordingBridge(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return 'late';
+    });
+    const waited = await watched.run(
+      runJob(
+        `async function run() {
+          await new Promise((r) => setTimeout(r, 150));
+          const answer = await api.fetchRecord('c', 1);
+          const until = Date.now() + 150; while (Date.now() < until) {}
+          return answer;
+        }`,
+        {},
+        limits,
+      ),
+      slowAnswer,
+    );
+    expect(waited).toMatchObject({ status: 'succeeded', returnValue: 'late' });
+  });
+
+  it('caps the api calls of a run', async () => {
+    const result = await watched.run(
+      runJob(`async function run() {
+        const out = [];
+        for (let i = 0; i < 7; i++) {
+          try { await api.hmacSha256('k', String(i)); out.push('ok'); } catch (e) { out.push(e.message); }
+        }
+        return out;
+      }`),
+      recordingBridge(() => 'mac'),
+    );
+    expect(result.returnValue).toEqual([
+      ...Array(5).fill('ok'),
+      'api.hmacSha256: a run makes at most 5 api calls',
+      'api.hmacSha256: a run makes at most 5 api calls',
+    ]);
+  });
+
+  it('counts the host CPU time spent answering calls against the run', async () => {
+    // Each call costs the host 40 ms of CPU (a busy bridge) and the isolate next to nothing.
+    const busyHost = recordingBridge(() => {
+      // CPU time, not wall time: on a busy machine the loop gets the CPU it asks for, however long that takes.
+      const start = process.threadCpuUsage();
+      for (;;) {
+        const spent = process.threadCpuUsage(start);
+        if (spent.user + spent.system >= 40_000) break;
+      }
+      return null;
+    });
+    const burnt = await watched.run(
+      runJob(
+        'async function run() { for (let i = 0; i < 5; i++) await api.hmacSha256("k", "v"); }',
+        {},
+        { cpuMs: 100 },
+      ),
+      busyHost,
+    );
+    expect(burnt).toMatchObject({
+      status: 'timed_out',
+      error: { message: expect.stringMatching(/CPU time limit of 100 ms/) },
+    });
+    // What a bridge reports itself (work done elsewhere on the run's behalf) is counted too.
+    const charged = await watched.run(
+      runJob(
+        'async function run() { for (let i = 0; i < 5; i++) await api.hmacSha256("k", "v"); }',
+        {},
+        { cpuMs: 100 },
+      ),
+      recordingBridge((_method, _args, context) => {
+        context.charge?.(30);
+        return null;
+      }),
+    );
+    expect(charged.status).toBe('timed_out');
+    expect(charged.cpuMs).toBeGreaterThanOrEqual(90);
+  });
+});
+
 describe('logs', () => {
   it('captures api.log, its levels and console, JSON-stringifying non-strings', async () => {
     const result = await run(`async function run() {

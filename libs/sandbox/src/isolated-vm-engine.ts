@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import ivm from 'isolated-vm';
 import { MISSING_DEFAULT_EXPORT_MESSAGE, MISSING_RUN_MESSAGE } from './code-check.js';
 import { IsolatePool, WaitAbortedError, type PooledWorker, type RetireReason } from './isolate-pool.js';
+import { invalidJob, NOT_STARTED_MESSAGE, notStartedResult } from './job-checks.js';
 import { LogCollector } from './log-collector.js';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE, type PreludeConfig, type PreludeEnvelope } from './prelude.js';
 import {
@@ -33,6 +34,15 @@ export interface IsolatedVmEngineOptions {
   maxPendingCalls?: number;
   /** setTimeout timers of one run pending at once. Default 64. */
   maxTimers?: number;
+  /** api calls of one run in all; the calls past it reject inside. Default 1000. */
+  maxApiCalls?: number;
+  /**
+   * How long a run may have nothing pending (no api call, no timer) before the
+   * engine looks whether its isolate is idle too: a run whose promise can then
+   * never settle ends `failed` (`NeverSettled`) instead of holding its isolate
+   * to the wall clock. Default 1000 ms.
+   */
+  idleCheckMs?: number;
   /**
    * isolated-vm's "V8 lost control of an isolate" callback (V8 ran out of memory where the limit
    * could not stop the run; the isolate's thread now sleeps in its out-of-memory handler for good).
@@ -117,8 +127,21 @@ async function takeWarm(worker: EngineIsolate): Promise<ivm.Context | undefined>
   return warm;
 }
 
-/** What ended a run from outside: its wall clock, its CPU time, V8's out-of-memory handler, or its caller (`job.stop`). */
-type Killed = 'wall' | 'cpu' | 'memory' | 'stopped';
+interface EngineSettings {
+  maxRunsPerIsolate: number;
+  maxHeapRatio: number;
+  maxArgBytes: number;
+  maxPendingCalls: number;
+  maxTimers: number;
+  maxApiCalls: number;
+  idleCheckMs: number;
+}
+
+/**
+ * What ended a run from outside: its wall clock, its CPU time, V8's out-of-memory
+ * handler, its caller (`job.stop`), or the engine finding it waiting on nothing (`IdleWatch`).
+ */
+type Killed = 'wall' | 'cpu' | 'memory' | 'stopped' | 'idle';
 
 /** A run's end, before it becomes a SandboxResult. */
 interface Outcome {
@@ -141,6 +164,8 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     maxArgBytes: options.maxArgBytes ?? MIB,
     maxPendingCalls: options.maxPendingCalls ?? 32,
     maxTimers: options.maxTimers ?? 64,
+    maxApiCalls: options.maxApiCalls ?? 1000,
+    idleCheckMs: options.idleCheckMs ?? 1000,
   };
   const onCatastrophicError =
     options.onCatastrophicError ??
@@ -235,20 +260,26 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
       const invalid = invalidJob(job);
       if (invalid) return Promise.reject(invalid);
       return track(
-        pool.acquire(job.limits.memoryMb, { signal: job.stop, background: job.background === true }).then(
-          (lease) => runLeased(lease, job, bridge),
-          (error: unknown) => {
-            // Stopped while it waited for an isolate: it never touched one.
-            if (error instanceof WaitAbortedError) return notStartedResult();
-            throw error;
-          },
-        ),
+        pool
+          .acquire(job.limits.memoryMb, {
+            signal: job.stop,
+            background: job.background === true,
+            ...(job.tenant ? { tenant: job.tenant } : {}),
+          })
+          .then(
+            (lease) => runLeased(lease, job, bridge),
+            (error: unknown) => {
+              // Stopped while it waited for an isolate: it never touched one.
+              if (error instanceof WaitAbortedError) return notStartedResult();
+              throw error;
+            },
+          ),
       );
     },
     tryRun(job, bridge) {
       const invalid = invalidJob(job);
       if (invalid) return Promise.reject(invalid);
-      const lease = pool.tryAcquire(job.limits.memoryMb); // undefined after close, too
+      const lease = pool.tryAcquire(job.limits.memoryMb, job.tenant); // undefined after close, too
       return lease ? track(runLeased(lease, job, bridge)) : undefined;
     },
     tryReserve() {
@@ -263,7 +294,7 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
           }
           let lease;
           try {
-            lease = reserved.lease(job.limits.memoryMb);
+            lease = reserved.lease(job.limits.memoryMb, job.tenant);
           } catch (error) {
             return Promise.reject(error instanceof Error ? error : new Error(String(error)));
           }
@@ -297,35 +328,12 @@ function positiveInteger(value: number, name: string): number {
   return value;
 }
 
-function invalidJob(job: SandboxJob): Error | undefined {
-  if (job.kind !== 'run' && job.kind !== 'endpoint') return new TypeError(`Unknown function kind ${String(job.kind)}`);
-  if (typeof job.code !== 'string') return new TypeError('The code must be a string');
-  const limits: Partial<SandboxLimits> = job.limits ?? {};
-  for (const name of ['memoryMb', 'cpuMs', 'wallMs', 'maxLogBytes', 'maxLogEntries', 'maxOutputBytes'] as const) {
-    const value = limits[name];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      return new RangeError(`limits.${name} must be a finite number >= 0`);
-    }
-  }
-  if (!Number.isInteger(limits.memoryMb) || limits.memoryMb! < 8) {
-    return new RangeError('limits.memoryMb must be an integer >= 8 (isolated-vm minimum)');
-  }
-  if (limits.cpuMs! <= 0 || limits.wallMs! <= 0) return new RangeError('limits.cpuMs and limits.wallMs must be > 0');
-  return undefined;
-}
-
 /** One run on one leased isolate: never throws for anything user code does. */
 async function executeOnIsolate(
   worker: EngineIsolate,
   job: SandboxJob,
   bridge: SandboxBridge,
-  settings: {
-    maxRunsPerIsolate: number;
-    maxHeapRatio: number;
-    maxArgBytes: number;
-    maxPendingCalls: number;
-    maxTimers: number;
-  },
+  settings: EngineSettings,
 ): Promise<{ result: SandboxResult; retire?: RetireReason }> {
   const { isolate } = worker;
   const { limits } = job;
@@ -334,6 +342,23 @@ async function executeOnIsolate(
   const cpuStart = isolate.cpuTime;
   const cpuBudget = BigInt(Math.round(limits.cpuMs * 1e6));
   let cpuSeen = cpuStart;
+  /** CPU time the host spent answering the run's calls (parsing, serialising, the bridge's own work), in ns. */
+  let hostCpu = 0n;
+  const chargeHost = (ms: number) => {
+    if (Number.isFinite(ms) && ms > 0) hostCpu += BigInt(Math.round(ms * 1e6));
+  };
+  /** `work()`, its CPU time on this thread charged to the run. */
+  const measured = <T>(work: () => T): T => {
+    const before = process.threadCpuUsage();
+    try {
+      return work();
+    } finally {
+      const spent = process.threadCpuUsage(before);
+      chargeHost((spent.user + spent.system) / 1000);
+    }
+  };
+  /** CPU time the run has used: its isolate's and the host's on its behalf, in ns. */
+  const usedCpu = (): bigint => readCpu() - cpuStart + hostCpu;
   const readCpu = (): bigint => {
     try {
       if (!isolate.isDisposed) cpuSeen = isolate.cpuTime;
@@ -382,23 +407,27 @@ async function executeOnIsolate(
   job.stop?.addEventListener('abort', onStop, { once: true });
   const cpuTimer = setInterval(
     () => {
-      if (readCpu() - cpuStart > cpuBudget) kill('cpu');
+      if (usedCpu() > cpuBudget) kill('cpu');
     },
     Math.min(50, Math.max(5, Math.floor(limits.cpuMs / 10))),
   );
   /** The `timeout` of a synchronous stretch: what is left of the CPU budget (and of the wall clock). */
   const remainingMs = () => {
-    const cpuLeft = limits.cpuMs - Number(readCpu() - cpuStart) / 1e6;
+    const cpuLeft = limits.cpuMs - Number(usedCpu()) / 1e6;
     const wallLeft = deadline - performance.now();
     return Math.max(1, Math.ceil(Math.min(cpuLeft, wallLeft)));
   };
 
+  /** api calls made by the run, refused ones included. */
+  let apiCalls = 0;
   const hostCall = new ivm.Reference(async (method: unknown, argsJson: unknown): Promise<string> => {
     asyncStarted++;
+    idle.busy();
     try {
       return await answerCall(method, argsJson);
     } finally {
       settled++;
+      idle.settled();
     }
   });
   const answerCall = async (method: unknown, argsJson: unknown): Promise<string> => {
@@ -412,17 +441,22 @@ async function executeOnIsolate(
     if (pendingCalls >= settings.maxPendingCalls) {
       return refuse(`api.${method}: too many api calls at once (at most ${settings.maxPendingCalls})`);
     }
+    if (++apiCalls > settings.maxApiCalls) {
+      return refuse(`api.${method}: a run makes at most ${settings.maxApiCalls} api calls`);
+    }
     let args: unknown;
     try {
-      args = JSON.parse(argsJson);
+      args = measured(() => JSON.parse(argsJson) as unknown);
     } catch {
       return refuse(`api.${method}: the arguments are not JSON`);
     }
     if (!Array.isArray(args)) return refuse(`api.${method}: the arguments are not a list`);
     pendingCalls++;
     try {
-      const value = await bridge.call(method as BridgedApiMethod, args as JsonValue[], { signal: abort.signal });
-      const json = JSON.stringify(value === undefined ? null : value);
+      const value = await measured(() =>
+        bridge.call(method as BridgedApiMethod, args as JsonValue[], { signal: abort.signal, charge: chargeHost }),
+      );
+      const json = measured(() => JSON.stringify(value === undefined ? null : value));
       if (typeof json !== 'string') return refuse(`api.${method}: the host returned no JSON`);
       return `{"ok":true,"value":${json}}`;
     } catch (error) {
@@ -437,12 +471,26 @@ async function executeOnIsolate(
   });
   const hostTimer = new ivm.Reference((id: unknown, ms: unknown): Promise<string> => {
     asyncStarted++;
-    return timers.set(id, ms, ended).then((fired) => {
+    const pending = timers.set(id, ms, ended).then((fired) => {
       if (fired === 'fire') settled++;
+      idle.settled();
       return fired;
     });
+    idle.busy();
+    return pending;
   });
   const hostClearTimer = new ivm.Reference((id: unknown) => timers.clear(id));
+  // A run waiting on nothing (no call, no timer) whose isolate is idle too can never settle.
+  const idle = new IdleWatch(
+    settings.idleCheckMs,
+    () => pendingCalls === 0 && timers.size === 0,
+    async () => {
+      if (!runContext || isolate.isDisposed) return false;
+      await Promise.race([runContext.eval('0'), killedSignal]);
+      return true;
+    },
+  );
+  idle.onIdle = () => kill('idle');
   const config: PreludeConfig = {
     kind: job.kind,
     triggerParams: job.triggerParams ?? null,
@@ -488,7 +536,13 @@ async function executeOnIsolate(
       await module.evaluate({ timeout: remainingMs() });
       namespace = module.namespace.derefInto();
     }
-    return start.apply(undefined, [namespace], { result: { promise: true, copy: true }, timeout: remainingMs() });
+    const settling = start.apply(undefined, [namespace], {
+      result: { promise: true, copy: true },
+      timeout: remainingMs(),
+    });
+    // From here only an api answer or a timer can resume the run: looked at once nothing is pending.
+    idle.watch(settling);
+    return settling;
   };
 
   let outcome: Outcome;
@@ -499,6 +553,7 @@ async function executeOnIsolate(
     outcome = classifyThrown(error, killed, isolate.isDisposed, limits);
   } finally {
     ended = true;
+    idle.stop();
     timers.cancelAll();
     abort.abort(RUN_ENDED);
   }
@@ -534,7 +589,8 @@ async function executeOnIsolate(
     }
   }
 
-  const cpuMs = Number(readCpu() - cpuStart) / 1e6;
+  readCpu();
+  const cpuMs = Number(usedCpu()) / 1e6;
   let memoryUsageBytes = 0;
   let retire = outcome.retire;
   if (isolate.isDisposed) {
@@ -593,21 +649,7 @@ function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** The envelope of a run whose gate stayed closed: no user code ran. */
-const NOT_STARTED_MESSAGE = 'The run was not started.';
 const NOT_STARTED = JSON.stringify({ ok: false, name: 'NotStarted', message: NOT_STARTED_MESSAGE });
-
-/** The result of a run stopped before it had an isolate. */
-function notStartedResult(): SandboxResult {
-  return {
-    status: 'failed',
-    error: { name: 'NotStarted', message: NOT_STARTED_MESSAGE },
-    logs: [],
-    logsTruncated: false,
-    cpuMs: 0,
-    wallMs: 0,
-    memoryUsageBytes: 0,
-  };
-}
 
 /** Whether a job's gate opened (a job without one is open). */
 async function opened(gate: Promise<boolean> | undefined): Promise<boolean> {
@@ -713,6 +755,18 @@ function classifyThrown(error: unknown, killed: Killed | undefined, disposed: bo
     };
   }
   if (killed === 'memory') return { status: 'memory_exceeded', error: memoryError(limits), retire: 'killed' };
+  if (killed === 'idle') {
+    return {
+      status: 'failed',
+      error: {
+        name: 'NeverSettled',
+        message:
+          'The function never settled: it was waiting for a promise with no api call or timer pending, ' +
+          'so nothing could resume it.',
+      },
+      retire: 'killed',
+    };
+  }
   const { name, message } = copiedError(error);
   if (message === SYNC_TIMEOUT_MESSAGE) return cpuOut;
   if (disposed) return { status: 'memory_exceeded', error: memoryError(limits), retire: 'killed' };
@@ -817,5 +871,83 @@ class HostTimers {
 
   cancelAll(): void {
     for (const id of [...this.pending.keys()]) this.clear(id);
+  }
+
+  /** Timers pending now. */
+  get size(): number {
+    return this.pending.size;
+  }
+}
+
+/**
+ * Ends a run that waits on nothing: once its code has started and nothing of
+ * it is pending (no api call, no timer) for `delayMs`, it probes the isolate
+ * (a call queued behind whatever runs there, microtasks included); if nothing
+ * happened meanwhile and still nothing is pending, no continuation of the run
+ * can ever be scheduled, and `onIdle` is told. Each call made or answered and
+ * each timer set or settled counts as activity and restarts the wait.
+ */
+class IdleWatch {
+  onIdle: () => void = () => undefined;
+  private activity = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private watching = false;
+  private done = false;
+
+  constructor(
+    private readonly delayMs: number,
+    private readonly quiet: () => boolean,
+    private readonly probe: () => Promise<boolean>,
+  ) {}
+
+  /** The run's code is under way and `settling` settles with it. */
+  watch(settling: Promise<unknown>): void {
+    this.watching = true;
+    settling.then(
+      () => this.stop(),
+      () => this.stop(),
+    );
+    this.arm();
+  }
+
+  busy(): void {
+    this.activity++;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  settled(): void {
+    this.activity++;
+    this.arm();
+  }
+
+  stop(): void {
+    this.done = true;
+    clearTimeout(this.timer);
+  }
+
+  private arm(): void {
+    if (!this.watching || this.done || !this.quiet()) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.check(), this.delayMs);
+  }
+
+  private async check(): Promise<void> {
+    this.timer = undefined;
+    if (this.done || !this.quiet()) return;
+    const seen = this.activity;
+    let probed: boolean;
+    try {
+      probed = await this.probe();
+    } catch {
+      return; // the run was killed meanwhile
+    }
+    // After the probe's own answer, a settled run has told `watch` (its answer came first).
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!probed || this.done || this.activity !== seen || !this.quiet()) {
+      this.arm();
+      return;
+    }
+    this.onIdle();
   }
 }

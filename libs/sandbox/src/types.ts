@@ -31,6 +31,16 @@ export interface EndpointRequest {
   auth?: { mode: string; principalType?: string; principalId?: string };
 }
 
+/**
+ * Whose run a job is, and how many isolates that owner may hold at once on an
+ * engine (a workspace: one workspace never takes every isolate; docs/sandbox.md, "The pool").
+ */
+export interface SandboxTenant {
+  readonly key: string;
+  /** Isolates this key may hold at once (at least 1); its further runs wait while others go past them. */
+  readonly maxRuns: number;
+}
+
 export interface SandboxJob {
   kind: FunctionKind;
   code: string;
@@ -54,6 +64,8 @@ export interface SandboxJob {
    * taken later still starts at the next free isolate.
    */
   background?: boolean;
+  /** Counted against its tenant's cap of isolates held at once (`run` and `tryRun`; a reservation counts it too). */
+  tenant?: SandboxTenant;
   /**
    * Told once the run has its isolate, before its context is made or any of
    * its code runs (a run that waited for a free isolate waited until then).
@@ -83,6 +95,11 @@ export interface SandboxJob {
 export interface SandboxCallContext {
   /** Aborted when the run ends (settled, timed out, killed): stop work nobody will read. */
   signal: AbortSignal;
+  /**
+   * Adds CPU time the host spent on the run's behalf (answering its calls) to
+   * the run's CPU time: it counts against `cpuMs` like the isolate's own.
+   */
+  charge?: (cpuMs: number) => void;
 }
 
 /**
@@ -148,6 +165,17 @@ export interface SandboxStats {
   isolatesCreated: number;
   /** Isolates disposed, by reason. */
   isolatesRetired: { runs: number; heap: number; killed: number; limitChange: number; closed: number };
+  /** An engine whose isolates live in sandbox processes (`createProcessPoolEngine`). */
+  processes?: {
+    /** Processes taking runs now. */
+    serving: number;
+    /** Processes that lost an isolate and are finishing their other runs. */
+    draining: number;
+    /** Isolates lost since the engine started (each cost its process). */
+    isolatesLost: number;
+    /** Processes that ended without being asked to (a crash). */
+    crashed: number;
+  };
 }
 
 /** What runs a job: an engine, or one of its isolates held for one run. */
