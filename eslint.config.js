@@ -88,7 +88,7 @@ export default tseslint.config(
           patterns: [
             {
               // A library's declared entries only (package.json `exports`): the sandbox engine is one.
-              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm'],
+              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm', '!@strata/sandbox/processes'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
           ],
@@ -107,7 +107,7 @@ export default tseslint.config(
           patterns: [
             {
               // A library's declared entries only (package.json `exports`): the sandbox engine is one.
-              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm'],
+              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm', '!@strata/sandbox/processes'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
             {
@@ -138,7 +138,7 @@ export default tseslint.config(
           patterns: [
             {
               // A library's declared entries only (package.json `exports`): the sandbox engine is one.
-              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm'],
+              group: ['@strata/*/*', '!@strata/sandbox/isolated-vm', '!@strata/sandbox/processes'],
               message: 'Import a package through its public entry (@strata/<name>), not its files.',
             },
             { group: APPS.map((app) => app.name), message: 'Libraries never import apps.' },

@@ -30,6 +30,7 @@ export default {
     ),
     '^@strata/testkit$': '<rootDir>/testkit/src/index.ts',
     '^@strata/sandbox/isolated-vm$': '<rootDir>/libs/sandbox/src/isolated-vm.ts',
+    '^@strata/sandbox/processes$': '<rootDir>/libs/sandbox/src/processes.ts',
     '^@strata/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
