@@ -525,6 +525,38 @@ describe('api.fetch and api.httpPost', () => {
     expect(results[21]).toContain('at most 20 documents');
   });
 
+  it('keeps to the per-run document caps when the calls are made at once', async () => {
+    // 26 calls in flight together (under the 32 a run may have pending): the count cap holds.
+    const counted = await run(`async function run() {
+      const settled = await Promise.allSettled(Array.from({ length: 26 }, (_, i) => api.storeAsJSON('d' + i, i)));
+      return { success: true, data: settled.map((s) => s.status) };
+    }`);
+    expect((counted.result.data as string[]).filter((status) => status === 'fulfilled')).toHaveLength(20);
+    // Eight documents of 900 KB at once against the 5 MiB a run may keep: five fit, never more.
+    const sized = await run(`async function run() {
+      const big = 'x'.repeat(900 * 1024);
+      const settled = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => api.storeAsJSON('big' + i, big)));
+      return { success: true, data: settled.map((s) => s.status) };
+    }`);
+    expect((sized.result.data as string[]).filter((status) => status === 'fulfilled')).toHaveLength(5);
+    const listed = await call('GET', `${base()}/function-runs/${sized.id}/documents`, { token });
+    const total = listed.body.documents.reduce((sum: number, d: { sizeBytes: number }) => sum + d.sizeBytes, 0);
+    expect(total).toBeLessThanOrEqual(5 * 1024 * 1024);
+  });
+
+  it('ends a run that waits on nothing, and caps the api calls of a run', async () => {
+    const waits = await run('async function run() { await api.hmacSha256("k", "v"); await new Promise(() => {}); }');
+    expect(waits).toMatchObject({ status: 'failed', error: { name: 'NeverSettled' } });
+    const many = await run(`async function run() {
+      let refused;
+      for (let i = 0; i < 1001 && !refused; i++) {
+        try { await api.hmacSha256('k', String(i)); } catch (e) { refused = { at: i, message: e.message }; }
+      }
+      return { success: true, data: refused ?? null };
+    }`);
+    expect(many.result.data).toEqual({ at: 1000, message: 'api.hmacSha256: a run makes at most 1000 api calls' });
+  });
+
   it('refuses loopback and private destinations when the worker does not allow them', async () => {
     const guarded = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
     await worker.stop();

@@ -21,34 +21,44 @@ export class RunDocumentsRepository {
 
   /**
    * Stores a document of a run of the workspace, unless the run holds `maxCount`
-   * documents or `maxBytes` of them already: checked in the insert's own statement.
+   * documents or `maxBytes` of them already. The run's row is locked first, so
+   * that calls of one run at once are counted one after another: checked in one
+   * statement alone, two concurrent calls each saw the other's bytes missing and
+   * both were stored past the cap.
    */
   async insert(
     scope: WorkspaceScope,
     d: NewRunDocument,
     caps: { maxCount: number; maxBytes: number },
   ): Promise<boolean> {
-    const rows = await this.db.query<{ id: string }[]>(
-      `INSERT INTO compute.run_documents (id, workspace_slug, run_id, name, content, size_bytes, created_at, expires_at)
-       SELECT $2, r.workspace_slug, r.id, $4, $5, $6::integer, $7, $8 FROM compute.runs r
-        WHERE r.workspace_slug = $1 AND r.id = $3
-          AND (SELECT count(*) FROM compute.run_documents WHERE workspace_slug = $1 AND run_id = $3) < $9
-          AND (SELECT coalesce(sum(size_bytes), 0) FROM compute.run_documents WHERE workspace_slug = $1 AND run_id = $3) + $6::integer <= $10
-       RETURNING id`,
-      [
-        scope.workspace,
-        d.id,
-        d.runId,
-        d.name,
-        d.sealed,
-        d.sizeBytes,
-        d.createdAt,
-        d.expiresAt,
-        caps.maxCount,
-        caps.maxBytes,
-      ],
-    );
-    return rows.length > 0;
+    return this.db.transaction(async (tx) => {
+      const run = await tx.query<{ id: string }[]>(
+        `SELECT id FROM compute.runs WHERE workspace_slug = $1 AND id = $2 FOR NO KEY UPDATE`,
+        [scope.workspace, d.runId],
+      );
+      if (run.length === 0) return false;
+      // A statement of its own: it sees every document committed while this one waited for the lock.
+      const rows = await tx.query<{ id: string }[]>(
+        `INSERT INTO compute.run_documents (id, workspace_slug, run_id, name, content, size_bytes, created_at, expires_at)
+         SELECT $2, $1, $3, $4, $5, $6::integer, $7, $8
+          WHERE (SELECT count(*) FROM compute.run_documents WHERE workspace_slug = $1 AND run_id = $3) < $9
+            AND (SELECT coalesce(sum(size_bytes), 0) FROM compute.run_documents WHERE workspace_slug = $1 AND run_id = $3) + $6::integer <= $10
+         RETURNING id`,
+        [
+          scope.workspace,
+          d.id,
+          d.runId,
+          d.name,
+          d.sealed,
+          d.sizeBytes,
+          d.createdAt,
+          d.expiresAt,
+          caps.maxCount,
+          caps.maxBytes,
+        ],
+      );
+      return rows.length > 0;
+    });
   }
 
   /** The run's live documents without their content, oldest first. */
