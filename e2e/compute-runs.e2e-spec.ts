@@ -143,9 +143,15 @@ describe('function runs through the test endpoint', () => {
       ],
       ['async loop', 'async function run() { for (;;) { await null; } }', (r) => expect(r.status).toBe('timed_out')],
       [
+        // Nothing pending (no api call, no timer): nothing can resume it, so it ends without waiting for its wall clock.
         'never settles',
         'async function run() { await new Promise(() => {}); }',
-        (r) => expect(r.status).toBe('timed_out'),
+        (r) => expect(r).toMatchObject({ status: 'failed', error: { name: 'NeverSettled' } }),
+      ],
+      [
+        'waits on a timer past its wall clock',
+        'async function run() { await new Promise((resolve) => setTimeout(resolve, 1e9)); }',
+        (r) => expect(r).toMatchObject({ status: 'timed_out', error: { name: 'TimeoutError' } }),
       ],
       [
         'recursion',
@@ -442,7 +448,8 @@ describe('a run executed before its claim', () => {
     const gates = await collection('claim-gates', { name: 'open', type: 'boolean' });
     const fn = await onDemand(
       'hangs-on-demand',
-      'async function run() { if (executionParams.hang) await new Promise(() => {}); return { success: true }; }',
+      // A timer far beyond the limits keeps the run waiting (a promise with nothing pending would end at once).
+      'async function run() { if (executionParams.hang) await new Promise((r) => setTimeout(r, 1e9)); return { success: true }; }',
     );
     // One isolate, claims after the default 50 ms. The function runs once: the worker keeps its code.
     const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1' });
@@ -530,7 +537,12 @@ describe('a run executed before its claim', () => {
     // either can reach the worker still executing the first delivery before its claim. Here the
     // second is a job without its run (as the sweep sends), claimed at once by the same worker.
     const notes = await collection('twice-notes', { name: 'text', type: 'string' });
-    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2', COMPUTE_CLAIM_AFTER_MS: '5000' });
+    // Both executions at once on the worker's two isolates: the workspace may hold both here.
+    const holder = await stack.startWorker({
+      COMPUTE_WORKER_ISOLATES: '2',
+      COMPUTE_WORKSPACE_ISOLATES: '2',
+      COMPUTE_CLAIM_AFTER_MS: '5000',
+    });
     await worker.stop();
     // The first execution starts before `after` and only computes; the second starts after it and writes.
     const after = Date.now() + 500;
@@ -631,10 +643,16 @@ describe('a worker asked to stop with a run waiting for an isolate', () => {
 });
 
 describe('a memory bomb that V8 cannot stop at the limit', () => {
-  it('ends its run as out of memory, lets the other runs finish, and its worker is replaced', async () => {
+  it('ends its run as out of memory, lets the other runs finish, and only its sandbox process is replaced', async () => {
     // A Map grown without end: V8 runs out of memory outside the limit's reach, and isolated-vm
-    // loses the isolate (its thread stays in V8's out-of-memory handler). Before, the worker
-    // aborted at once and every run on it was lost.
+    // loses the isolate (its thread stays in V8's out-of-memory handler). Before 2026-11-26 the
+    // worker aborted at once and every run on it was lost; until 2026-11-29 it stopped once its
+    // other runs were done. Here both runs share one sandbox process (two isolates each, the
+    // workspace may hold both): the slow one finishes on the process that lost the bomb's isolate.
+    const holder = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2', COMPUTE_WORKSPACE_ISOLATES: '2' });
+    let holderExited = false;
+    void holder.exited.then(() => (holderExited = true));
+    await worker.stop();
     const slow = await test(
       'async function run() { await new Promise((r) => setTimeout(r, 1500)); return { success: true, data: "finished" }; }',
     );
@@ -652,16 +670,16 @@ describe('a memory bomb that V8 cannot stop at the limit', () => {
       logs: [expect.objectContaining({ message: 'growing' })],
     });
     expect(await finished(slow)).toMatchObject({ status: 'succeeded', result: { data: 'finished' } });
-    // The worker stopped itself once its runs were done, by the signal of a graceful stop.
-    expect(await worker.exited).toEqual({ code: null, signal: 'SIGTERM' });
-    worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    // The same worker serves on, on a new sandbox process.
     expect((await run('async function run() { return { success: true, data: "next" }; }')).result.data).toBe('next');
+    expect(holderExited).toBe(false);
+    worker = holder;
   });
 });
 
 /**
  * The suite's worker stopped and a worker of its own (`env` on top) holding a
- * run that never settles under a two-minute limit: only the worker's end can
+ * run that waits on a timer under a two-minute limit: only the worker's end can
  * end it, and its lease (1.5 s) then fails it.
  */
 async function aWorkerHoldingARunThatNeverEnds(
@@ -670,7 +688,7 @@ async function aWorkerHoldingARunThatNeverEnds(
   await stack.restartCompute({ COMPUTE_WALL_MS: '120000', COMPUTE_CPU_MS: '120000' });
   const holder = await stack.startWorker({ COMPUTE_LEASE_MS: '1500', COMPUTE_WORKER_ISOLATES: '1', ...env });
   await worker.stop();
-  const job = await test('async function run() { await new Promise(() => {}); }');
+  const job = await test('async function run() { await new Promise((resolve) => setTimeout(resolve, 1e9)); }');
   await eventually(async () => {
     const listed = await call('GET', `${base()}/function-runs?jobId=${job}`, { token });
     return listed.body.runs[0]?.status === 'running' ? true : undefined;

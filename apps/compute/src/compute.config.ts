@@ -48,6 +48,63 @@ export class ComputeConfig extends ServiceConfig {
   COMPUTE_WORKER_RESERVED_ISOLATES = 1;
 
   /**
+   * Isolates of each sandbox process of a worker: its isolates live in
+   * ceil(COMPUTE_WORKER_ISOLATES / this) processes (and its endpoint isolates in
+   * more), so an isolate V8 loses costs one such process, not the worker
+   * (docs/sandbox.md, "Sandbox processes"; memory sizing there).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  COMPUTE_SANDBOX_ISOLATES_PER_PROCESS = 2;
+
+  /**
+   * How long a sandbox process that lost an isolate may finish its other runs
+   * before it is ended (those runs then fail as SandboxLost); it holds the lost
+   * isolate's memory meanwhile.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  COMPUTE_SANDBOX_DRAIN_MS = 30_000;
+
+  /**
+   * Sandbox processes of one engine that lost an isolate and still finish
+   * their other runs, at most: each holds its lost isolate's memory (docs/sandbox.md,
+   * "Sizing memory"); past it the oldest is ended at once and its runs fail as SandboxLost.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  COMPUTE_SANDBOX_MAX_DRAINING = 2;
+
+  /**
+   * Isolates of one worker that one workspace's runs may hold at once (each
+   * engine: background and endpoint), so that one workspace never holds them
+   * all; its further runs wait while other workspaces' go past. 0: one fewer
+   * than the engine's isolates (at least 1).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  COMPUTE_WORKSPACE_ISOLATES = 0;
+
+  /** api calls one run may make in all; later calls reject inside the function. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  COMPUTE_MAX_API_CALLS = 1000;
+
+  /**
+   * How long a run may wait on nothing (no api call or timer pending) before
+   * its isolate is looked at and, idle too, the run ends failed as NeverSettled.
+   */
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
+  COMPUTE_IDLE_CHECK_MS = 1000;
+
+  /**
    * How long a worker asked to stop (SIGTERM, SIGINT) may take to finish its
    * runs and write their outcomes before it exits anyway (status 1): keep it
    * above COMPUTE_WALL_MS plus a few seconds, and Kubernetes'
@@ -175,7 +232,7 @@ export class ComputeConfig extends ServiceConfig {
   @IsInt()
   @Min(0)
   @Max(1000)
-  COMPUTE_SUSPEND_AFTER_LOST_ISOLATES = 10;
+  COMPUTE_SUSPEND_AFTER_LOST_ISOLATES = 5;
 
   /** The window of COMPUTE_SUSPEND_AFTER_LOST_ISOLATES: losses older than this are forgotten. */
   @IsInt()

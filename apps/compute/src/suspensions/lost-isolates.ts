@@ -79,6 +79,18 @@ export function suspendedAt(record: LostIsolates | undefined, now: Date): Date |
   return until > now.getTime() ? new Date(until) : undefined;
 }
 
+/**
+ * Until when the workspace is on probation at `now`: it lost an isolate within
+ * the policy's window, and its runs take one isolate at a time meanwhile
+ * (docs/compute.md, "Suspended workspaces"). Undefined when it is not.
+ */
+export function probationAt(record: LostIsolates | undefined, now: Date, policy: SuspensionPolicy): Date | undefined {
+  const last = record?.losses.at(-1);
+  if (last === undefined) return undefined;
+  const until = Date.parse(last) + policy.windowMs;
+  return until > now.getTime() ? new Date(until) : undefined;
+}
+
 /** Until when runs of the code of hash `codeHash` are refused, if they are at `now`. */
 export function codeRefusedAt(record: LostIsolates | undefined, codeHash: string, now: Date): Date | undefined {
   const at = record?.codes[codeHash];

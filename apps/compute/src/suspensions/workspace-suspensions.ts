@@ -14,6 +14,7 @@ import {
   codeRefusalMessage,
   codeRefusedAt,
   parseLostIsolates,
+  probationAt,
   suspendedAt,
   suspensionMessage,
   type LostIsolates,
@@ -104,6 +105,15 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
     return count;
   }
 
+  /**
+   * Whether the workspace lost an isolate within the window: its runs then
+   * take one isolate of an engine at a time (the first step of the back-off;
+   * the second is the suspension).
+   */
+  onProbation(workspace: string): boolean {
+    return probationAt(this.known.get(workspace)?.record, this.clock.now(), this.policy) !== undefined;
+  }
+
   /** Whether every run of the workspace is refused now (it is suspended), and why. */
   workspaceRefusal(workspace: string): RunRefusal | undefined {
     const until = this.suspendedUntil(workspace);
@@ -121,11 +131,19 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
   /**
    * Counts one isolate lost by a run of `workspace` whose code has hash
    * `codeHash`: that code is refused for a while, and the workspace is
-   * suspended when its losses reach the policy's threshold. Written in the
-   * background: a worker that lost an isolate is stopping, and waits for
-   * these writes before it ends.
+   * suspended when its losses reach the policy's threshold; until then it is
+   * on probation (one isolate at a time). Known to this process at once, and
+   * written to the shared bucket in the background (a stopping worker waits
+   * for these writes before it ends).
    */
   recordLoss(workspace: string, codeHash: string): void {
+    // Known here at once (the store's answer replaces it): the run that waited behind the lost one
+    // on this worker is held back or refused as soon as it gets its isolate, not after the write.
+    const known = this.known.get(workspace);
+    this.known.set(workspace, {
+      revision: known?.revision ?? 0,
+      record: afterLoss(known?.record, this.clock.now(), this.policy, codeHash),
+    });
     const write = this.writeLoss(workspace, codeHash)
       .catch((err: unknown) =>
         this.logger.error({ msg: 'lost isolate not recorded against its workspace', workspace, err: String(err) }),

@@ -14,8 +14,9 @@ import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
 import type { DispatchResult } from '../endpoints/endpoint-runner.js';
 import { heldRun, parseDispatchedRun } from '../runs/carried-run.js';
+import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { RunExecutor, type ExecutedRun } from './run-executor.js';
-import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provider.js';
+import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE, workspaceIsolates } from './sandbox-engine.provider.js';
 
 /** Narrows a dispatch message; anything else is answered `lost`. */
 export function parseEndpointDispatch(payload: unknown): EndpointDispatch | undefined {
@@ -45,6 +46,8 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
   private nc: NatsConnection | undefined;
   private subscription: Subscription | undefined;
   private inFlight = 0;
+  /** Endpoint runs under way here per workspace, whichever engine runs them. */
+  private readonly perWorkspace = new Map<string, number>();
   private closing = false;
   private readonly running = new Set<Promise<void>>();
 
@@ -55,6 +58,7 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     private readonly clock: Clock,
     @Inject(ENDPOINT_SANDBOX_ENGINE) private readonly endpointEngine: SandboxEngine,
     @Inject(SANDBOX_ENGINE) private readonly backgroundEngine: SandboxEngine,
+    private readonly suspensions: WorkspaceSuspensions,
   ) {}
 
   /** Joins the queue group before the worker says it is ready (the subscription is flushed to the server). */
@@ -104,7 +108,7 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
    * `waitMs` is a timeout, as it is for a dispatch.
    */
   runHere(dispatch: EndpointDispatch, waitMs: number): Promise<DispatchResult> | undefined {
-    const slot = this.take();
+    const slot = this.take(dispatch.workspaceSlug);
     if (!slot) return undefined;
     return new Promise<DispatchResult>((resolve) => {
       const timer = setTimeout(() => resolve({ kind: 'timeout' }), waitMs);
@@ -122,7 +126,7 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
       reply(msg, { kind: 'lost' });
       return;
     }
-    const slot = this.take();
+    const slot = this.take(dispatch.workspaceSlug);
     if (!slot) {
       reply(msg, { kind: 'busy' });
       return;
@@ -131,12 +135,34 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /**
-   * An isolate to run a call on: an endpoint isolate while one is free (leaving
-   * the group when the last is taken), else a free background isolate.
+   * An isolate to run a call of `workspace` on: an endpoint isolate while one
+   * is free (leaving the group when the last is taken), else a free background
+   * isolate; none while the workspace holds its share of this worker's
+   * isolates already (all of them but one; one after it lost an isolate), so
+   * one workspace's calls never take every isolate here.
    */
-  private take(): Slot | undefined {
+  private take(workspace: string): Slot | undefined {
     if (this.closing) return undefined;
-    // The endpoint engine closes at once when it loses an isolate (the worker is about to stop).
+    const held = this.perWorkspace.get(workspace) ?? 0;
+    const share = this.suspensions.onProbation(workspace)
+      ? 1
+      : workspaceIsolates(this.config, this.capacity + this.config.COMPUTE_WORKER_ISOLATES);
+    if (held >= share) return undefined;
+    const slot = this.takeIsolate();
+    if (!slot) return undefined;
+    this.perWorkspace.set(workspace, held + 1);
+    return {
+      engine: slot.engine,
+      release: once(() => {
+        const left = (this.perWorkspace.get(workspace) ?? 1) - 1;
+        if (left > 0) this.perWorkspace.set(workspace, left);
+        else this.perWorkspace.delete(workspace);
+        slot.release();
+      }),
+    };
+  }
+
+  private takeIsolate(): Slot | undefined {
     if (this.inFlight < this.capacity && this.endpointEngine.available() > 0) {
       this.inFlight++;
       if (this.inFlight >= this.capacity) void this.leave();

@@ -25,7 +25,7 @@ import { WorkspaceSuspensions, type RunRefusal } from '../suspensions/workspace-
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
 import { DeferredClaim, type JobMessage } from './deferred-claim.js';
-import { SANDBOX_ENGINE } from './sandbox-engine.provider.js';
+import { SANDBOX_ENGINE, workspaceIsolates } from './sandbox-engine.provider.js';
 
 /** Function versions whose code a worker keeps in memory (oldest first out). */
 const CODE_CACHE_SIZE = 256;
@@ -198,6 +198,8 @@ export class RunExecutor {
   private readonly logger = new Logger('RunExecutor');
   private readonly ring: KeyRing;
   private readonly codes = new Map<string, string>();
+  /** Background isolates one workspace's runs may hold at once (COMPUTE_WORKSPACE_ISOLATES). */
+  private readonly workspaceIsolates: number;
 
   constructor(
     private readonly runs: RunsRepository,
@@ -212,6 +214,7 @@ export class RunExecutor {
     private readonly metrics: ComputeMetrics,
   ) {
     this.ring = keyRingOf(config);
+    this.workspaceIsolates = workspaceIsolates(config, config.COMPUTE_WORKER_ISOLATES);
   }
 
   /**
@@ -453,6 +456,11 @@ export class RunExecutor {
             ...(gate ? { gate } : {}),
             stop: deferred ? AbortSignal.any([deferred.stop, refusal.signal]) : refusal.signal,
             ...(background ? { background: true } : {}),
+            // One workspace never holds every isolate; after a loss, one at a time.
+            tenant: {
+              key: scope.workspace,
+              maxRuns: this.suspensions.onProbation(scope.workspace) ? 1 : this.workspaceIsolates,
+            },
             onStart,
             // A loss (now or after the run ended) counts against the workspace: it restarts a shared worker.
             onIsolateLost: () => this.suspensions.recordLoss(scope.workspace, run.functionCodeHash),

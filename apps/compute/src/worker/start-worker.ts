@@ -40,8 +40,8 @@ export async function startComputeWorker(config: ComputeConfig, clock?: Clock): 
  * Once the process is asked to stop, gives the graceful stop (runs finished,
  * outcomes written, connections closed) `ms` before the process ends anyway:
  * a worker never outlives its stop because something in it hangs. It ends by
- * SIGKILL, not `process.exit`, which waits forever on an isolate's thread that
- * isolated-vm lost (worker/lost-isolate.ts).
+ * SIGKILL: nothing of it is to be flushed by then, and its sandbox processes
+ * end themselves when their channel to it closes.
  */
 function exitWhenStopOutlasts(ms: number, logger: Logger): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
