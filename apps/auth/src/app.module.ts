@@ -29,11 +29,15 @@ import { GroupsRepository } from './groups/groups.repository.js';
 import { PublishableKeysRepository } from './publishable-keys/publishable-keys.repository.js';
 import { LoginWorkspacesRepository } from './oidc/login-workspaces.repository.js';
 import { OidcPayloadsRepository } from './oidc/oidc-payloads.repository.js';
+import { SignInMetrics } from './sign-in-throttle/sign-in-metrics.js';
+import { SignInFailuresRepository } from './sign-in-throttle/sign-in-failures.repository.js';
+import { SignInThrottle } from './sign-in-throttle/sign-in-throttle.service.js';
 
 /** The identity model: what the permission resolver and the controllers share. */
 @Module({
   providers: [
     TransactionsProvider,
+    SignInMetrics,
     UsersRepository,
     FunctionPrincipalsRepository,
     FunctionPrincipalsService,
@@ -51,6 +55,7 @@ import { OidcPayloadsRepository } from './oidc/oidc-payloads.repository.js';
   ],
   exports: [
     Transactions,
+    SignInMetrics,
     UsersService,
     WorkspacesService,
     ServiceAccountsService,
@@ -96,6 +101,8 @@ export class AuthAppModule {
       providers: [
         LoginWorkspacesRepository,
         OidcPayloadsRepository,
+        SignInFailuresRepository,
+        SignInThrottle,
         SigningKeysService,
         OidcService,
         DatabaseReadiness,
