@@ -7,6 +7,7 @@ import { IAM_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { UsersService } from './users/users.service.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { WorkspacesController } from './workspaces/workspaces.controller.js';
+import { WorkspaceFactsController } from './workspaces/workspace-facts.controller.js';
 import { ServiceAccountsService } from './service-accounts/service-accounts.service.js';
 import { ServiceAccountsController } from './service-accounts/service-accounts.controller.js';
 import { GroupsService } from './groups/groups.service.js';
@@ -92,6 +93,7 @@ export class AuthAppModule {
       ],
       controllers: [
         WorkspacesController,
+        WorkspaceFactsController,
         ServiceAccountsController,
         GroupsController,
         PublishableKeysController,

@@ -90,4 +90,12 @@ export class AuthConfig extends ServiceConfig {
     },
   })
   AUTH_TRUSTED_PROXIES = 'loopback, linklocal, uniquelocal';
+
+  /**
+   * Workspaces one user may create (docs/identity.md, "Workspaces"); 0 lets only platform
+   * administrators, who have no quota, create them.
+   */
+  @IsInt()
+  @Min(0)
+  WORKSPACE_QUOTA_PER_USER = 10;
 }
