@@ -7,6 +7,7 @@ import { IAM_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { UsersService } from './users/users.service.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { WorkspacesController } from './workspaces/workspaces.controller.js';
+import { WorkspaceFactsController } from './workspaces/workspace-facts.controller.js';
 import { ServiceAccountsService } from './service-accounts/service-accounts.service.js';
 import { ServiceAccountsController } from './service-accounts/service-accounts.controller.js';
 import { GroupsService } from './groups/groups.service.js';
@@ -29,11 +30,15 @@ import { GroupsRepository } from './groups/groups.repository.js';
 import { PublishableKeysRepository } from './publishable-keys/publishable-keys.repository.js';
 import { LoginWorkspacesRepository } from './oidc/login-workspaces.repository.js';
 import { OidcPayloadsRepository } from './oidc/oidc-payloads.repository.js';
+import { SignInMetrics } from './sign-in-throttle/sign-in-metrics.js';
+import { SignInFailuresRepository } from './sign-in-throttle/sign-in-failures.repository.js';
+import { SignInThrottle } from './sign-in-throttle/sign-in-throttle.service.js';
 
 /** The identity model: what the permission resolver and the controllers share. */
 @Module({
   providers: [
     TransactionsProvider,
+    SignInMetrics,
     UsersRepository,
     FunctionPrincipalsRepository,
     FunctionPrincipalsService,
@@ -51,6 +56,7 @@ import { OidcPayloadsRepository } from './oidc/oidc-payloads.repository.js';
   ],
   exports: [
     Transactions,
+    SignInMetrics,
     UsersService,
     WorkspacesService,
     ServiceAccountsService,
@@ -87,6 +93,7 @@ export class AuthAppModule {
       ],
       controllers: [
         WorkspacesController,
+        WorkspaceFactsController,
         ServiceAccountsController,
         GroupsController,
         PublishableKeysController,
@@ -96,6 +103,8 @@ export class AuthAppModule {
       providers: [
         LoginWorkspacesRepository,
         OidcPayloadsRepository,
+        SignInFailuresRepository,
+        SignInThrottle,
         SigningKeysService,
         OidcService,
         DatabaseReadiness,

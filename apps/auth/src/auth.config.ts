@@ -1,5 +1,6 @@
-import { IsEmail, IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsEmail, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
+import { parseTrustedProxies } from './sign-in-throttle/client-address.js';
 
 /** Settings of the auth service (environment variables; initialisers are the defaults). */
 export class AuthConfig extends ServiceConfig {
@@ -45,4 +46,56 @@ export class AuthConfig extends ServiceConfig {
   @IsInt()
   @Min(0)
   SIGNING_KEY_ACTIVATION_DELAY_MS = 60_000;
+
+  /**
+   * Failed sign-ins an account may have (a user's email at the login page; a service
+   * account's client id at the token endpoint) before each further attempt must wait
+   * (docs/identity.md, "Guessing").
+   */
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURES_PER_ACCOUNT = 5;
+
+  /** Failed sign-ins one client address (an IPv6 address by its /64) may have before each further attempt waits. */
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURES_PER_ADDRESS = 20;
+
+  /** The first wait past the free failures; each further failure doubles it. */
+  @IsInt()
+  @Min(1)
+  LOGIN_DELAY_BASE_MS = 1000;
+
+  /** The longest wait. */
+  @IsInt()
+  @Min(1)
+  LOGIN_DELAY_MAX_MS = 900_000;
+
+  /** Failures are forgotten this long after the wait of the last one ended. */
+  @IsInt()
+  @Min(1000)
+  LOGIN_FAILURE_MEMORY_MS = 3_600_000;
+
+  /**
+   * The proxies whose `X-Forwarded-For` the sign-in limits believe: a list of addresses,
+   * subnets and the names loopback, linklocal, uniquelocal, or a number of hops. The
+   * client's address is the first hop from the right that is not one of them.
+   */
+  @ValidateBy({
+    name: 'trustedProxies',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseTrustedProxies(value) !== undefined,
+      defaultMessage: () =>
+        'must be a number of hops, or addresses, subnets and loopback, linklocal, uniquelocal separated by commas',
+    },
+  })
+  AUTH_TRUSTED_PROXIES = 'loopback, linklocal, uniquelocal';
+
+  /**
+   * Workspaces one user may create (docs/identity.md, "Workspaces"); 0 lets only platform
+   * administrators, who have no quota, create them.
+   */
+  @IsInt()
+  @Min(0)
+  WORKSPACE_QUOTA_PER_USER = 10;
 }

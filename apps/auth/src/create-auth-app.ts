@@ -10,6 +10,10 @@ import { OidcService } from './oidc/oidc.service.js';
 import { UsersService } from './users/users.service.js';
 import { FunctionPrincipalsService } from './function-principals/function-principals.service.js';
 import { serviceAccountDeprecatedRoutes } from './service-accounts/deprecated-routes.js';
+import { ServiceAccountsService } from './service-accounts/service-accounts.service.js';
+import { parseTrustedProxies } from './sign-in-throttle/client-address.js';
+import { SignInThrottle } from './sign-in-throttle/sign-in-throttle.service.js';
+import { tokenThrottle } from './sign-in-throttle/token-throttle.js';
 
 /** Runs the iam schema's migrations (the start script and the Helm hook call this, not every replica). */
 export function migrateAuth(config: AuthConfig): Promise<string[]> {
@@ -31,6 +35,8 @@ export async function createAuthApp(
     formPaths: /^\/interaction\/[^/]+\/login$/,
     deprecatedRoutes: serviceAccountDeprecatedRoutes(config.AUTH_ISSUER),
     beforeInit: async (nest) => {
+      // `req.ip` (the sign-in limits' client address) believes X-Forwarded-For only through these.
+      nest.set('trust proxy', parseTrustedProxies(config.AUTH_TRUSTED_PROXIES));
       const oidc = nest.get(OidcService);
       await oidc.start();
       await nest.get(UsersService).ensureAdmin(config.STRATA_ADMIN_EMAIL, config.STRATA_ADMIN_PASSWORD);
@@ -42,7 +48,12 @@ export async function createAuthApp(
       });
       nest.use('/oidc', refuseMalformedOAuthUrl);
       // The spec's token response always states a scope: default client-credentials requests to `openid`.
-      nest.use('/oidc/token', ...tokenFormParser(), defaultClientCredentialsScope);
+      nest.use(
+        '/oidc/token',
+        ...tokenFormParser(),
+        defaultClientCredentialsScope,
+        tokenThrottle(nest.get(SignInThrottle), nest.get(ServiceAccountsService)),
+      );
       nest.use('/oidc', oidc.handler());
     },
   });

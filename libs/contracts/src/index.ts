@@ -6,3 +6,4 @@ export * from './routing.js';
 export * from './collections.js';
 export * from './events.js';
 export * from './webhooks.js';
+export * from './workspaces.js';

@@ -10,6 +10,8 @@ import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { AuthConfig } from '../auth.config.js';
 import { OidcService } from './oidc.service.js';
 import { loginPage } from './login-page.js';
+import { SignInThrottle, type SignInRefusal } from '../sign-in-throttle/sign-in-throttle.service.js';
+import { clientAddressOf, refusalBody, refusalMessage } from '../sign-in-throttle/sign-in-refusal.js';
 
 interface LoginForm {
   email?: unknown;
@@ -32,6 +34,7 @@ export class InteractionController {
     private readonly workspaces: WorkspacesService,
     private readonly loginWorkspaces: LoginWorkspacesRepository,
     private readonly config: AuthConfig,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   @Get(':uid')
@@ -62,8 +65,12 @@ export class InteractionController {
         .send(loginPage({ uid, email, workspace: asked, error }));
     };
     if (!email || !password) return fail(400, 'Email and password are required.');
+    // Decided before scrypt runs: a refused attempt costs no password hash (docs/identity.md, "Guessing").
+    const attempt = await this.throttle.beginLogin(email, clientAddressOf(req));
+    if ('limit' in attempt) return this.refuse(req, res, attempt, () => fail(429, refusalMessage(attempt)));
     const user = await this.users.authenticate(email, password);
     if (!user) return fail(401, 'Wrong email or password.');
+    await this.throttle.loginSucceeded(attempt);
 
     let workspace = asked || undefined;
     if (workspace && !(await this.workspaces.isMember(user.id, workspace))) {
@@ -88,6 +95,19 @@ export class InteractionController {
       { login: { accountId: user.id }, consent: { grantId } },
       { mergeWithLastSubmission: false },
     );
+  }
+
+  /**
+   * 429 with `Retry-After`: the spec's general error body to a client that asks for JSON,
+   * the login page with the message to a browser (and to a client that takes anything).
+   */
+  private refuse(req: Request, res: Response, refusal: SignInRefusal, page: () => void): void {
+    res.set({ 'Retry-After': String(refusal.retryAfterSeconds), 'Cache-Control': 'no-store' });
+    if (req.accepts(['html', 'json']) === 'json') {
+      res.status(429).json(refusalBody(refusal, req));
+      return;
+    }
+    page();
   }
 
   /** The pending interaction, or a 400 page when it is unknown or expired (start the login again). */

@@ -1,10 +1,9 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { constantTimeEqual, hashToken } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
 import { AuthConfig } from '../auth.config.js';
-import { ServiceAccountsService } from '../service-accounts/service-accounts.service.js';
+import { secretMatches, ServiceAccountsService } from '../service-accounts/service-accounts.service.js';
 import { UsersService } from '../users/users.service.js';
 import { PermissionsService } from '../permissions/permissions.service.js';
 import { LoginWorkspacesRepository } from './login-workspaces.repository.js';
@@ -157,7 +156,7 @@ export class OidcService implements OnApplicationShutdown {
     provider.proxy = true;
     // Client secrets are stored as SHA-256: compare the presented secret by its hash.
     provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret: string }, actual: string) {
-      return constantTimeEqual(hashToken(actual), this.clientSecret);
+      return secretMatches(this.clientSecret, actual);
     };
     return provider;
   }

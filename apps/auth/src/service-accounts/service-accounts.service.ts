@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ErrorCode } from '@strata/contracts';
-import { hashToken, isFunctionPrincipalClientId, newClientId, newClientSecret } from '@strata/crypto';
+import {
+  constantTimeEqual,
+  hashToken,
+  isFunctionPrincipalClientId,
+  newClientId,
+  newClientSecret,
+} from '@strata/crypto';
 import { isUniqueViolation, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import {
@@ -42,6 +48,11 @@ const toServiceAccount = (r: ServiceAccountRow): ServiceAccount => ({
   updatedAt: r.updated_at.toISOString(),
   revokedAt: r.revoked_at?.toISOString() ?? null,
 });
+
+/** Whether `secret` is the one whose SHA-256 is `secretHash`, compared in constant time. */
+export function secretMatches(secretHash: string, secret: string): boolean {
+  return constantTimeEqual(hashToken(secret), secretHash);
+}
 
 const notFound = (id: number): StrataException => StrataException.notFound(`Service account ${id} not found`);
 
@@ -130,6 +141,12 @@ export class ServiceAccountsService {
   /** Deletes the account and takes it out of every group of the workspace. */
   async delete(scope: WorkspaceScope, id: number): Promise<void> {
     if (!(await this.accounts.delete(scope, id))) throw notFound(id);
+  }
+
+  /** Whether `secret` is the secret of the active account `clientId` names (the token endpoint's check). */
+  async authenticates(clientId: string, secret: string): Promise<boolean> {
+    const account = await this.accounts.findActiveByClientId(clientId);
+    return account !== undefined && secretMatches(account.secret_hash, secret);
   }
 
   /** The active account a client id names, for token issuance and permission resolution. */

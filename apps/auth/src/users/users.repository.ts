@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { managerOf, type Tx } from '@strata/db';
 
 export interface UserRow {
   id: string;
@@ -17,6 +18,17 @@ export class UsersRepository {
 
   async findById(id: string): Promise<UserRow | undefined> {
     const rows = await this.db.query<UserRow[]>('SELECT * FROM iam.users WHERE id = $1', [id]);
+    return rows[0];
+  }
+
+  /**
+   * The user's row, locked until `tx` ends: a user's workspace creations (which count
+   * against the user's quota) take their turn behind it.
+   */
+  async lockForUpdate(tx: Tx, id: string): Promise<UserRow | undefined> {
+    const rows = await managerOf(this.db, tx).query<UserRow[]>('SELECT * FROM iam.users WHERE id = $1 FOR UPDATE', [
+      id,
+    ]);
     return rows[0];
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { hashPassword, newUuid, verifyPassword } from '@strata/crypto';
 import { isUniqueViolation } from '@strata/db';
+import { SignInMetrics } from '../sign-in-throttle/sign-in-metrics.js';
 import { UsersRepository, type UserRow } from './users.repository.js';
 
 export interface User {
@@ -26,7 +27,10 @@ export class UsersService {
   /** Compared against when the email is unknown, so both paths cost one scrypt. */
   private readonly decoy = hashPassword('decoy-password-for-timing');
 
-  constructor(private readonly users: UsersRepository) {}
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly metrics: SignInMetrics,
+  ) {}
 
   async findById(id: string): Promise<User | undefined> {
     const row = await this.users.findById(id);
@@ -42,6 +46,7 @@ export class UsersService {
   async authenticate(email: string, password: string): Promise<User | undefined> {
     const row = await this.users.findByEmail(email);
     const ok = await verifyPassword(password, row?.password_hash ?? (await this.decoy));
+    this.metrics.passwordChecked(row && ok ? 'match' : 'mismatch');
     if (!row || !ok || row.disabled_at) return undefined;
     return toUser(row);
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { managerOf, type Tx } from '@strata/db';
+import { managerOf, type Tx, type WorkspaceScope } from '@strata/db';
 
 export interface WorkspaceRow {
   id: string;
@@ -15,7 +15,8 @@ export interface WorkspaceRow {
 /**
  * iam.workspaces, and which workspaces a user belongs to. These statements are
  * about workspaces themselves (creating one, a user's own memberships), so
- * they take no WorkspaceScope: their routes are marked @WorkspaceLess().
+ * they take no WorkspaceScope: their routes are marked @WorkspaceLess(). The
+ * facts of one workspace are read within it (`find`).
  */
 @Injectable()
 export class WorkspacesRepository {
@@ -30,6 +31,21 @@ export class WorkspacesRepository {
       [workspace.id, workspace.slug, workspace.name, workspace.description, workspace.createdBy],
     );
     return rows[0]!;
+  }
+
+  /** How many workspaces the user created (that still exist). */
+  async countCreatedBy(tx: Tx, userId: string): Promise<number> {
+    const [row] = await managerOf(this.db, tx).query<{ count: number }[]>(
+      'SELECT count(*)::int AS count FROM iam.workspaces WHERE created_by = $1',
+      [userId],
+    );
+    return row!.count;
+  }
+
+  /** The workspace a checked credential of it names. */
+  async find(scope: WorkspaceScope): Promise<WorkspaceRow | undefined> {
+    const rows = await this.db.query<WorkspaceRow[]>('SELECT * FROM iam.workspaces WHERE slug = $1', [scope.workspace]);
+    return rows[0];
   }
 
   /** Workspaces in which the user belongs to at least one group. */

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ADMIN_GROUP, ErrorCode } from '@strata/contracts';
+import { ADMIN_GROUP, ErrorCode, type WorkspaceFacts } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
-import { isUniqueViolation, issueWorkspaceScope, Transactions } from '@strata/db';
+import { isUniqueViolation, issueWorkspaceScope, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { AuthConfig } from '../auth.config.js';
 import { FunctionPrincipalsService } from '../function-principals/function-principals.service.js';
 import { GroupsRepository } from '../groups/groups.repository.js';
+import { UsersRepository } from '../users/users.repository.js';
 import { WorkspacesRepository, type WorkspaceRow } from './workspaces.repository.js';
 
 export interface Workspace {
@@ -34,11 +36,14 @@ export class WorkspacesService {
     private readonly workspaces: WorkspacesRepository,
     private readonly groups: GroupsRepository,
     private readonly functionPrincipals: FunctionPrincipalsService,
+    private readonly users: UsersRepository,
+    private readonly config: AuthConfig,
   ) {}
 
   /**
    * Creates the workspace, its administrators group with the creator in it, and its
-   * function principal (docs/compute.md), in one transaction.
+   * function principal (docs/compute.md), in one transaction, within the creator's
+   * quota (docs/identity.md, "Workspaces").
    */
   async create(
     userId: string,
@@ -46,6 +51,7 @@ export class WorkspacesService {
   ): Promise<Workspace> {
     try {
       return await this.transactions.run(async (tx) => {
+        await this.withinQuota(tx, userId);
         const row = await this.workspaces.insert(tx, {
           id: newUuid(),
           slug: input.slug,
@@ -70,6 +76,36 @@ export class WorkspacesService {
       }
       throw err;
     }
+  }
+
+  /**
+   * Refuses (403 PLAN_RESTRICTED) a user who created WORKSPACE_QUOTA_PER_USER workspaces
+   * already; a platform administrator has no quota. The user's row stays locked until the
+   * transaction ends, so concurrent creations by one user are counted one after another.
+   */
+  private async withinQuota(tx: Tx, userId: string): Promise<void> {
+    const user = await this.users.lockForUpdate(tx, userId);
+    if (user?.is_platform_admin) return;
+    const quota = this.config.WORKSPACE_QUOTA_PER_USER;
+    const created = await this.workspaces.countCreatedBy(tx, userId);
+    if (created < quota) return;
+    throw StrataException.forbidden(
+      `Workspace quota exceeded: a user may create at most ${quota} workspace${quota === 1 ? '' : 's'} ` +
+        `and you have created ${created}. Ask a platform administrator for a workspace or a higher quota.`,
+      ErrorCode.PLAN_RESTRICTED,
+    );
+  }
+
+  /** What the other services are told about a workspace (its creator, for one). */
+  async facts(scope: WorkspaceScope): Promise<WorkspaceFacts> {
+    const row = await this.workspaces.find(scope);
+    if (!row) throw StrataException.notFound(`Workspace '${scope.workspace}' not found`, ErrorCode.NOT_FOUND);
+    return {
+      slug: row.slug,
+      id: row.id,
+      createdBy: { type: 'user', id: row.created_by },
+      createdAt: row.created_at.toISOString(),
+    };
   }
 
   /** Workspaces in which the user belongs to at least one group. */
