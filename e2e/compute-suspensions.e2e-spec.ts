@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@strata/testing';
+import { loginWithPassword } from '@strata/sdk';
 import { adminWorkspaceToken, call, startStack, type Stack, type WorkerProcess } from '@strata/testkit';
 
 /**
@@ -61,11 +62,12 @@ async function finished(workspace: string, bearer: string, jobId: string): Promi
   }, 60_000);
 }
 
-// An object grown without end: growing its key table needs one allocation past the heap, which V8
-// cannot stop at the limit; isolated-vm loses the isolate (it did so every time at 32 MB).
-const BOMB = 'async function run() { const o = {}; for (let i = 0; ; i++) o["k" + i] = i; }';
+// A Map grown without end: growing its table needs one allocation past the heap, which V8 cannot
+// stop at the limit; isolated-vm loses the isolate (every time at 32 MB, in under 3 s even on a
+// loaded machine: an object's keys took as long as the CPU limit there, and sometimes ended on it).
+const BOMB = 'async function run() { const m = new Map(); for (let i = 0; ; i++) m.set(i, [i, i, i]); }';
 // The same, as other code (another functionCodeHash).
-const OTHER_BOMB = 'async function run() { const keys = {}; for (let n = 0; ; n++) keys["n" + n] = n; }';
+const OTHER_BOMB = 'async function run() { const seen = new Map(); for (let n = 0; ; n++) seen.set(n, [n, n, n, n]); }';
 
 describe('runs that lose isolates', () => {
   it('refuse their code, then suspend their workspace: its runs and requests are refused, others run on', async () => {
@@ -208,6 +210,59 @@ describe('runs that lose isolates', () => {
     // The workspace's other code still runs.
     const fine = await test(otherWs, otherToken, 'async function run() { return { success: true, data: "fine" }; }');
     expect(await finished(otherWs, otherToken, fine)).toMatchObject({ status: 'succeeded', result: { data: 'fine' } });
+    expect(workerExited).toBe(false);
+  }, 240_000);
+
+  it('count against the user who created the workspace: their other workspaces back off and are suspended too', async () => {
+    await stack.createUser(`mallory-${suffix}@example.test`, 'mallory-password-1');
+    const login = (workspace?: string) =>
+      loginWithPassword({
+        authUrl: stack.authUrl,
+        email: `mallory-${suffix}@example.test`,
+        password: 'mallory-password-1',
+        ...(workspace ? { workspace } : {}),
+      }).then((t) => t.accessToken);
+    const unscoped = await login();
+    const own: Record<string, string> = {};
+    for (const name of ['one', 'two', 'three']) {
+      const slug = `mallory-${name}-${suffix}`;
+      const created = await call('POST', `${stack.baseUrl}/workspace/api/v1/workspaces`, {
+        token: unscoped,
+        body: { slug, name: slug },
+      });
+      expect(created.status).toBe(201);
+      own[name] = slug;
+    }
+    const tokens = Object.fromEntries(
+      await Promise.all(Object.entries(own).map(async ([name, slug]) => [name, await login(slug)] as const)),
+    );
+
+    // One loss in each of two workspaces: two for their creator, who reaches the threshold (2).
+    const lost = (name: string, code: string) =>
+      test(own[name]!, tokens[name]!, code).then((job) => finished(own[name]!, tokens[name]!, job));
+    expect(await lost('one', `${BOMB} /* one */`)).toMatchObject({ error: { name: 'MemoryLimitExceeded' } });
+    expect(await lost('two', `${OTHER_BOMB} /* two */`)).toMatchObject({ error: { name: 'MemoryLimitExceeded' } });
+
+    // The third workspace lost nothing itself, and is refused for its creator: a new workspace is no fresh start.
+    const refused = await finished(
+      own['three']!,
+      tokens['three']!,
+      await test(own['three']!, tokens['three']!, 'async function run() { return { success: true }; }'),
+    );
+    expect(refused).toMatchObject({
+      status: 'failed',
+      error: {
+        name: 'ExecutionsSuspended',
+        message: expect.stringMatching(
+          /^Function runs of the workspaces this workspace's creator created are suspended until /,
+        ),
+      },
+      logs: [],
+    });
+
+    // Workspaces the administrator created for others are not the administrator's to lose.
+    const fine = await test(otherWs, otherToken, 'async function run() { return { success: true, data: "fine" }; }');
+    expect(await finished(otherWs, otherToken, fine)).toMatchObject({ status: 'succeeded' });
     expect(workerExited).toBe(false);
   }, 240_000);
 });

@@ -3,7 +3,7 @@ import { appendFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { AuthConfig, createAuthApp, migrateAuth } from '@strata/auth';
+import { AuthConfig, createAuthApp, migrateAuth, UsersService } from '@strata/auth';
 import { ComputeConfig, createComputeApp, migrateCompute } from '@strata/compute';
 import { DataConfig, createDataApp, migrateData } from '@strata/data';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
@@ -66,6 +66,11 @@ export interface Stack {
   readonly natsPrefix: string;
   /** Starts one more data-service replica on the same database and NATS prefix (not behind the gateway). */
   startDataReplica(overrides?: Record<string, string>): Promise<INestApplication>;
+  /**
+   * Creates a user who is not a platform administrator (the platform has no sign-up API: an
+   * operator creates users), who can then log in and create workspaces of their own.
+   */
+  createUser(email: string, password: string): Promise<void>;
   /** Stops the auth service and starts a fresh one on the same port and database, with `overrides` on top. */
   restartAuth(overrides?: Record<string, string>): Promise<void>;
   /** Stops the data service and starts a fresh one on the same port (behind the gateway), with `overrides` on top. */
@@ -285,6 +290,9 @@ export async function startStack(overrides: Record<string, string> = {}, options
       const replica = await createWebhooksApp(config, { clock: clocks.webhooks });
       await replica.listen(replicaPort, '127.0.0.1');
       return replica;
+    },
+    async createUser(email, password) {
+      await auth.get(UsersService).create(email, password);
     },
     async restartAuth(extra = {}) {
       await auth.close();

@@ -5,3 +5,4 @@ export { SigningKeysService } from './oidc/signing-keys.service.js';
 export { rotateSigningKey } from './oidc/rotate-signing-key.js';
 export { OidcService } from './oidc/oidc.service.js';
 export { reencryptAuth } from './oidc/reencrypt-keys.js';
+export { UsersService } from './users/users.service.js';

@@ -94,7 +94,7 @@ describe('workspace facts for the services', () => {
     expect(facts.body).toEqual({
       slug: 'erin-one',
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      createdBy: { type: 'user', id: erin.id },
+      createdBy: { type: 'user', id: erin.id, platformAdmin: false },
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     const scoped = await loginWithPassword({

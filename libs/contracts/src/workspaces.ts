@@ -7,7 +7,12 @@
 export interface WorkspaceFacts {
   readonly slug: string;
   readonly id: string;
-  /** The principal that created the workspace: always a user (only users create workspaces). */
-  readonly createdBy: { readonly type: 'user'; readonly id: string };
+  /**
+   * The principal that created the workspace: always a user (only users create
+   * workspaces). `platformAdmin`: a platform administrator, who creates
+   * workspaces for others (the compute service does not count one tenant's lost
+   * isolates against the other tenants' workspaces an administrator created).
+   */
+  readonly createdBy: { readonly type: 'user'; readonly id: string; readonly platformAdmin: boolean };
   readonly createdAt: string;
 }

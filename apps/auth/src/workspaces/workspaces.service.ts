@@ -100,10 +100,11 @@ export class WorkspacesService {
   async facts(scope: WorkspaceScope): Promise<WorkspaceFacts> {
     const row = await this.workspaces.find(scope);
     if (!row) throw StrataException.notFound(`Workspace '${scope.workspace}' not found`, ErrorCode.NOT_FOUND);
+    const creator = await this.users.findById(row.created_by);
     return {
       slug: row.slug,
       id: row.id,
-      createdBy: { type: 'user', id: row.created_by },
+      createdBy: { type: 'user', id: row.created_by, platformAdmin: creator?.is_platform_admin === true },
       createdAt: row.created_at.toISOString(),
     };
   }

@@ -4,6 +4,7 @@ import {
   codeRefusalMessage,
   codeRefusedAt,
   parseLostIsolates,
+  probationAt,
   suspendedAt,
   suspensionMessage,
   type LostIsolates,
@@ -162,5 +163,16 @@ describe('suspensionMessage', () => {
     expect(suspensionMessage(at('2026-11-26T10:05:00.000Z'), { after: 1, windowMs: 60_000, suspendMs: 1 })).toContain(
       'lose 1 isolate within 1 minute (',
     );
+  });
+});
+
+describe('probationAt', () => {
+  it('holds from a loss until the window after the last one has passed', () => {
+    const first = afterLoss(undefined, at('2026-11-26T10:00:00.000Z'), policy, 'c1');
+    expect(probationAt(undefined, at('2026-11-26T10:00:00.000Z'), policy)).toBeUndefined();
+    expect(probationAt(first, at('2026-11-26T10:09:59.999Z'), policy)).toEqual(at('2026-11-26T10:10:00.000Z'));
+    expect(probationAt(first, at('2026-11-26T10:10:00.000Z'), policy)).toBeUndefined();
+    const second = afterLoss(first, at('2026-11-26T10:05:00.000Z'), policy, 'c2');
+    expect(probationAt(second, at('2026-11-26T10:12:00.000Z'), policy)).toEqual(at('2026-11-26T10:15:00.000Z'));
   });
 });

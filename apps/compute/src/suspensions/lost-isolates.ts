@@ -117,3 +117,13 @@ export function suspensionMessage(until: Date, policy: SuspensionPolicy): string
     `within ${minutes} minute${minutes === 1 ? '' : 's'} (memory grown past what its limit can stop).`
   );
 }
+
+/** The message of a run refused because the workspaces of its workspace's creator are suspended. */
+export function creatorSuspensionMessage(until: Date, policy: SuspensionPolicy): string {
+  const minutes = Math.max(1, Math.round(policy.windowMs / 60_000));
+  return (
+    `Function runs of the workspaces this workspace's creator created are suspended until ${until.toISOString()}: ` +
+    `runs in their workspaces made the sandbox lose ${policy.after} isolate${policy.after === 1 ? '' : 's'} ` +
+    `within ${minutes} minute${minutes === 1 ? '' : 's'} (memory grown past what its limit can stop).`
+  );
+}

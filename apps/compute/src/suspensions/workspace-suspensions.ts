@@ -13,6 +13,7 @@ import {
   afterLoss,
   codeRefusalMessage,
   codeRefusedAt,
+  creatorSuspensionMessage,
   parseLostIsolates,
   probationAt,
   suspendedAt,
@@ -26,6 +27,16 @@ export interface RunRefusal {
   readonly until: Date;
   readonly message: string;
 }
+
+/**
+ * The key of a creator's record beside the workspaces' (a workspace slug has no
+ * dot): losses count against the principal that created the workspace too.
+ */
+export function creatorKey(creator: string): string {
+  return `creator.${creator}`;
+}
+
+const isCreatorKey = (key: string) => key.startsWith('creator.');
 
 /** Records outlive the longest window and suspension the settings allow (a day), whichever process wrote them. */
 const RECORD_TTL_MS = 86_400_000;
@@ -101,7 +112,7 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
   suspendedCount(): number {
     const now = this.clock.now();
     let count = 0;
-    for (const { record } of this.known.values()) if (suspendedAt(record, now)) count++;
+    for (const [key, { record }] of this.known) if (!isCreatorKey(key) && suspendedAt(record, now)) count++;
     return count;
   }
 
@@ -110,8 +121,10 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
    * take one isolate of an engine at a time (the first step of the back-off;
    * the second is the suspension).
    */
-  onProbation(workspace: string): boolean {
-    return probationAt(this.known.get(workspace)?.record, this.clock.now(), this.policy) !== undefined;
+  onProbation(workspace: string, creator?: string): boolean {
+    const now = this.clock.now();
+    const on = (key: string) => probationAt(this.known.get(key)?.record, now, this.policy) !== undefined;
+    return on(workspace) || (creator !== undefined && on(creatorKey(creator)));
   }
 
   /** Whether every run of the workspace is refused now (it is suspended), and why. */
@@ -120,10 +133,17 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
     return until ? { until, message: suspensionMessage(until, this.policy) } : undefined;
   }
 
-  /** Whether a run of this code in this workspace is refused now: the workspace suspended, or the code. */
-  refusal(workspace: string, codeHash: string): RunRefusal | undefined {
+  /**
+   * Whether a run of this code in this workspace is refused now: the workspace
+   * suspended, its creator's workspaces suspended (`creator`, when the caller
+   * knows it), or the code.
+   */
+  refusal(workspace: string, codeHash: string, creator?: string): RunRefusal | undefined {
     const suspended = this.workspaceRefusal(workspace);
     if (suspended) return suspended;
+    const byCreator =
+      creator === undefined ? undefined : suspendedAt(this.known.get(creatorKey(creator))?.record, this.clock.now());
+    if (byCreator) return { until: byCreator, message: creatorSuspensionMessage(byCreator, this.policy) };
     const refused = codeRefusedAt(this.known.get(workspace)?.record, codeHash, this.clock.now());
     return refused ? { until: refused, message: codeRefusalMessage(refused, codeHash) } : undefined;
   }
@@ -136,20 +156,20 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
    * written to the shared bucket in the background (a stopping worker waits
    * for these writes before it ends).
    */
-  recordLoss(workspace: string, codeHash: string): void {
-    // Known here at once (the store's answer replaces it): the run that waited behind the lost one
-    // on this worker is held back or refused as soon as it gets its isolate, not after the write.
-    const known = this.known.get(workspace);
-    this.known.set(workspace, {
-      revision: known?.revision ?? 0,
-      record: afterLoss(known?.record, this.clock.now(), this.policy, codeHash),
-    });
-    const write = this.writeLoss(workspace, codeHash)
-      .catch((err: unknown) =>
-        this.logger.error({ msg: 'lost isolate not recorded against its workspace', workspace, err: String(err) }),
-      )
-      .finally(() => this.writes.delete(write));
-    this.writes.add(write);
+  recordLoss(workspace: string, codeHash: string, creator?: string): void {
+    for (const key of creator === undefined ? [workspace] : [workspace, creatorKey(creator)]) {
+      // Known here at once (the store's answer replaces it): the run that waited behind the lost one
+      // on this worker is held back or refused as soon as it gets its isolate, not after the write.
+      const known = this.known.get(key);
+      this.known.set(key, {
+        revision: known?.revision ?? 0,
+        record: afterLoss(known?.record, this.clock.now(), this.policy, codeHash),
+      });
+      const write = this.writeLoss(key, codeHash)
+        .catch((err: unknown) => this.logger.error({ msg: 'lost isolate not recorded', key, err: String(err) }))
+        .finally(() => this.writes.delete(write));
+      this.writes.add(write);
+    }
   }
 
   /**
@@ -179,21 +199,23 @@ export class WorkspaceSuspensions implements OnModuleInit, BeforeApplicationShut
     this.watcher?.stop();
   }
 
-  private async writeLoss(workspace: string, codeHash: string): Promise<void> {
+  /** One more loss on the record of `key` (a workspace, or a creator's `creatorKey`). */
+  private async writeLoss(key: string, codeHash: string): Promise<void> {
     const kv = await this.open();
     for (let attempt = 1; ; attempt++) {
-      const entry = await kv.get(workspace);
+      const entry = await kv.get(key);
       const current = entry?.operation === 'PUT' ? entry : undefined;
       const previous = current ? parseLostIsolates(current.string()) : undefined;
       const next = afterLoss(previous, this.clock.now(), this.policy, codeHash);
       try {
         const revision = current
-          ? await kv.update(workspace, JSON.stringify(next), current.revision)
-          : await kv.create(workspace, JSON.stringify(next));
-        this.apply(workspace, revision, next);
+          ? await kv.update(key, JSON.stringify(next), current.revision)
+          : await kv.create(key, JSON.stringify(next));
+        this.apply(key, revision, next);
+        const whose = isCreatorKey(key) ? 'the workspaces of a creator' : 'workspace';
         this.logger.warn({
-          msg: next.suspendedUntil ? 'workspace suspended: its runs lost isolates' : 'a run lost its isolate',
-          workspace,
+          msg: next.suspendedUntil ? `${whose} suspended: their runs lost isolates` : 'a run lost its isolate',
+          key,
           losses: next.losses.length,
           ...(next.suspendedUntil ? { suspendedUntil: next.suspendedUntil } : {}),
         });

@@ -17,6 +17,7 @@ import { heldRun, parseDispatchedRun } from '../runs/carried-run.js';
 import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { RunExecutor, type ExecutedRun } from './run-executor.js';
 import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE, workspaceIsolates } from './sandbox-engine.provider.js';
+import { WorkspaceCreators } from './workspace-creators.js';
 
 /** Narrows a dispatch message; anything else is answered `lost`. */
 export function parseEndpointDispatch(payload: unknown): EndpointDispatch | undefined {
@@ -59,6 +60,7 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     @Inject(ENDPOINT_SANDBOX_ENGINE) private readonly endpointEngine: SandboxEngine,
     @Inject(SANDBOX_ENGINE) private readonly backgroundEngine: SandboxEngine,
     private readonly suspensions: WorkspaceSuspensions,
+    private readonly creators: WorkspaceCreators,
   ) {}
 
   /** Joins the queue group before the worker says it is ready (the subscription is flushed to the server). */
@@ -144,7 +146,7 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
   private take(workspace: string): Slot | undefined {
     if (this.closing) return undefined;
     const held = this.perWorkspace.get(workspace) ?? 0;
-    const share = this.suspensions.onProbation(workspace)
+    const share = this.suspensions.onProbation(workspace, this.creators.known(workspace))
       ? 1
       : workspaceIsolates(this.config, this.capacity + this.config.COMPUTE_WORKER_ISOLATES);
     if (held >= share) return undefined;

@@ -26,6 +26,7 @@ import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
 import { DeferredClaim, type JobMessage } from './deferred-claim.js';
 import { SANDBOX_ENGINE, workspaceIsolates } from './sandbox-engine.provider.js';
+import { WorkspaceCreators } from './workspace-creators.js';
 
 /** Function versions whose code a worker keeps in memory (oldest first out). */
 const CODE_CACHE_SIZE = 256;
@@ -212,6 +213,7 @@ export class RunExecutor {
     private readonly jobs: RunJobs,
     private readonly suspensions: WorkspaceSuspensions,
     private readonly metrics: ComputeMetrics,
+    private readonly creators: WorkspaceCreators,
   ) {
     this.ring = keyRingOf(config);
     this.workspaceIsolates = workspaceIsolates(config, config.COMPUTE_WORKER_ISOLATES);
@@ -425,9 +427,11 @@ export class RunExecutor {
     const refusal = new AbortController();
     let refusedAtStart: RunRefusal | undefined;
     let startedAt: Date | undefined;
+    /** Who created the workspace: its losses count against them too (docs/compute.md, "Suspended workspaces"). */
+    let creator: string | undefined;
     const onStart = () => {
       startedAt = this.clock.now();
-      refusedAtStart = this.suspensions.refusal(scope.workspace, run.functionCodeHash);
+      refusedAtStart = this.suspensions.refusal(scope.workspace, run.functionCodeHash, creator);
       if (refusedAtStart) refusal.abort();
       options.onStart?.();
       if (claimAtStart && openGate) openGate(claimNow());
@@ -440,7 +444,8 @@ export class RunExecutor {
     try {
       let executed: ExecutedRun;
       try {
-        const refused = this.suspensions.refusal(scope.workspace, run.functionCodeHash);
+        creator = await this.creators.creatorOf(scope);
+        const refused = this.suspensions.refusal(scope.workspace, run.functionCodeHash, creator);
         if (refused) throw new WorkspaceSuspendedError(refused);
         const code = await this.codeOf(scope, run);
         const params = openRunParams(this.ring, run.id, run.params);
@@ -459,11 +464,11 @@ export class RunExecutor {
             // One workspace never holds every isolate; after a loss, one at a time.
             tenant: {
               key: scope.workspace,
-              maxRuns: this.suspensions.onProbation(scope.workspace) ? 1 : this.workspaceIsolates,
+              maxRuns: this.suspensions.onProbation(scope.workspace, creator) ? 1 : this.workspaceIsolates,
             },
             onStart,
             // A loss (now or after the run ended) counts against the workspace: it restarts a shared worker.
-            onIsolateLost: () => this.suspensions.recordLoss(scope.workspace, run.functionCodeHash),
+            onIsolateLost: () => this.suspensions.recordLoss(scope.workspace, run.functionCodeHash, creator),
           },
           bridge,
         );

@@ -20,6 +20,7 @@ import { HttpEgress } from './api/http-egress.js';
 import { FunctionPrincipalPermissions } from './api/function-principal-permissions.js';
 import { RunApi } from './api/run-api.js';
 import { FunctionPrincipalTokens } from './function-principal-tokens.js';
+import { WorkspaceCreators } from './workspace-creators.js';
 import { JobConsumer } from './job-consumer.js';
 import { RunExecutor } from './run-executor.js';
 import { EndpointServer } from './endpoint-server.js';
@@ -72,6 +73,7 @@ export class WorkerModule {
         SandboxEngineProvider,
         EndpointSandboxEngineProvider,
         FunctionPrincipalTokens,
+        WorkspaceCreators,
         TriggersRepository,
         TriggerExecutions,
         RunJobs,
