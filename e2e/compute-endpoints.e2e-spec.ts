@@ -84,9 +84,12 @@ const finalRun = (runId: string | null) =>
 const runsOf = async (triggerId: string) =>
   (await call('GET', `${base()}/function-runs?triggerId=${triggerId}`, { token })).body.runs as any[];
 
+/** An hmac-mode call's headers, signed as docs/compute.md says (by hand: not the SDK's code). */
 const sign = (secret: string, method: string, target: string, body: string, at = Math.floor(Date.now() / 1000)) => ({
   'x-signature-timestamp': String(at),
-  'x-signature': `sha256=${createHmac('sha256', secret).update(`${at}.${method}.${target}.${body}`).digest('hex')}`,
+  'x-signature': `sha256=${createHmac('sha256', secret)
+    .update(`${at}.${method}.${Buffer.byteLength(target)}:${target}.${body}`)
+    .digest('hex')}`,
 });
 
 describe('endpoint triggers', () => {
@@ -366,6 +369,13 @@ describe('endpoint triggers', () => {
     expect((await post(sign(secret, 'POST', target, body), '?ref=abd')).status).toBe(401);
     expect((await post(sign(secret, 'POST', target, body), '?ref=abc', '{"amount":99}')).status).toBe(401);
     expect((await post(sign('ses_wrong', 'POST', target, body))).status).toBe(401);
+    // A signature for `?ref=abc` with the body `1.{…}` does not cover `?ref=abc.1` with the body `{…}`: the
+    // target's length is signed, so the boundary cannot be moved (before 2026-11-29 both signed the same bytes).
+    const moved = await post(sign(secret, 'POST', target, `1.${body}`), '?ref=abc.1', body);
+    expect({ status: moved.status, error: moved.body.error }).toEqual({
+      status: 401,
+      error: expect.stringContaining('does not match'),
+    });
     const stale = await post(sign(secret, 'POST', target, body, Math.floor(Date.now() / 1000) - 3600));
     expect(stale.status).toBe(401);
     expect(stale.body.error).toContain('x-signature-timestamp');

@@ -446,8 +446,11 @@ describe('inbound capture', () => {
     expect(cleared.status).toBe(200);
     expect(cleared.body.triggerMetadata.autoPersist).toBeUndefined();
     // No record any more: `skipped` when the arrival came while inbound still held the trigger's old settings
-    // (INBOUND_TRIGGER_CACHE_MS), none at all once it has the new ones.
-    const after = await send('persisted', good, sign(good));
+    // (INBOUND_TRIGGER_CACHE_MS), none at all once it has the new ones. (A body of its own: the same signed body
+    // again would be a replay within INBOUND_HMAC_REPLAY_WINDOW_S, answered with the first arrival.)
+    const next = JSON.stringify({ n: 42 });
+    const after = await send('persisted', next, sign(next));
+    expect(after.body.inboundEventId).not.toBe(ok.body.inboundEventId);
     const afterRow = await settled(after.body.inboundEventId);
     expect([null, 'skipped']).toContain(afterRow.persistStatus);
     expect(afterRow.persistedRecordId).toBeNull();

@@ -525,8 +525,10 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
         correlationId: 'hook-1',
         input: { amount: 120 },
       });
+      // The same signed request by id: the run it started (plain HMAC requests are remembered for a window).
       const byId = await send(`${base()}/orchestrations/${id}/webhook`, sig);
       expect(byId.status).toBe(200);
+      expect(byId.body.runId).toBe(byPath.body.runId);
 
       expect((await send(`${base()}/webhooks/orders`, '0'.repeat(64))).status).toBe(401);
       expect((await send(`${base()}/webhooks/orders`, sig, JSON.stringify({ amount: 121 }))).status).toBe(401);
@@ -566,9 +568,12 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
         body: { slug: 'hooked-2', name: 'Again', trigger: { type: 'http-trigger', path: 'orders' }, steps: checkout() },
       });
       expect(clash.status).toBe(409);
-      // A paused orchestration starts nothing from its trigger.
+      // A paused orchestration starts nothing from its trigger (a request it has not seen: the one it ran within
+      // the replay window is answered with its run, ORCHESTRATION_HMAC_REPLAY_WINDOW_S).
       await call('PUT', `${base()}/orchestrations/${id}`, { token, body: { status: 'paused' } });
-      expect((await send(`${base()}/webhooks/orders`, sig)).status).toBe(409);
+      const unseen = JSON.stringify({ amount: 122 });
+      const unseenSig = createHmac('sha256', 'orch-hook-secret').update(unseen).digest('hex');
+      expect((await send(`${base()}/webhooks/orders`, unseenSig, unseen)).status).toBe(409);
     });
 
     it('starts one run per Standard Webhooks delivery: the same webhook-id again answers the first run', async () => {

@@ -14,13 +14,20 @@
  * alone (written `received`, as before 2026-11-24, the sweep dispatched them in the
  * background while both sides were measured).
  *
+ * Every call has a body of its own (the same size: an invoice id counting up) and its own
+ * signature: a plain HMAC request sent again within INBOUND_HMAC_REPLAY_WINDOW_S is answered
+ * as a duplicate and stores nothing (docs/inbound.md), so one body sent over and over would
+ * measure duplicates. The bare server claims each signature too (the same row in
+ * `inbound.signature_claims`, in its insert's statement), as the service does since
+ * 2026-11-29.
+ *
  * One call at a time (the 202's p50/p99), then `BENCH_INBOUND_CONCURRENCY` at a time
  * (arrivals per second) in `BENCH_INBOUND_ROUNDS` rounds per side, alternating between
  * the two, so that the machine's load changing during the run weighs on both; the ratio
  * is the median of the rounds' ratios. Target (issue 16): at least half the bare
  * server's throughput.
  */
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, request, Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -40,7 +47,18 @@ const CONCURRENCY = env('BENCH_INBOUND_CONCURRENCY', 8);
 const ROUNDS = env('BENCH_INBOUND_ROUNDS', 5);
 const WARMUP = 100;
 const SECRET = 'bench-signing-secret';
-const BODY = JSON.stringify({ type: 'invoice.paid', id: 'in_123', amount: 4200, currency: 'eur', lines: [1, 2, 3] });
+/** The body of the n-th call: every call's differs, and all have the same size. */
+const bodyOf = (n: number) =>
+  JSON.stringify({
+    type: 'invoice.paid',
+    id: `in_${String(n).padStart(12, '0')}`,
+    amount: 4200,
+    currency: 'eur',
+    lines: [1, 2, 3],
+  });
+const BODY_BYTES = Buffer.byteLength(bodyOf(0));
+/** Calls sent so far, by every poster of this run: each gets the next body. */
+let sent = 0;
 
 interface Stats {
   p50: number;
@@ -58,9 +76,10 @@ const ms = (v: number) => `${v.toFixed(2).padStart(7)} ms`;
 /** A signed POST over kept-alive connections; resolves with the status. */
 function poster(connections: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const signature = createHmac('sha256', SECRET).update(BODY).digest('hex');
   const send = (url: string) =>
     new Promise<number>((resolve, reject) => {
+      const body = bodyOf(sent++);
+      const signature = createHmac('sha256', SECRET).update(body).digest('hex');
       const req = request(
         url,
         {
@@ -68,7 +87,7 @@ function poster(connections: number) {
           agent,
           headers: {
             'content-type': 'application/json',
-            'content-length': Buffer.byteLength(BODY),
+            'content-length': Buffer.byteLength(body),
             'x-signature': `sha256=${signature}`,
           },
         },
@@ -78,12 +97,12 @@ function poster(connections: number) {
         },
       );
       req.on('error', reject);
-      req.end(BODY);
+      req.end(body);
     });
   return { send, close: () => agent.destroy() };
 }
 
-/** The bare server: read, verify, seal, insert, 202. */
+/** The bare server: read, verify, seal, insert (with the signature's claim), 202. */
 async function bareServer(databaseUrl: string, ring: KeyRing, triggerId: string) {
   const db = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY });
   const server: Server = createServer((req, res) => {
@@ -101,8 +120,13 @@ async function bareServer(databaseUrl: string, ring: KeyRing, triggerId: string)
       const id = newInboundEventId();
       const payload = ring.encrypt(body, `inbound.inbound_events:${id}:payload`);
       const headers = ring.encrypt(JSON.stringify(req.headers), `inbound.inbound_events:${id}:headers`);
+      const claim = `hmac-sha256:${createHash('sha256').update(expected).digest('hex')}`;
       db.query(
-        `INSERT INTO inbound.inbound_events (id, workspace_slug, trigger_id, function_id, source_name, signature_result,
+        `WITH claimed AS (
+           INSERT INTO inbound.signature_claims (workspace_slug, trigger_id, signature_key, inbound_event_id, claimed_at,
+                                                 expires_at)
+           VALUES ('bare', $2, $10, $1, now(), now() + interval '7 days') ON CONFLICT DO NOTHING)
+         INSERT INTO inbound.inbound_events (id, workspace_slug, trigger_id, function_id, source_name, signature_result,
            signature_scheme, dispatch_status, correlation_id, payload, headers, key_version, content_type, body_bytes,
            job_id, received_at)
          VALUES ($1, 'bare', $2, NULL, 'hook', 'verified', 'hmac-sha256', 'dispatched', $3, $4, $5, $6, $7, $8, $9,
@@ -117,6 +141,7 @@ async function bareServer(databaseUrl: string, ring: KeyRing, triggerId: string)
           req.headers['content-type'] ?? null,
           body.length,
           randomUUID(),
+          claim,
         ],
       ).then(
         () => {
@@ -237,7 +262,7 @@ async function main(): Promise<void> {
     const roundRatios = rates.ours.map((o, r) => o / rates.bare[r]!);
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
     const lines = [
-      `inbound: verified http-trigger arrivals (plain HMAC-SHA256, ${Buffer.byteLength(BODY)}-byte JSON body); services in their own processes, no sandbox worker`,
+      `inbound: verified http-trigger arrivals (plain HMAC-SHA256, ${BODY_BYTES}-byte JSON bodies, each its own); services in their own processes, no sandbox worker`,
       `  ${SAMPLES} one at a time (after ${WARMUP}), then ${TOTAL} ${CONCURRENCY} at a time in ${ROUNDS} rounds per side, alternating`,
       `  bare node:http + verify + seal + pg INSERT   202 p50 ${ms(bareFigures.latency.p50)}  p99 ${ms(bareFigures.latency.p99)}  ${bareFigures.perSecond.toFixed(0).padStart(6)} arrivals/s`,
       `  strata /http-trigger/{path}                  202 p50 ${ms(ours.latency.p50)}  p99 ${ms(ours.latency.p99)}  ${ours.perSecond.toFixed(0).padStart(6)} arrivals/s (${median(rates.dispatched).toFixed(0)}/s until every one is dispatched)`,

@@ -98,6 +98,8 @@ export interface Stack {
   restartOrchestration(overrides?: Record<string, string>): Promise<void>;
   /** Stops the inbound service and starts a fresh one on the same port, with `overrides` on top. */
   restartInbound(overrides?: Record<string, string>): Promise<void>;
+  /** Starts one more inbound replica on the same database and NATS prefix (not behind the gateway). */
+  startInboundReplica(overrides?: Record<string, string>): Promise<INestApplication>;
   /** Stops the compute API and starts a fresh one on the same port, with `overrides` on top. */
   restartCompute(overrides?: Record<string, string>): Promise<void>;
   /** Starts one more compute API replica on the same database and NATS prefix (not behind the gateway). */
@@ -238,6 +240,15 @@ export async function startStack(overrides: Record<string, string> = {}, options
         clock: clocks.orchestration,
       });
       await orchestration.listen(orchestrationPort, '127.0.0.1');
+    },
+    async startInboundReplica(extra = {}) {
+      const replicaPort = await freePort();
+      const replica = await createInboundApp(
+        loadConfig(InboundConfig, { ...inboundEnv, ...extra, INBOUND_PORT: String(replicaPort) }),
+        { clock: clocks.inbound },
+      );
+      await replica.listen(replicaPort, '127.0.0.1');
+      return replica;
     },
     async restartInbound(extra = {}) {
       await inbound?.close();

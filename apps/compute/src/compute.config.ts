@@ -1,4 +1,5 @@
-import { IsBoolean, IsIn, IsInt, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, ValidateBy } from 'class-validator';
+import { dnsServersProblem } from '@strata/egress';
 import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
 
 /** Settings of the compute service and its sandbox workers (environment variables; initialisers are the defaults). */
@@ -317,6 +318,33 @@ export class ComputeConfig extends ServiceConfig {
    */
   @IsBoolean()
   COMPUTE_FETCH_ALLOW_PRIVATE = false;
+
+  /**
+   * DNS servers `api.fetch` resolves names with (comma-separated `ip`, `ip:port` or
+   * `[ipv6]:port`); empty: the system's (`/etc/resolv.conf`). Queried through c-ares on
+   * the event loop, never getaddrinfo on the libuv thread pool (@strata/egress).
+   */
+  @IsString()
+  @ValidateBy({
+    name: 'dnsServers',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && dnsServersProblem(value) === undefined,
+      defaultMessage: (args) => `is not a list of DNS servers: ${dnsServersProblem(String(args?.value)) ?? ''}`,
+    },
+  })
+  COMPUTE_FETCH_DNS_SERVERS = '';
+
+  /** How long each try of an `api.fetch` name lookup waits for the DNS server. */
+  @IsInt()
+  @Min(10)
+  @Max(30_000)
+  COMPUTE_FETCH_DNS_TIMEOUT_MS = 2000;
+
+  /** How many times each DNS server is tried before the lookup fails with a timeout. */
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  COMPUTE_FETCH_DNS_TRIES = 2;
 
   /** How deep runs may start each other with `api.invokeTrigger` (a run it starts is one level deeper). */
   @IsInt()

@@ -1,5 +1,22 @@
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Max, Min, ValidateBy } from 'class-validator';
 import { ServiceConfig } from '@strata/platform';
+
+const DAY_S = 86_400;
+
+/** The replay window may not outlast the arrivals (a claim answers with its arrival). */
+function WithinRetention(): PropertyDecorator {
+  return ValidateBy({
+    name: 'withinRetention',
+    validator: {
+      validate: (value: unknown, args) => {
+        const days = (args?.object as Partial<InboundConfig>).INBOUND_EVENT_RETENTION_DAYS;
+        return typeof value !== 'number' || typeof days !== 'number' || value <= days * DAY_S;
+      },
+      defaultMessage: () =>
+        'must be at most INBOUND_EVENT_RETENTION_DAYS in seconds (a claim answers with its arrival)',
+    },
+  });
+}
 
 /** Settings of the inbound service (environment variables; initialisers are the defaults). */
 export class InboundConfig extends ServiceConfig {
@@ -22,6 +39,18 @@ export class InboundConfig extends ServiceConfig {
   @Min(1)
   @Max(3600)
   INBOUND_SIGNATURE_TOLERANCE_S = 300;
+
+  /**
+   * How long a verified plain HMAC-SHA256 signature is remembered on its trigger, in
+   * seconds: the same signature again within this time (the same request replayed, or a
+   * provider's identical retry) is answered as the first arrival and stored and run once.
+   * After it, the same request is accepted again (the scheme has no timestamp: nothing
+   * else can tell a replay). 0 turns it off. At most the arrivals' retention.
+   */
+  @IsInt()
+  @Min(0)
+  @WithinRetention()
+  INBOUND_HMAC_REPLAY_WINDOW_S = 7 * DAY_S;
 
   /** Arrivals older than this many days are deleted (the spec's INBOUND_EVENT_RETENTION_DAYS). */
   @IsInt()

@@ -1,5 +1,22 @@
-import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { IsOptional, ServiceConfig } from '@strata/platform';
+
+const DAY_S = 86_400;
+
+/** The replay window may not outlast the runs (a claim answers with its run). */
+function WithinRunRetention(): PropertyDecorator {
+  return ValidateBy({
+    name: 'withinRunRetention',
+    validator: {
+      validate: (value: unknown, args) => {
+        const days = (args?.object as Partial<OrchestrationConfig>).ORCHESTRATION_RUN_RETENTION_DAYS;
+        return typeof value !== 'number' || typeof days !== 'number' || value <= days * DAY_S;
+      },
+      defaultMessage: () =>
+        'must be at most ORCHESTRATION_RUN_RETENTION_DAYS in seconds (a claim answers with its run)',
+    },
+  });
+}
 
 /** Settings of the orchestration service (environment variables; initialisers are the defaults). */
 export class OrchestrationConfig extends ServiceConfig {
@@ -59,6 +76,18 @@ export class OrchestrationConfig extends ServiceConfig {
   @Min(10)
   @Max(60_000)
   ORCHESTRATION_SCHEDULER_INTERVAL_MS = 250;
+
+  /**
+   * How long a verified plain HMAC-SHA256 webhook signature is remembered on its
+   * orchestration, in seconds: the same signature again within this time (the request
+   * replayed) is answered with the first run and starts nothing. After it, the same
+   * request starts a run again (the scheme has no timestamp: nothing else can tell a
+   * replay). 0 turns it off. At most the runs' retention.
+   */
+  @IsInt()
+  @Min(0)
+  @WithinRunRetention()
+  ORCHESTRATION_HMAC_REPLAY_WINDOW_S = 7 * DAY_S;
 
   /** How long a finished run is kept (its ttlExpiresAt). */
   @IsInt()

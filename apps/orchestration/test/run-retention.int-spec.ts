@@ -86,4 +86,30 @@ describe('the retention of finished orchestration runs, against a real PostgreSQ
     // Older than the stream's 7 days and a day: gone; within them: kept; a webhook key goes only with its run.
     expect(kept.map((r) => r.event_id)).toEqual(['event-recent', 'webhook:msg_old']);
   });
+
+  it('deletes plain HMAC signature claims past their window in batches, and no other key', async () => {
+    const day = 24 * 3_600_000;
+    const at = (offsetMs: number) => new Date(clock.now().getTime() + offsetMs);
+    // 2,503 claims whose window ended (a pass of three batches), one ending right now (not after now: gone too).
+    await ds.query(
+      `INSERT INTO orchestration.event_runs (event_id, orchestration_id, workspace_slug, run_id, created_at, expires_at)
+       SELECT 'hmac-sha256:expired-' || n, 'orch', 'retention-a', 'r-' || n, $1, $2 FROM generate_series(1, 2503) AS n`,
+      [at(-2 * day), at(-1)],
+    );
+    await ds.query(
+      `INSERT INTO orchestration.event_runs (event_id, orchestration_id, workspace_slug, run_id, created_at, expires_at)
+       VALUES ('hmac-sha256:ends-now', 'orch', 'retention-a', 'r-now', $1, $2),
+              ('hmac-sha256:open', 'orch', 'retention-a', 'r-open', $1, $3),
+              ('hmac-sha256:claimed-long-ago', 'orch', 'retention-a', 'r-long', $4, $3),
+              ('event-fresh', 'orch', 'retention-a', 'r-event', $1, NULL)`,
+      [at(-day), at(0), at(1), at(-20 * day)],
+    );
+    await retention.sweep();
+    const kept = await ds.query<{ event_id: string }[]>(
+      `SELECT event_id FROM orchestration.event_runs
+        WHERE event_id LIKE 'hmac-sha256:%' OR event_id = 'event-fresh' ORDER BY event_id`,
+    );
+    // A claim older than the record events' horizon but still in its window is kept: it is not a record event's key.
+    expect(kept.map((r) => r.event_id)).toEqual(['event-fresh', 'hmac-sha256:claimed-long-ago', 'hmac-sha256:open']);
+  });
 });

@@ -1,4 +1,5 @@
-import { IsBoolean, IsInt, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
+import { dnsServersProblem } from '@strata/egress';
 import { ServiceConfig } from '@strata/platform';
 
 /** Settings of the webhooks service (environment variables; initialisers are the defaults). */
@@ -27,6 +28,33 @@ export class WebhooksConfig extends ServiceConfig {
    */
   @IsBoolean()
   WEBHOOKS_ALLOW_PRIVATE_RECEIVERS = false;
+
+  /**
+   * DNS servers receivers' names are resolved with (comma-separated `ip`, `ip:port` or
+   * `[ipv6]:port`); empty: the system's (`/etc/resolv.conf`). Queried through c-ares on
+   * the event loop, never getaddrinfo on the libuv thread pool (@strata/egress).
+   */
+  @IsString()
+  @ValidateBy({
+    name: 'dnsServers',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && dnsServersProblem(value) === undefined,
+      defaultMessage: (args) => `is not a list of DNS servers: ${dnsServersProblem(String(args?.value)) ?? ''}`,
+    },
+  })
+  WEBHOOKS_DNS_SERVERS = '';
+
+  /** How long each try of a receiver's name lookup waits for the DNS server. */
+  @IsInt()
+  @Min(10)
+  @Max(30_000)
+  WEBHOOKS_DNS_TIMEOUT_MS = 2000;
+
+  /** How many times each DNS server is tried before the lookup fails with a timeout. */
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  WEBHOOKS_DNS_TRIES = 2;
 
   /** Delays before attempts 2 to 5, in milliseconds (the spec's 30 s, 2 min, 10 min, 30 min). */
   @Matches(/^\s*\d{1,9}(\s*,\s*\d{1,9}){3}\s*$/, { message: 'must be four comma-separated delays in milliseconds' })

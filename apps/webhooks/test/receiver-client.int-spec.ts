@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import type { Resolver } from '@strata/egress';
-import { eventually } from '@strata/testing';
+import { eventually, startDnsServer } from '@strata/testing';
 import { ReceiverClient } from '../src/receivers/receiver-client.js';
 
 let server: Server;
@@ -161,5 +161,51 @@ describe('receiver client', () => {
       expect(result.kind === 'error' && result.error).toContain(why);
     }
     expect(seen.length).toBe(before);
+  });
+
+  it('resolves a receiver’s name with the DNS servers it is given (WEBHOOKS_DNS_SERVERS), and judges the answer', async () => {
+    const dns = await startDnsServer({
+      'receiver.example.test': { addresses: ['127.0.0.1'], ttl: 60 },
+      'silent.example.test': { silent: true },
+    });
+    try {
+      const before = seen.length;
+      const strict = new ReceiverClient({ ...options, allowPrivate: false, dns: { servers: [dns.address] } });
+      const refused = await strict.post(`http://receiver.example.test:${port}/ok`, {}, '{}');
+      strict.close();
+      expect(refused).toMatchObject({
+        kind: 'error',
+        error:
+          'Receiver refused: receiver.example.test resolves to a non-public address: 127.0.0.1 is in 127.0.0.0/8, Loopback (RFC 1122)',
+      });
+      expect(seen.length).toBe(before);
+      expect(dns.queriesFor('receiver.example.test').length).toBeGreaterThan(0);
+
+      // Where private receivers are allowed the same answer is delivered to, and asked only once within its TTL.
+      const lenient = new ReceiverClient({ ...options, dns: { servers: [dns.address] } });
+      const asked = dns.queriesFor('receiver.example.test').length;
+      for (let i = 0; i < 3; i++) {
+        expect(await lenient.post(`http://receiver.example.test:${port}/ok`, {}, '{}')).toMatchObject({
+          kind: 'response',
+          status: 200,
+        });
+      }
+      expect(dns.queriesFor('receiver.example.test').length).toBe(asked + 2);
+      // A name whose DNS never answers fails the attempt with a timeout that says so.
+      const quick = new ReceiverClient({
+        ...options,
+        timeoutMs: 60_000,
+        dns: { servers: [dns.address], timeoutMs: 20, tries: 1 },
+      });
+      const silent = await quick.post(`http://silent.example.test:${port}/ok`, {}, '{}');
+      quick.close();
+      lenient.close();
+      expect(silent).toMatchObject({
+        kind: 'error',
+        error: expect.stringContaining('DNS lookup of silent.example.test timed out'),
+      });
+    } finally {
+      await dns.close();
+    }
   });
 });

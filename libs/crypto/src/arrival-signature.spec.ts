@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { checkArrivalSignature, type ArrivalSignatureCheck } from './arrival-signature.js';
+import { checkArrivalSignature, signatureClaimOf, type ArrivalSignatureCheck } from './arrival-signature.js';
 
 const VECTORS = JSON.parse(
   readFileSync(new URL('../test/vectors/standard-webhooks.json', import.meta.url), 'utf8'),
@@ -76,8 +76,36 @@ describe('plain HMAC-SHA256 arrivals', () => {
     ['sha256= hex (GitHub)', `sha256=${digest.toString('hex')}`],
     ['base64', digest.toString('base64')],
     ['base64url', digest.toString('base64url')],
-  ])('verifies %s', (_form, value) => {
-    expect(withHeader(value)).toEqual({ result: 'verified', scheme: 'hmac-sha256' });
+  ])('verifies %s, answering the verified bytes', (_form, value) => {
+    expect(withHeader(value)).toEqual({ result: 'verified', scheme: 'hmac-sha256', mac: digest });
+  });
+
+  it('claims one key per signature, whatever its spelling, and per body', () => {
+    const claims = [
+      digest.toString('hex'),
+      digest.toString('hex').toUpperCase(),
+      `sha256=${digest.toString('hex')}`,
+      `SHA256=${digest.toString('hex')}`,
+      digest.toString('base64'),
+      digest.toString('base64url'),
+      ` ${digest.toString('hex')} `,
+    ].map((value) => signatureClaimOf(withHeader(value)));
+    expect(new Set(claims)).toEqual(new Set([expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/)]));
+    expect(new Set(claims).size).toBe(1);
+    // The key is not the signature: what is stored cannot be sent back as one.
+    expect(claims[0]).not.toContain(digest.toString('hex'));
+    const other = Buffer.from('{"event":"refunded"}');
+    const otherMac = createHmac('sha256', 'shhh').update(other).digest('hex');
+    const otherClaim = signatureClaimOf(
+      checkArrivalSignature(base({ body: other, headers: { 'x-signature': otherMac } })),
+    );
+    expect(otherClaim).not.toBe(claims[0]);
+  });
+
+  it('claims nothing for a rejected, unsigned or Standard Webhooks arrival', () => {
+    expect(signatureClaimOf(withHeader('0'.repeat(64)))).toBeNull();
+    expect(signatureClaimOf(checkArrivalSignature(base({ validate: false })))).toBeNull();
+    expect(signatureClaimOf({ result: 'verified', scheme: 'standard-webhooks' })).toBeNull();
   });
 
   it('reads the trigger’s own header name', () => {

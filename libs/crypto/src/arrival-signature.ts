@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { constantTimeEqual } from './compare.js';
 
@@ -9,6 +9,11 @@ export interface ArrivalVerdict {
   readonly scheme?: SignatureScheme;
   /** Why a signature was rejected (kept for the operator; never the expected value). */
   readonly reason?: string;
+  /**
+   * The 32 bytes of a verified plain HMAC-SHA256: what a replay check keys on, since the
+   * header may spell the same bytes many ways (hex of either case, base64, `sha256=` or not).
+   */
+  readonly mac?: Buffer;
 }
 
 export interface ArrivalSignatureCheck {
@@ -77,7 +82,7 @@ function standardWebhooks(
   return matched ? { result: 'verified' } : { result: 'rejected', reason: 'no webhook-signature entry matches' };
 }
 
-function plainHmac(c: ArrivalSignatureCheck): Pick<ArrivalVerdict, 'result' | 'reason'> {
+function plainHmac(c: ArrivalSignatureCheck): Pick<ArrivalVerdict, 'result' | 'reason' | 'mac'> {
   const presented = header(c.headers, c.headerName);
   if (presented === undefined || presented === '') {
     return { result: 'rejected', reason: `${c.headerName} is missing` };
@@ -86,8 +91,21 @@ function plainHmac(c: ArrivalSignatureCheck): Pick<ArrivalVerdict, 'result' | 'r
   if (!digest) return { result: 'rejected', reason: `${c.headerName} is not a hex or base64 HMAC-SHA256` };
   const expected = createHmac('sha256', c.secret!).update(c.body).digest();
   return timingSafeEqual(digest, expected)
-    ? { result: 'verified' }
+    ? { result: 'verified', mac: expected }
     : { result: 'rejected', reason: `${c.headerName} does not match` };
+}
+
+/**
+ * The key a verified plain HMAC-SHA256 arrival claims so that it is taken once within the
+ * replay window: `hmac-sha256:` and the SHA-256 (hex) of the verified MAC bytes, so every
+ * spelling of one signature is one key, and the stored key cannot be sent back as a
+ * signature. Null for any other verdict: Standard Webhooks deliveries are deduplicated by
+ * their `webhook-id` (`deliveryIdOf`), and an unverified signature may claim nothing (a
+ * forged one could shut out the sender's).
+ */
+export function signatureClaimOf(verdict: ArrivalVerdict): string | null {
+  if (verdict.result !== 'verified' || verdict.scheme !== 'hmac-sha256' || !verdict.mac) return null;
+  return `hmac-sha256:${createHash('sha256').update(verdict.mac).digest('hex')}`;
 }
 
 /** The 32 bytes of a presented HMAC-SHA256 (hex or base64, `sha256=` optional), or undefined. */

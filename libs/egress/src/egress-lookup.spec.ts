@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { LookupAddress, LookupAllOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { EgressRefusedError, egressLookup, isEgressRefusal, type Resolver } from './egress-lookup.js';
+import type { Resolver } from './dns-resolver.js';
+import { EgressRefusedError, egressLookup, isEgressRefusal } from './egress-lookup.js';
 
 /** A resolver answering fixed addresses for every name, recording what it was asked. */
 function answering(addresses: string[] | Error) {
@@ -83,7 +84,20 @@ describe('egressLookup', () => {
   });
 
   it('lets everything through when private destinations are allowed', async () => {
-    const lookup = egressLookup({ ...answering(['127.0.0.1']), allowPrivate: true });
+    const lookup = egressLookup({ ...answering(['10.1.2.3']), allowPrivate: true });
+    expect(await lookUp(lookup, 'db.internal.example')).toEqual({ err: null, address: '10.1.2.3', family: 4 });
+  });
+
+  it('answers localhost names with loopback where private destinations are allowed, without asking DNS', async () => {
+    const { resolve, asked } = answering(['8.8.8.8']);
+    const lookup = egressLookup({ resolve, allowPrivate: true });
     expect(await lookUp(lookup, 'localhost')).toEqual({ err: null, address: '127.0.0.1', family: 4 });
+    expect(await lookUp(lookup, 'api.localhost.', true)).toMatchObject({
+      address: [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ],
+    });
+    expect(asked).toEqual([]);
   });
 });

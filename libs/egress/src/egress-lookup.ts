@@ -1,19 +1,31 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { classifyAddress, describeVerdict, type AddressVerdict } from './address-verdict.js';
-import { checkHost, type EgressOptions, type EgressRefusal } from './destination.js';
-
-/** Name resolution answering every address (dns.lookup with `all: true` has this shape). */
-export type Resolver = (
-  hostname: string,
-  options: LookupAllOptions,
-  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-) => void;
+import { checkHost, isLocalhostName, type EgressOptions, type EgressRefusal } from './destination.js';
+import { DnsResolver, type Resolver } from './dns-resolver.js';
 
 export interface EgressLookupOptions extends EgressOptions {
-  /** Name resolution; dns.lookup unless given. */
+  /**
+   * Name resolution; a process-wide `DnsResolver` with the system's servers and the
+   * defaults unless given (never `dns.lookup`, whose getaddrinfo calls occupy the libuv
+   * thread pool with no timeout).
+   */
   readonly resolve?: Resolver;
 }
+
+let shared: DnsResolver | undefined;
+
+/** The resolver of lookups made without one of their own (created on first use). */
+function sharedResolver(): Resolver {
+  shared ??= new DnsResolver();
+  return shared.lookup;
+}
+
+/** What `localhost` names resolve to where they are allowed (RFC 6761: loopback, never asked of DNS). */
+const LOOPBACK: readonly LookupAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
 
 /** A connection refused by an egress check; `code` is `EEGRESSREFUSED`. */
 export class EgressRefusedError extends Error {
@@ -44,11 +56,23 @@ type AllCallback = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[
  *
  * Node never calls a lookup for an IP literal: check the URL or host first
  * (`checkUrl`, `checkHost`), and again on every redirect.
+ *
+ * Names are resolved by `options.resolve`, by default a shared `DnsResolver` (c-ares on
+ * the event loop, with a timeout and a TTL cache), so a tenant's slow DNS cannot hold
+ * the thread pool every lookup and file access of the process needs.
  */
 export function egressLookup(options: EgressLookupOptions = {}): LookupFunction {
-  const resolve: Resolver = options.resolve ?? dnsLookup;
+  const resolve: Resolver = options.resolve ?? sharedResolver();
   if (options.allowPrivate)
-    return (hostname, opts, callback) => resolve(hostname, { ...opts, all: true }, pick(hostname, opts, callback));
+    return (hostname, opts, callback) => {
+      // Where private destinations are allowed (development), `localhost` is the machine, as /etc/hosts says.
+      if (isLocalhostName(hostname)) {
+        const wanted =
+          opts.family === 4 || opts.family === 6 ? LOOPBACK.filter((a) => a.family === opts.family) : LOOPBACK;
+        return pick(hostname, opts, callback)(null, [...wanted]);
+      }
+      resolve(hostname, { ...opts, all: true }, pick(hostname, opts, callback));
+    };
   return (hostname, opts, callback) => {
     const named = checkHost(hostname);
     if (named) return callback(new EgressRefusedError(hostname, named), '', 0);

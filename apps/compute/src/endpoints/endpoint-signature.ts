@@ -17,13 +17,28 @@ export interface SignedRequest {
   readonly body: Buffer;
 }
 
+/** What a method may be in the signing input: an HTTP method's name (never a `.`). */
+const METHOD = /^[A-Z][A-Z-]*$/;
+
 /**
- * The signing input: `{timestamp}.{METHOD}.{target}.` followed by the raw body.
- * Binding the method and the target means a signature for one call cannot be
- * moved to another endpoint, method or query; the timestamp bounds replays.
+ * The signing input: `{timestamp}.{METHOD}.{byte length of target}:{target}.` followed by
+ * the raw body. Binding the method and the target means a signature for one call cannot
+ * be moved to another endpoint, method or query; the timestamp bounds replays. The
+ * target's length (its UTF-8 bytes, in decimal) fixes where it ends: without it a target
+ * ending in `.x` and a body `y` signed the same bytes as the target without `.x` and the
+ * body `x.y`, so one signature covered two calls (before 2026-11-29). The timestamp is
+ * digits and the method letters (checked here), so no field can take in the next one.
  */
 export function signingInput(r: SignedRequest): Buffer {
-  return Buffer.concat([Buffer.from(`${r.timestamp}.${r.method}.${r.target}.`, 'utf8'), r.body]);
+  if (!/^\d+$/.test(r.timestamp)) throw new Error('the timestamp of a signing input must be decimal digits');
+  if (!METHOD.test(r.method)) throw new Error('the method of a signing input must be an HTTP method name');
+  const target = Buffer.from(r.target, 'utf8');
+  return Buffer.concat([
+    Buffer.from(`${r.timestamp}.${r.method}.${target.length}:`, 'utf8'),
+    target,
+    Buffer.from('.', 'utf8'),
+    r.body,
+  ]);
 }
 
 /** The signature as a caller sends it: `sha256=` and the lower-case hex HMAC-SHA256 of the signing input. */
@@ -70,6 +85,7 @@ export function verifyEndpointSignature(c: SignatureCheck): SignatureVerdict {
   }
   const presented = decodeSignature(c.signature);
   if (!presented) return { ok: false, reason: `${SIGNATURE_HEADER} must be sha256=<hex> (or base64) HMAC-SHA256` };
+  if (!METHOD.test(c.method)) return { ok: false, reason: 'the method cannot be signed' };
   const expected = createHmac('sha256', c.secret)
     .update(signingInput({ timestamp: c.timestamp, method: c.method, target: c.target, body: c.body }))
     .digest();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, isWorkspaceSlug, signingSecretAad, TRIGGER_PATH } from '@strata/contracts';
-import { checkArrivalSignature, deliveryIdOf, newInboundEventId, type KeyRing } from '@strata/crypto';
+import { checkArrivalSignature, deliveryIdOf, newInboundEventId, signatureClaimOf, type KeyRing } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
 import { ArrivalDispatcher } from '../dispatch/arrival-dispatcher.js';
@@ -89,37 +89,48 @@ export class ArrivalsService {
     const rejected = verdict.result === 'rejected';
     const paused = trigger.paused && !rejected;
     const status: DispatchStatus = rejected || paused ? 'dropped_dispatch' : 'received';
-    const { stored, event } = await this.events.insert(scope, {
-      id,
-      triggerId: trigger.id,
-      functionId: trigger.functionId,
-      sourceName: trigger.name,
-      signatureResult: verdict.result,
-      signatureScheme: verdict.scheme ?? null,
-      dispatchStatus: status,
-      dispatchError: rejected
-        ? `Signature rejected: ${verdict.reason ?? 'no reason'}; never dispatched.`
-        : paused
-          ? 'The trigger is paused.'
-          : null,
-      correlationId,
-      replayedFrom: null,
-      payload: sealed.payload,
-      headers: sealed.headers,
-      keyVersion: sealed.keyVersion,
-      contentType: typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : null,
-      bodyBytes: body.length,
-      runId: null,
-      jobId: randomUUID(),
-      // Only verified arrivals are written as records (spec: auto-persist needs signature validation).
-      persistStatus: trigger.autoPersist && verdict.result === 'verified' && !paused ? 'pending' : null,
-      persistedRecordId: null,
-      persistError: null,
-      receivedAt: now,
-      dispatchedAt: null,
-      deliveryId: verdict.result === 'verified' ? deliveryIdOf(verdict.scheme, req.headers['webhook-id']) : null,
-    });
-    // The same delivery again (a provider's retry, signed anew): answered as the first, and nothing runs twice.
+    // A verified plain HMAC has no delivery id: its signature is claimed for the replay window instead.
+    const claimKey = this.config.INBOUND_HMAC_REPLAY_WINDOW_S > 0 ? signatureClaimOf(verdict) : null;
+    const claim =
+      claimKey === null
+        ? null
+        : { key: claimKey, expiresAt: new Date(now.getTime() + this.config.INBOUND_HMAC_REPLAY_WINDOW_S * 1000) };
+    const { stored, event } = await this.events.insert(
+      scope,
+      {
+        id,
+        triggerId: trigger.id,
+        functionId: trigger.functionId,
+        sourceName: trigger.name,
+        signatureResult: verdict.result,
+        signatureScheme: verdict.scheme ?? null,
+        dispatchStatus: status,
+        dispatchError: rejected
+          ? `Signature rejected: ${verdict.reason ?? 'no reason'}; never dispatched.`
+          : paused
+            ? 'The trigger is paused.'
+            : null,
+        correlationId,
+        replayedFrom: null,
+        payload: sealed.payload,
+        headers: sealed.headers,
+        keyVersion: sealed.keyVersion,
+        contentType: typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : null,
+        bodyBytes: body.length,
+        runId: null,
+        jobId: randomUUID(),
+        // Only verified arrivals are written as records (spec: auto-persist needs signature validation).
+        persistStatus: trigger.autoPersist && verdict.result === 'verified' && !paused ? 'pending' : null,
+        persistedRecordId: null,
+        persistError: null,
+        receivedAt: now,
+        dispatchedAt: null,
+        deliveryId: verdict.result === 'verified' ? deliveryIdOf(verdict.scheme, req.headers['webhook-id']) : null,
+      },
+      claim,
+    );
+    // The same delivery again (a provider's retry, signed anew), or the same plain HMAC request within the
+    // replay window: answered as the first, and nothing runs twice.
     this.metrics.arrived(stored ? 'stored' : 'duplicate', verdict.result);
     if (!stored) return acceptedAs(event);
     if (rejected) {

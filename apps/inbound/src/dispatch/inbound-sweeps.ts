@@ -14,7 +14,8 @@ const DAY_MS = 24 * 3600 * 1000;
  * - arrivals still `received` or `queued` after INBOUND_REDISPATCH_AFTER_MS (a crash
  *   between store and dispatch, compute unreachable) are dispatched again; compute
  *   queues at most one run per arrival, so replicas overlapping do no harm;
- * - arrivals older than INBOUND_EVENT_RETENTION_DAYS are deleted, in batches.
+ * - arrivals older than INBOUND_EVENT_RETENTION_DAYS are deleted, in batches;
+ * - plain HMAC signature claims past their window are deleted, in batches.
  */
 @Injectable()
 export class InboundSweeps implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -39,7 +40,7 @@ export class InboundSweeps implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** One pass of both sweeps; answers what it did (tests call it). */
-  async sweep(): Promise<{ redispatched: number; deleted: number }> {
+  async sweep(): Promise<{ redispatched: number; deleted: number; claimsDeleted: number }> {
     const now = this.clock.now().getTime();
     let redispatched = 0;
     const left = await this.events.undispatched(new Date(now - this.config.INBOUND_REDISPATCH_AFTER_MS), BATCH);
@@ -61,7 +62,15 @@ export class InboundSweeps implements OnApplicationBootstrap, OnApplicationShutd
       deleted += n;
       if (n < 1000) break;
     }
-    if (redispatched || deleted) this.logger.log({ msg: 'inbound sweep', redispatched, deleted });
-    return { redispatched, deleted };
+    let claimsDeleted = 0;
+    for (;;) {
+      const n = await this.events.deleteExpiredClaims(new Date(now), 1000);
+      claimsDeleted += n;
+      if (n < 1000) break;
+    }
+    if (redispatched || deleted || claimsDeleted) {
+      this.logger.log({ msg: 'inbound sweep', redispatched, deleted, claimsDeleted });
+    }
+    return { redispatched, deleted, claimsDeleted };
   }
 }

@@ -1,13 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { insertRows, queryPrepared, rowsOf, type WorkspaceScope } from '@strata/db';
+import { insertRowsWhere, queryPrepared, rowsOf, type WorkspaceScope } from '@strata/db';
 import { Coalescer } from '../batching/coalescer.js';
 import { InboundEventEntity, type DispatchStatus, type SignatureResult } from './inbound-event.entity.js';
 
 export type NewInboundEvent = Omit<InboundEventEntity, 'workspaceSlug'>;
 
-/** An arrival as stored, or the arrival stored before it with the same delivery id (nothing new written). */
+/**
+ * What a verified plain HMAC arrival claims with its store (`signatureClaimOf` of
+ * @strata/crypto): its signature's key on its trigger, until `expiresAt`.
+ */
+export interface SignatureClaim {
+  readonly key: string;
+  readonly expiresAt: Date;
+}
+
+/** An arrival to store, with the claim it takes (null: it takes none). */
+interface Pending {
+  readonly row: InboundEventEntity;
+  readonly claim: SignatureClaim | null;
+}
+
+/**
+ * An arrival as stored, or the arrival stored before it with the same delivery id or
+ * the same signature within the claim's window (nothing new written).
+ */
 export type Stored =
   | { readonly stored: true; readonly event: InboundEventEntity }
   | { readonly stored: false; readonly event: InboundEventEntity };
@@ -72,47 +90,141 @@ const UNDISPATCHED = "('received', 'queued')";
 @Injectable()
 export class InboundEventsRepository {
   /** Arrivals stored while an insert is in flight go together, in one statement (one insert in flight per replica). */
-  private readonly inserts: Coalescer<null, InboundEventEntity, boolean>;
+  private readonly inserts: Coalescer<null, Pending, boolean>;
 
   constructor(@InjectDataSource() private readonly db: DataSource) {
-    this.inserts = new Coalescer((_, rows) => this.insertAll(rows), {
+    this.inserts = new Coalescer((_, items) => this.insertAll(items), {
       id: () => 'all',
       maxInFlight: 1,
       maxItems: 100,
       maxBytes: 4 * 1024 * 1024,
-      sizeOf: (row) => row.payload.length + row.headers.length,
+      sizeOf: ({ row }) => row.payload.length + row.headers.length,
     });
   }
 
-  /** Stores an arrival (with others that come meanwhile; each in its own workspace); resolves once it is written. */
-  async insert(scope: WorkspaceScope, e: NewInboundEvent): Promise<Stored> {
+  /**
+   * Stores an arrival (with others that come meanwhile; each in its own workspace);
+   * resolves once it is written. With a `claim`, the arrival is stored only if it takes
+   * the claim (none holds its key on the trigger, or the one that does has expired by
+   * the arrival's `receivedAt`); otherwise the arrival that holds it is the answer.
+   */
+  async insert(scope: WorkspaceScope, e: NewInboundEvent, claim: SignatureClaim | null = null): Promise<Stored> {
     const row = this.db.manager.create(InboundEventEntity, { ...e, workspaceSlug: scope.workspace });
-    if (await this.inserts.submit(null, row)) return { stored: true, event: row };
-    // Only a delivery id already taken keeps a row out: the arrival that took it is the answer.
-    const first = await this.findDelivery(scope, row.triggerId, row.deliveryId!);
-    if (!first) throw new Error(`arrival ${row.id} was not stored and no arrival has its delivery id`);
-    return { stored: false, event: first };
+    for (let attempt = 1; ; attempt++) {
+      if (await this.inserts.submit(null, { row, claim })) return { stored: true, event: row };
+      // Only a delivery id or a signature already taken keeps a row out: the arrival that took it is the answer.
+      const first = claim
+        ? await this.findClaimed(scope, row.triggerId, claim.key)
+        : await this.findDelivery(scope, row.triggerId, row.deliveryId!);
+      if (first) return { stored: false, event: first };
+      // A claim whose arrival is gone (retention shortened below the window since it was taken) holds nothing.
+      if (claim && attempt === 1 && (await this.releaseOrphanClaim(scope, row.triggerId, claim.key))) continue;
+      throw new Error(`arrival ${row.id} was not stored and no arrival has its delivery id or signature`);
+    }
   }
 
   /**
-   * The arrivals, and those still to dispatch in the list the sweep reads, in
-   * one statement; whether each was stored (false: its delivery id was taken).
+   * The arrivals, their signature claims, and those still to dispatch in the list the
+   * sweep reads, in one statement; whether each was stored (false: its delivery id, or
+   * its signature within its window, was taken). Of arrivals claiming one key in one
+   * batch, the first takes it. The claim and the arrival are written together or not
+   * at all, so a claim never outlives a failed store, and a replica's copy sent at the
+   * same moment waits on the claim's row and finds it taken.
    */
-  private async insertAll(rows: InboundEventEntity[]): Promise<boolean[]> {
-    const inserted = insertRows('inbound.inbound_events', this.db.getMetadata(InboundEventEntity).columns, rows);
-    const sql = `WITH stored AS (${inserted.sql}
+  private async insertAll(items: Pending[]): Promise<boolean[]> {
+    const claimed = items.filter((i): i is Pending & { claim: SignatureClaim } => i.claim !== null);
+    const claims = [
+      claimed.map((i) => i.row.workspaceSlug),
+      claimed.map((i) => i.row.triggerId),
+      claimed.map((i) => i.claim.key),
+      claimed.map((i) => i.row.id),
+      claimed.map((i) => i.row.receivedAt),
+      claimed.map((i) => i.claim.expiresAt),
+    ];
+    const inserted = insertRowsWhere(
+      'inbound.inbound_events',
+      this.db.getMetadata(InboundEventEntity).columns,
+      items.map((i) => i.row),
+      'NOT (v.id = ANY($4::text[])) OR v.id IN (SELECT inbound_event_id FROM claimed)',
+      claims.length + 1,
+    );
+    const sql = `WITH claimed AS (
+        INSERT INTO inbound.signature_claims AS c
+               (workspace_slug, trigger_id, signature_key, inbound_event_id, claimed_at, expires_at)
+        SELECT DISTINCT ON (u.workspace_slug, u.trigger_id, u.signature_key)
+               u.workspace_slug, u.trigger_id, u.signature_key, u.id, u.claimed_at, u.expires_at
+          FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+               WITH ORDINALITY AS u (workspace_slug, trigger_id, signature_key, id, claimed_at, expires_at, n)
+         ORDER BY u.workspace_slug, u.trigger_id, u.signature_key, u.n
+        ON CONFLICT (workspace_slug, trigger_id, signature_key) DO UPDATE
+           SET inbound_event_id = EXCLUDED.inbound_event_id, claimed_at = EXCLUDED.claimed_at,
+               expires_at = EXCLUDED.expires_at
+         WHERE c.expires_at <= EXCLUDED.claimed_at
+        RETURNING c.inbound_event_id),
+      stored AS (${inserted.sql}
         ON CONFLICT (workspace_slug, trigger_id, delivery_id) WHERE delivery_id IS NOT NULL DO NOTHING
         RETURNING id, workspace_slug, received_at, dispatch_status),
       listed AS (INSERT INTO inbound.undispatched_events (id, workspace_slug, received_at)
         SELECT id, workspace_slug, received_at FROM stored WHERE dispatch_status IN ${UNDISPATCHED})
       SELECT id FROM stored`;
+    const values = [...claims, ...inserted.values];
     // Batches of up to PREPARED_BATCH rows (the usual sizes) as named prepared statements, one per size.
     const written =
-      rows.length <= PREPARED_BATCH
-        ? await queryPrepared<{ id: string }>(this.db.manager, sql, inserted.values)
-        : rowsOf<{ id: string }>(await this.db.query(sql, inserted.values));
+      items.length <= PREPARED_BATCH
+        ? await queryPrepared<{ id: string }>(this.db.manager, sql, values)
+        : rowsOf<{ id: string }>(await this.db.query(sql, values));
     const ids = new Set(written.map((r) => r.id));
-    return rows.map((row) => ids.has(row.id));
+    return items.map(({ row }) => ids.has(row.id));
+  }
+
+  /** The arrival that holds a signature's claim on a trigger (the claim may have expired since: it is still the first). */
+  async findClaimed(scope: WorkspaceScope, triggerId: string, key: string): Promise<InboundEventEntity | undefined> {
+    const row = await this.db
+      .createQueryBuilder(InboundEventEntity, 'e')
+      .where(
+        `e.workspace_slug = :workspace AND e.id = (
+           SELECT c.inbound_event_id FROM inbound.signature_claims c
+            WHERE c.workspace_slug = :workspace AND c.trigger_id = :triggerId AND c.signature_key = :key)`,
+        { workspace: scope.workspace, triggerId, key },
+      )
+      .getOne();
+    return row ?? undefined;
+  }
+
+  /** Deletes a signature's claim whose arrival no longer exists; whether there was one. */
+  private async releaseOrphanClaim(scope: WorkspaceScope, triggerId: string, key: string): Promise<boolean> {
+    const rows = rowsOf<{ signature_key: string }>(
+      await this.db.query(
+        `DELETE FROM inbound.signature_claims c
+          WHERE c.workspace_slug = $1 AND c.trigger_id = $2 AND c.signature_key = $3
+            AND NOT EXISTS (SELECT 1 FROM inbound.inbound_events e
+                             WHERE e.workspace_slug = c.workspace_slug AND e.id = c.inbound_event_id)
+          RETURNING c.signature_key`,
+        [scope.workspace, triggerId, key],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * System-wide, for the sweep: deletes up to `limit` signature claims that expired
+   * before `now`, oldest first; how many. Rows another replica is deleting (or an
+   * arrival is taking over) are skipped, and a claim taken over since it was read is
+   * not deleted (the lock re-reads it).
+   */
+  async deleteExpiredClaims(now: Date, limit: number): Promise<number> {
+    const rows = rowsOf<{ signature_key: string }>(
+      await this.db.query(
+        `DELETE FROM inbound.signature_claims c USING (
+           SELECT workspace_slug, trigger_id, signature_key FROM inbound.signature_claims
+            WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
+          WHERE c.workspace_slug = d.workspace_slug AND c.trigger_id = d.trigger_id
+            AND c.signature_key = d.signature_key
+          RETURNING c.signature_key`,
+        [now, limit],
+      ),
+    );
+    return rows.length;
   }
 
   /** The arrival of a trigger that took a delivery id. */

@@ -14,7 +14,7 @@ export class InboundMetrics {
   private readonly meter = metrics.getMeter('strata-inbound');
   private readonly arrivals = this.meter.createCounter('strata.inbound.arrivals', {
     description:
-      'Requests to capture URLs: stored, duplicate (a delivery id seen before), refused (a signature rejected and not captured), not_found (no http-trigger there); by signature result',
+      'Requests to capture URLs: stored, duplicate (a delivery id, or a plain HMAC signature within its replay window, seen before), refused (a signature rejected and not captured), not_found (no http-trigger there); by signature result',
   });
   private readonly dispatches = this.meter.createCounter('strata.inbound.dispatches', {
     description: 'Arrivals handed to compute, by what compute answered: dispatched, queued or dropped_dispatch',

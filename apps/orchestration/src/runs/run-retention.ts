@@ -9,9 +9,10 @@ const EVENT_KEY_MARGIN_MS = 24 * 3_600_000;
 
 /**
  * Deletes finished runs (and their steps) once their `ttlExpiresAt` has passed,
- * and the keys of record events the stream can no longer deliver again, in
- * batches, every minute on every replica with the engine (each batch is one
- * statement: replicas overlapping delete nothing twice).
+ * the keys of record events the stream can no longer deliver again, and plain HMAC
+ * signatures' claims past their window, in batches, every minute on every replica
+ * with the engine (each batch is one statement: replicas overlapping delete nothing
+ * twice).
  */
 @Injectable()
 export class RunRetention implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -51,6 +52,13 @@ export class RunRetention implements OnApplicationBootstrap, OnApplicationShutdo
       if (n < 1000) break;
     }
     if (keys > 0) this.logger.log({ msg: 'keys of record events past the stream deleted', keys });
+    let claims = 0;
+    for (;;) {
+      const n = await this.runs.deleteExpiredClaims(this.clock.now(), 1000);
+      claims += n;
+      if (n < 1000) break;
+    }
+    if (claims > 0) this.logger.log({ msg: 'webhook signature claims past their window deleted', claims });
     return deleted;
   }
 }

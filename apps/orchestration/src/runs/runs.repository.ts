@@ -76,27 +76,50 @@ export class RunsRepository {
     return written.length > 0;
   }
 
-  /** Records that `eventId` started `runId` of the orchestration, in `tx`; false when the pair exists (a redelivery). */
-  async claimEvent(scope: WorkspaceScope, tx: Tx, eventId: string, orchestrationId: string, runId: string, now: Date) {
+  /**
+   * Records that `eventId` started `runId` of the orchestration, in `tx`; false when the
+   * pair exists (a redelivery). A key with an end (`expiresAt`: a plain HMAC signature's
+   * claim) is taken over once that end has passed (`now` at or after it), and is false
+   * before.
+   */
+  async claimEvent(
+    scope: WorkspaceScope,
+    tx: Tx,
+    eventId: string,
+    orchestrationId: string,
+    runId: string,
+    now: Date,
+    expiresAt: Date | null = null,
+  ) {
+    const onConflict =
+      expiresAt === null
+        ? 'DO NOTHING'
+        : `DO UPDATE SET run_id = EXCLUDED.run_id, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            WHERE e.expires_at <= EXCLUDED.created_at`;
     const rows = await managerOf(this.db, tx).query<{ run_id: string }[]>(
-      `INSERT INTO orchestration.event_runs (event_id, orchestration_id, workspace_slug, run_id, created_at)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id, orchestration_id) DO NOTHING RETURNING run_id`,
-      [eventId, orchestrationId, scope.workspace, runId, now],
+      `INSERT INTO orchestration.event_runs AS e (event_id, orchestration_id, workspace_slug, run_id, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id, orchestration_id) ${onConflict} RETURNING run_id`,
+      [eventId, orchestrationId, scope.workspace, runId, now, expiresAt],
     );
     return rows.length > 0;
   }
 
-  /** The run `eventId` started of the orchestration, with its status; undefined when none (or it expired). */
+  /**
+   * The run `eventId` started of the orchestration, with its status; undefined when none
+   * (or it expired: its run was deleted, or its claim's end is not after `now`).
+   */
   async runOfEvent(
     scope: WorkspaceScope,
     eventId: string,
     orchestrationId: string,
+    now: Date,
   ): Promise<{ id: string; status: RunStatus } | undefined> {
     const [row] = await this.db.query<{ id: string; status: RunStatus }[]>(
       `SELECT r.id, r.status FROM orchestration.event_runs e
          JOIN orchestration.runs r ON r.workspace_slug = e.workspace_slug AND r.id = e.run_id
-        WHERE e.workspace_slug = $1 AND e.event_id = $2 AND e.orchestration_id = $3`,
-      [scope.workspace, eventId, orchestrationId],
+        WHERE e.workspace_slug = $1 AND e.event_id = $2 AND e.orchestration_id = $3
+          AND (e.expires_at IS NULL OR e.expires_at > $4)`,
+      [scope.workspace, eventId, orchestrationId, now],
     );
     return row;
   }
@@ -252,8 +275,28 @@ export class RunsRepository {
       await this.db.query(
         `DELETE FROM orchestration.event_runs WHERE (event_id, orchestration_id) IN (
            SELECT event_id, orchestration_id FROM orchestration.event_runs
-            WHERE event_id NOT LIKE 'webhook:%' AND created_at < $1 LIMIT $2) RETURNING event_id`,
+            WHERE event_id NOT LIKE 'webhook:%' AND expires_at IS NULL AND created_at < $1 LIMIT $2) RETURNING event_id`,
         [before, limit],
+      ),
+    );
+    return rows.length;
+  }
+
+  /**
+   * System-wide, for retention: deletes up to `limit` keys whose end (`expires_at`: plain
+   * HMAC signatures' claims) is not after `now`, oldest first; how many. Keys another
+   * replica is deleting, or a request is taking over, are skipped; a key taken over since
+   * it was read is not deleted (its lock re-reads it).
+   */
+  async deleteExpiredClaims(now: Date, limit: number): Promise<number> {
+    const rows = rowsOf<{ event_id: string }>(
+      await this.db.query(
+        `DELETE FROM orchestration.event_runs e USING (
+           SELECT event_id, orchestration_id FROM orchestration.event_runs
+            WHERE expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
+          WHERE e.event_id = d.event_id AND e.orchestration_id = d.orchestration_id
+          RETURNING e.event_id`,
+        [now, limit],
       ),
     );
     return rows.length;

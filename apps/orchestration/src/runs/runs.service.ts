@@ -55,16 +55,20 @@ export class RunsService {
 
   /** A new run of the orchestration's current version, `pending` and due at once (in `start.tx` when given). */
   create(scope: WorkspaceScope, orchestration: OrchestrationEntity, start: RunStart & { tx?: Tx }): Promise<RunRow>;
-  /** The same for a record event: undefined when this event started a run of this orchestration already. */
+  /**
+   * The same for a record event or a webhook delivery: undefined when this event started a
+   * run of this orchestration already. A key with an end (`eventExpiresAt`, a plain HMAC
+   * signature's claim) only while that end is after now.
+   */
   create(
     scope: WorkspaceScope,
     orchestration: OrchestrationEntity,
-    start: RunStart & { eventId: string },
+    start: RunStart & { eventId: string; eventExpiresAt?: Date },
   ): Promise<RunRow | undefined>;
   async create(
     scope: WorkspaceScope,
     orchestration: OrchestrationEntity,
-    start: RunStart & { eventId?: string; tx?: Tx },
+    start: RunStart & { eventId?: string; eventExpiresAt?: Date; tx?: Tx },
   ): Promise<RunRow | undefined> {
     const now = this.clock.now();
     const run = pendingRun(scope, orchestration, start, now);
@@ -75,7 +79,8 @@ export class RunsService {
     } else {
       const fresh = await this.transactions
         .run(async (tx) => {
-          if (!(await this.runs.claimEvent(scope, tx, eventId, orchestration.id, run.id, now))) return false;
+          const expiresAt = start.eventExpiresAt ?? null;
+          if (!(await this.runs.claimEvent(scope, tx, eventId, orchestration.id, run.id, now, expiresAt))) return false;
           // A deleted orchestration starts nothing, and keeps no claim (no run would ever delete it).
           if (!(await this.runs.insert(scope, run, tx))) throw ORCHESTRATION_GONE;
           return true;
@@ -156,7 +161,7 @@ export class RunsService {
 
   /** The run an event (a record event, a webhook delivery) started of the orchestration, if it is still kept. */
   runOfEvent(scope: WorkspaceScope, eventId: string, orchestrationId: string) {
-    return this.runs.runOfEvent(scope, eventId, orchestrationId);
+    return this.runs.runOfEvent(scope, eventId, orchestrationId, this.clock.now());
   }
 
   async list(scope: WorkspaceScope, orchestrationId: string, q: RunListQueryRequest) {

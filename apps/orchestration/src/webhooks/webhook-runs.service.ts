@@ -2,7 +2,13 @@ import { isUtf8 } from 'node:buffer';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ErrorCode, isWorkspaceSlug } from '@strata/contracts';
-import { checkArrivalSignature, deliveryIdOf, type ArrivalVerdict, type KeyRing } from '@strata/crypto';
+import {
+  checkArrivalSignature,
+  deliveryIdOf,
+  signatureClaimOf,
+  type ArrivalVerdict,
+  type KeyRing,
+} from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
 import {
   assertJsonBody,
@@ -30,7 +36,10 @@ const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
  * capture does (Standard Webhooks, or plain HMAC-SHA256 in its header), and an
  * active one starts a run with the JSON body as its input. A verified Standard
  * Webhooks delivery starts one run: its `webhook-id` seen again (a provider's
- * retry, or the same request sent twice) is answered with the first run.
+ * retry, or the same request sent twice) is answered with the first run. A verified
+ * plain HMAC request has no id: its signature (the verified MAC's SHA-256) is claimed
+ * for ORCHESTRATION_HMAC_REPLAY_WINDOW_S, and the same signature within it (the request
+ * replayed, however the header spells it) is answered with the first run.
  */
 @Injectable()
 export class WebhookRuns {
@@ -40,7 +49,7 @@ export class WebhookRuns {
     private readonly orchestrations: OrchestrationsRepository,
     private readonly runs: RunsService,
     private readonly clock: Clock,
-    config: OrchestrationConfig,
+    private readonly config: OrchestrationConfig,
   ) {
     this.ring = keyRingOf(config);
   }
@@ -60,8 +69,7 @@ export class WebhookRuns {
     // The signature covers the body as sent; the run's input is the body decoded.
     const verdict = this.checkSignature(orchestration, req, body);
     const input = inputOf(decodeContentEncoding(req, body, MAX_BODY_BYTES));
-    const deliveryId = verdict?.result === 'verified' ? deliveryIdOf(verdict.scheme, req.headers['webhook-id']) : null;
-    const eventId = deliveryId === null ? undefined : `webhook:${deliveryId}`;
+    const { eventId, eventExpiresAt } = this.claimOf(verdict, req);
     // A delivery that started a run already is answered with it, whatever became of the orchestration
     // since (a provider retrying a delivery whose answer it lost must not be told it failed).
     const earlier = eventId === undefined ? undefined : await this.runs.runOfEvent(scope, eventId, orchestration.id);
@@ -82,13 +90,35 @@ export class WebhookRuns {
       const run = await this.runs.create(scope, orchestration, start);
       return { runId: run.id, status: run.status };
     }
-    const run = await this.runs.create(scope, orchestration, { ...start, eventId });
+    const run = await this.runs.create(scope, orchestration, {
+      ...start,
+      eventId,
+      ...(eventExpiresAt ? { eventExpiresAt } : {}),
+    });
     if (run) return { runId: run.id, status: run.status };
     // A copy sent at the same moment started it: that run is the answer, and nothing runs again.
     const first = await this.runs.runOfEvent(scope, eventId, orchestration.id);
     // None: the orchestration was deleted as the delivery came (no run written, no claim kept).
     if (!first) throw notFound();
     return { runId: first.id, status: first.status };
+  }
+
+  /**
+   * What a verified request claims in event_runs, so that it starts one run: a Standard
+   * Webhooks delivery its `webhook-id` (for as long as its run is kept), a plain HMAC
+   * request its signature (until the replay window ends). Nothing for an unsigned request.
+   */
+  private claimOf(
+    verdict: ArrivalVerdict | undefined,
+    req: Request,
+  ): { eventId: string | undefined; eventExpiresAt: Date | undefined } {
+    if (verdict?.result !== 'verified') return { eventId: undefined, eventExpiresAt: undefined };
+    const deliveryId = deliveryIdOf(verdict.scheme, req.headers['webhook-id']);
+    if (deliveryId !== null) return { eventId: `webhook:${deliveryId}`, eventExpiresAt: undefined };
+    const windowS = this.config.ORCHESTRATION_HMAC_REPLAY_WINDOW_S;
+    const signature = windowS > 0 ? signatureClaimOf(verdict) : null;
+    if (signature === null) return { eventId: undefined, eventExpiresAt: undefined };
+    return { eventId: signature, eventExpiresAt: new Date(this.clock.now().getTime() + windowS * 1000) };
   }
 
   /** The verdict on the request's signature; undefined when the trigger does not validate signatures. */

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { parseDnsServers } from '@strata/egress';
 import { PeriodicTask } from '@strata/platform';
 import { breakerId, breakerOf } from '../breaker/circuit-policy.js';
 import { ReceiverCircuits } from '../breaker/receiver-circuits.repository.js';
@@ -37,6 +38,11 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       bodyMaxBytes: config.WEBHOOKS_RESPONSE_BODY_MAX_BYTES,
       allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_RECEIVERS,
       maxSockets: config.WEBHOOKS_DELIVERY_CONCURRENCY,
+      dns: {
+        servers: parseDnsServers(config.WEBHOOKS_DNS_SERVERS),
+        timeoutMs: config.WEBHOOKS_DNS_TIMEOUT_MS,
+        tries: config.WEBHOOKS_DNS_TRIES,
+      },
     });
   }
 

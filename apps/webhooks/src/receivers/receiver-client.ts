@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { checkUrl, egressLookup, isEgressRefusal, type Resolver } from '@strata/egress';
+import { checkUrl, DnsResolver, egressLookup, isEgressRefusal, type Resolver } from '@strata/egress';
 
 export interface ReceiverClientOptions {
   readonly timeoutMs: number;
@@ -9,8 +9,13 @@ export interface ReceiverClientOptions {
   readonly allowPrivate: boolean;
   /** Sockets kept per receiver origin (keep-alive). */
   readonly maxSockets: number;
-  /** Name resolution (dns.lookup unless given). */
+  /**
+   * Name resolution: a `DnsResolver` of the client's own (c-ares with a timeout and a TTL
+   * cache; `dns` for its servers, timeout and tries) unless given.
+   */
   readonly resolve?: Resolver;
+  /** The DNS servers and limits of the client's own resolver (the system's servers and the defaults unless given). */
+  readonly dns?: { readonly servers?: readonly string[]; readonly timeoutMs?: number; readonly tries?: number };
 }
 
 /** What a receiver answered, or why no answer came. */
@@ -35,7 +40,8 @@ export const RECEIVER_IDLE_TIMEOUT_MS = 4000;
 
 export class ReceiverClient {
   private readonly agents: { http: http.Agent; https: https.Agent };
-  private readonly lookup: LookupFunction | undefined;
+  private readonly lookup: LookupFunction;
+  private readonly resolver: DnsResolver | undefined;
 
   constructor(private readonly options: ReceiverClientOptions) {
     // Idle sockets are closed after RECEIVER_IDLE_TIMEOUT_MS, or 1 s before the `Keep-Alive: timeout`
@@ -43,7 +49,13 @@ export class ReceiverClient {
     // attempt sent on a socket the receiver was closing would fail with a reset and spend an attempt.
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, timeout: RECEIVER_IDLE_TIMEOUT_MS };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
-    this.lookup = options.allowPrivate ? undefined : egressLookup(options.resolve ? { resolve: options.resolve } : {});
+    // Never getaddrinfo: it runs on the libuv thread pool with no timeout, so one slow receiver's DNS held up
+    // every lookup (and file access) of the process.
+    this.resolver = options.resolve ? undefined : new DnsResolver(options.dns ?? {});
+    this.lookup = egressLookup({
+      allowPrivate: options.allowPrivate,
+      resolve: options.resolve ?? this.resolver!.lookup,
+    });
   }
 
   async post(url: string, headers: Record<string, string>, body: string): Promise<ReceiverResult> {
@@ -63,6 +75,7 @@ export class ReceiverClient {
   close(): void {
     this.agents.http.destroy();
     this.agents.https.destroy();
+    this.resolver?.cancel();
   }
 
   private exchange(
@@ -81,7 +94,7 @@ export class ReceiverClient {
           headers: { ...headers, 'content-length': String(payload.length) },
           agent: secure ? this.agents.https : this.agents.http,
           signal: AbortSignal.timeout(this.options.timeoutMs),
-          ...(this.lookup ? { lookup: this.lookup } : {}),
+          lookup: this.lookup,
         },
         (res) => {
           const chunks: Buffer[] = [];

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { staticToken } from '../http/token-source.js';
 import { Transport } from '../http/transport.js';
-import { Endpoints } from './endpoints.js';
+import { Endpoints, signEndpointCall } from './endpoints.js';
 
 /** What a local server saw of each call, and the status it answers (then 200). */
 let server: Server;
@@ -78,5 +79,27 @@ describe('Endpoints.invoke', () => {
       headers: { authorization: 'Bearer tok', 'content-type': 'text/csv' },
     });
     await expect(endpoints().invoke('hook', { method: 'get', body: {} })).rejects.toThrow('a GET call carries no body');
+  });
+});
+
+describe('signEndpointCall', () => {
+  const at = new Date('2026-11-29T10:00:00Z');
+  const ts = String(at.getTime() / 1000);
+  const mac = (input: string) => `sha256=${createHmac('sha256', 'ses_x').update(input).digest('hex')}`;
+
+  it('signs `{timestamp}.{METHOD}.{target bytes}:{target}.{raw body}` (docs/compute.md)', async () => {
+    expect(await signEndpointCall('ses_x', 'POST', '/endpoints/orders?x=1', '{"a":1}', at)).toEqual({
+      'x-signature-timestamp': ts,
+      'x-signature': mac(`${ts}.POST.21:/endpoints/orders?x=1.{"a":1}`),
+    });
+    // The length counts UTF-8 bytes.
+    const accented = await signEndpointCall('ses_x', 'GET', '/endpoints/caf\u00e9', '', at);
+    expect(accented['x-signature']).toBe(mac(`${ts}.GET.16:/endpoints/caf\u00e9.`));
+  });
+
+  it('signs differently two calls that cut the same bytes into target and body at another place', async () => {
+    const one = await signEndpointCall('ses_x', 'POST', '/endpoints/orders?x=1', 'a.b', at);
+    const other = await signEndpointCall('ses_x', 'POST', '/endpoints/orders?x=1.a', 'b', at);
+    expect(one['x-signature']).not.toBe(other['x-signature']);
   });
 });

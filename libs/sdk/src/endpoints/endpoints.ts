@@ -115,8 +115,9 @@ async function digest(input: string): Promise<string> {
 /**
  * The headers of an HMAC-signed endpoint call (docs/compute.md, "Auth modes"):
  * `x-signature-timestamp` (Unix seconds) and `x-signature: sha256=<hex>` of
- * HMAC-SHA256 over `{timestamp}.{METHOD}.{target}.{raw body}`, `target` being
- * `/endpoints/{path}` and the query string exactly as sent.
+ * HMAC-SHA256 over `{timestamp}.{METHOD}.{target length}:{target}.{raw body}`, `target`
+ * being `/endpoints/{path}` and the query string exactly as sent, and its length the
+ * number of its UTF-8 bytes (so the boundary between target and body cannot be moved).
  */
 export async function signEndpointCall(
   secret: string,
@@ -130,7 +131,12 @@ export async function signEndpointCall(
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign',
   ]);
-  const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(`${timestamp}.${method}.${target}.${rawBody}`));
+  const targetBytes = encoder.encode(target).length;
+  const mac = await crypto.subtle.sign(
+    'HMAC',
+    key,
+    encoder.encode(`${timestamp}.${method}.${targetBytes}:${target}.${rawBody}`),
+  );
   const hex = Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, '0')).join('');
   return { 'x-signature-timestamp': timestamp, 'x-signature': `sha256=${hex}` };
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { checkUrl, egressLookup, isEgressRefusal } from '@strata/egress';
+import { checkUrl, DnsResolver, egressLookup, isEgressRefusal, parseDnsServers } from '@strata/egress';
 import { ComputeConfig } from '../../compute.config.js';
 import { ApiRefusal } from './handler.js';
 
@@ -37,21 +37,31 @@ const MANAGED_HEADERS = new Set([
  * host before anything is sent, and every address a name resolves to in the
  * connection's own lookup, so DNS rebinding cannot slip past: @strata/egress),
  * no redirects followed, one deadline for the exchange, and a bounded response.
+ * Names are resolved by c-ares with a timeout and a TTL cache (COMPUTE_FETCH_DNS_*),
+ * never by getaddrinfo on the libuv thread pool, where one tenant's slow DNS held up
+ * every lookup of the worker.
  */
 @Injectable()
 export class HttpEgress implements OnApplicationShutdown {
   private readonly agents: { http: http.Agent; https: https.Agent };
-  private readonly lookup: LookupFunction | undefined;
+  private readonly resolver: DnsResolver;
+  private readonly lookup: LookupFunction;
 
   constructor(private readonly config: ComputeConfig) {
     const options = { keepAlive: true, maxSockets: 64, timeout: 4000 };
     this.agents = { http: new http.Agent(options), https: new https.Agent(options) };
-    this.lookup = config.COMPUTE_FETCH_ALLOW_PRIVATE ? undefined : egressLookup();
+    this.resolver = new DnsResolver({
+      servers: parseDnsServers(config.COMPUTE_FETCH_DNS_SERVERS),
+      timeoutMs: config.COMPUTE_FETCH_DNS_TIMEOUT_MS,
+      tries: config.COMPUTE_FETCH_DNS_TRIES,
+    });
+    this.lookup = egressLookup({ allowPrivate: config.COMPUTE_FETCH_ALLOW_PRIVATE, resolve: this.resolver.lookup });
   }
 
   onApplicationShutdown(): void {
     this.agents.http.destroy();
     this.agents.https.destroy();
+    this.resolver.cancel();
   }
 
   async exchange(url: URL, request: EgressRequest, signal: AbortSignal): Promise<EgressResponse> {
@@ -73,7 +83,7 @@ export class HttpEgress implements OnApplicationShutdown {
             headers: { ...headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) },
             agent: secure ? this.agents.https : this.agents.http,
             signal: AbortSignal.any([signal, timeout]),
-            ...(this.lookup ? { lookup: this.lookup } : {}),
+            lookup: this.lookup,
           },
           (res) => {
             const chunks: Buffer[] = [];
