@@ -1,10 +1,12 @@
 /**
  * `pnpm bench` → compute: trivial function runs (`async function run() { return { success: true, data: 1 }; }`).
  *
- * 1. The engine a worker uses (`createIsolatedVmEngine` with the worker's settings and the
- *    default run limits, a no-op bridge), in this process, against a bare isolated-vm loop in
- *    the same process: a pooled isolate, a new context per run, compile, run, await `run()`.
- *    Per-run latency one at a time (p50/p99), and runs/s with one caller per isolate.
+ * 1. The engine a worker uses (`createProcessPoolEngine` with the worker's settings and the
+ *    default run limits, a no-op bridge: its isolates in sandbox processes since 2026-11-29),
+ *    and the in-process engine inside each of those processes (`createIsolatedVmEngine`),
+ *    against a bare isolated-vm loop in this process: a pooled isolate, a new context per run,
+ *    compile, run, await `run()`. Per-run latency one at a time (p50/p99), and runs/s with one
+ *    caller per isolate; CPU per run of this process and of the sandbox processes.
  * 2. The whole path, one run at a time: `POST /compute-functions/test` to the compute API,
  *    JetStream, a sandbox worker process (2 isolates), the run row; auth, data, compute API and
  *    worker each in a process of its own. From the run's queuedAt to its finishedAt (the run
@@ -25,8 +27,9 @@ import pg from 'pg';
 import { ComputeConfig } from '@strata/compute';
 import type { SandboxBridge, SandboxJob, SandboxLimits } from '@strata/sandbox';
 import { createIsolatedVmEngine } from '@strata/sandbox/isolated-vm';
+import { createProcessPoolEngine } from '@strata/sandbox/processes';
 import { BenchClient } from './http.js';
-import { cpuPerOp, sampleCpu } from './cpu.js';
+import { childrenOf, cpuPerOp, sampleCpu } from './cpu.js';
 import { measure } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
 
@@ -118,8 +121,19 @@ async function timeLocal(runOne: (caller: number) => Promise<void>, total: numbe
     await runOne(0);
     latencies.push(performance.now() - t0);
   }
-  // Only this process: PostgreSQL and NATS have no part in it (and their backends come and go).
-  const own = () => new Map([...sampleCpu({ bench: process.pid })].filter(([group]) => group === 'bench'));
+  // This process and its sandbox processes (a process-pool engine's): PostgreSQL and NATS have no
+  // part in it (and their backends come and go).
+  const own = () => {
+    const sample = sampleCpu({ bench: process.pid });
+    const sandboxes = childrenOf(process.pid).map((pid) => sampleCpu({ sandbox: pid }).get('sandbox') ?? 0);
+    const out = new Map([['bench', sample.get('bench') ?? 0]]);
+    if (sandboxes.length > 0)
+      out.set(
+        'sandboxes',
+        sandboxes.reduce((a, b) => a + b, 0),
+      );
+    return out;
+  };
   const before = own();
   let next = 0;
   const started = performance.now();
@@ -146,8 +160,15 @@ async function bareLoop(): Promise<Local> {
 const noopBridge: SandboxBridge = { call: () => Promise.resolve(null) };
 const JOB: SandboxJob = { kind: 'run', code: CODE, triggerParams: {}, executionParams: {}, limits: LIMITS };
 
-async function engineLoop(maxRunsPerIsolate: number): Promise<Local> {
-  const engine = createIsolatedVmEngine({ isolates: ISOLATES, maxRunsPerIsolate });
+async function engineLoop(maxRunsPerIsolate: number, where: 'processes' | 'in process'): Promise<Local> {
+  const engine =
+    where === 'processes'
+      ? createProcessPoolEngine({
+          isolates: ISOLATES,
+          isolatesPerProcess: defaults.COMPUTE_SANDBOX_ISOLATES_PER_PROCESS,
+          maxRunsPerIsolate,
+        })
+      : createIsolatedVmEngine({ isolates: ISOLATES, maxRunsPerIsolate });
   try {
     const figures = await timeLocal(
       async () => {
@@ -188,8 +209,9 @@ interface Passes {
 
 async function main(): Promise<void> {
   const bare = await bareLoop();
-  const engine = ONLY_DRAIN ? bare : await engineLoop(defaults.COMPUTE_RUNS_PER_ISOLATE);
-  const engineNoRecycle = ONLY_DRAIN ? bare : await engineLoop(1_000_000);
+  const engine = ONLY_DRAIN ? bare : await engineLoop(defaults.COMPUTE_RUNS_PER_ISOLATE, 'processes');
+  const inProcess = ONLY_DRAIN ? bare : await engineLoop(defaults.COMPUTE_RUNS_PER_ISOLATE, 'in process');
+  const engineNoRecycle = ONLY_DRAIN ? bare : await engineLoop(1_000_000, 'in process');
 
   const services = await startUnlimitedServices({ COMPUTE_WORKER_ISOLATES: String(ISOLATES) }, [
     'auth',
@@ -346,12 +368,15 @@ async function main(): Promise<void> {
       '',
       `1. worker overhead, one run at a time in process (${LOCAL_RUNS} runs each after a warm-up)`,
       `  bare isolated-vm loop      ${pp(bare.latency)}  (${bare.note})`,
-      `  worker engine              ${pp(engine.latency)}  (${engine.note})`,
-      `  engine, no recycling       ${pp(engineNoRecycle.latency)}  (${engineNoRecycle.note})`,
+      `  worker engine (processes)  ${pp(engine.latency)}  (${engine.note})`,
+      `  engine in process          ${pp(inProcess.latency)}  (${inProcess.note})`,
+      `  in process, no recycling   ${pp(engineNoRecycle.latency)}  (${engineNoRecycle.note})`,
       `  overhead (engine - bare) at p50: ${ms(engine.latency.p50 - bare.latency.p50)} (target < 1 ms); ` +
         `ratio p50 ${ratio(engine.latency.p50, bare.latency.p50)}, p99 ${ratio(engine.latency.p99, bare.latency.p99)}`,
-      `  CPU ms per run, bench process (isolate threads included): bare ${bare.cpuPerRun}; engine ${engine.cpuPerRun}; ` +
-        `no recycling ${engineNoRecycle.cpuPerRun}`,
+      `  sandbox processes' cost (processes - in process) at p50: ${ms(engine.latency.p50 - inProcess.latency.p50)}; ` +
+        `ratio p50 ${ratio(engine.latency.p50, inProcess.latency.p50)}`,
+      `  CPU ms per run (isolate threads included): bare ${bare.cpuPerRun}; engine ${engine.cpuPerRun}; ` +
+        `in process ${inProcess.cpuPerRun}; no recycling ${engineNoRecycle.cpuPerRun}`,
       '',
       `2. test endpoint → finished, one run at a time (${SAMPLES} runs per pass after ${E2E_WARMUP} to warm up; run-record times have 1 ms resolution)`,
       `  quiet pass (polls every ${QUIET_POLL_MS} ms)   queued→finished ${pp(quiet.queuedToFinished)}`,
@@ -370,7 +395,7 @@ async function main(): Promise<void> {
         `(${(spanMs / 1000).toFixed(2)} s; POSTs ${posted.perSecond.toFixed(0)}/s, p50 ${posted.p50Ms.toFixed(1)} ms, ` +
         `p99 ${posted.p99Ms.toFixed(1)} ms; last finished ${drainLagMs} ms after last queued)`,
       `  bare loop, ${ISOLATES} isolates               ${bare.perSecond.toFixed(0).padStart(6)} runs/s`,
-      `  worker engine in process, ${ISOLATES} callers ${engine.perSecond.toFixed(0).padStart(6)} runs/s (no recycling: ${engineNoRecycle.perSecond.toFixed(0)})`,
+      `  worker engine, ${ISOLATES} callers      ${engine.perSecond.toFixed(0).padStart(6)} runs/s (in process: ${inProcess.perSecond.toFixed(0)}; no recycling: ${engineNoRecycle.perSecond.toFixed(0)})`,
       `  ratio (strata / bare): ${ratio(runsPerSecond, bare.perSecond)} (target: at least 1000 runs/s)`,
       `  CPU ms per run: ${throughputCpu}`,
       '',

@@ -54,3 +54,21 @@ export function sampleCpu(named: Record<string, number | undefined>): CpuSample 
 export function cpuPerOp(before: CpuSample, after: CpuSample, ops: number): string {
   return [...after].map(([group, ms]) => `${group} ${((ms - (before.get(group) ?? 0)) / ops).toFixed(2)}`).join(', ');
 }
+
+/** The pids of `pid`'s children alive now (a process-pool engine's sandbox processes). Empty without /proc. */
+export function childrenOf(pid: number): number[] {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return [];
+  }
+  return pids.map(Number).filter((child) => {
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+    } catch {
+      return false;
+    }
+  });
+}
