@@ -119,6 +119,30 @@ describe('worker metrics', () => {
     );
   });
 
+  it('counts an isolate lost to a memory bomb, and its sandbox process finishing and replaced', async () => {
+    const before = await scrape();
+    expect(valueOf(before, 'strata_compute_isolates_lost_total', { engine: 'background' })).toBe(0);
+    expect(valueOf(before, 'strata_compute_sandbox_crashes_total', { engine: 'background' })).toBe(0);
+    expect(valueOf(before, 'strata_compute_sandbox_draining', { engine: 'background' })).toBe(0);
+    // A Map grown without end: V8 gives the isolate up where its limit cannot stop it.
+    const bomb = await testRun(
+      'async function run() { const m = new Map(); for (let i = 0; ; i++) m.set(i, [i, i, i]); }',
+    );
+    expect(await finalStatus(bomb)).toBe('failed');
+    const after = await eventually(async () => {
+      const samples = await scrape();
+      const lost = valueOf(samples, 'strata_compute_isolates_lost_total', { engine: 'background' });
+      if (lost !== 1) throw new Error(`isolates lost: ${lost}`);
+      return samples;
+    }, 10_000);
+    // Not a crash: the process was ended by its engine once it had no run left.
+    expect(valueOf(after, 'strata_compute_sandbox_crashes_total', { engine: 'background' })).toBe(0);
+    await eventually(async () => {
+      const draining = valueOf(await scrape(), 'strata_compute_sandbox_draining', { engine: 'background' });
+      return draining === 0 ? true : undefined;
+    }, 10_000);
+  });
+
   it('answers only GET /metrics', async () => {
     expect((await fetch(`${metricsUrl}/`)).status).toBe(404);
     expect((await fetch(`${metricsUrl}/metrics`, { method: 'POST' })).status).toBe(404);

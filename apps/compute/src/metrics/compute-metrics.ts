@@ -69,6 +69,22 @@ export class ComputeMetrics {
     this.meter
       .createObservableCounter('strata.compute.isolates.created', { description: 'Isolates an engine has made' })
       .addCallback(each((s) => s.isolatesCreated));
+    // Sandbox processes (docs/sandbox.md, "Sandbox processes"): the engines of a worker have them.
+    this.meter
+      .createObservableCounter('strata.compute.isolates.lost', {
+        description: 'Isolates V8 lost (memory bombs): each cost its sandbox process, which was replaced',
+      })
+      .addCallback(each((s) => s.processes?.isolatesLost ?? 0));
+    this.meter
+      .createObservableCounter('strata.compute.sandbox.crashes', {
+        description: 'Sandbox processes that ended without being asked to (a native crash, the OOM killer)',
+      })
+      .addCallback(each((s) => s.processes?.crashed ?? 0));
+    this.meter
+      .createObservableGauge('strata.compute.sandbox.draining', {
+        description: 'Sandbox processes that lost an isolate and still finish their other runs',
+      })
+      .addCallback(each((s) => s.processes?.draining ?? 0));
   }
 
   /** Workspaces suspended after lost isolates (docs/compute.md, "Suspended workspaces"), read when collected. */

@@ -41,8 +41,12 @@ const running = new Map<number, Running>();
 let lastLost: number | undefined;
 
 function send(message: FromSandbox): void {
-  // A closed channel means the engine is gone: the process ends on 'disconnect'.
-  if (process.connected) process.send!(message);
+  // A closed channel means the engine is gone: the process ends on 'disconnect', or here when the
+  // write fails first (an error passed to the callback is not thrown as an 'error' event).
+  if (!process.connected) return;
+  process.send!(message, (error: Error | null) => {
+    if (error) process.kill(process.pid, 'SIGKILL');
+  });
 }
 
 const engine = createIsolatedVmEngine({
