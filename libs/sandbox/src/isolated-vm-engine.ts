@@ -345,7 +345,11 @@ async function executeOnIsolate(
   /** CPU time the host spent answering the run's calls (parsing, serialising, the bridge's own work), in ns. */
   let hostCpu = 0n;
   const chargeHost = (ms: number) => {
-    if (Number.isFinite(ms) && ms > 0) hostCpu += BigInt(Math.round(ms * 1e6));
+    if (!Number.isFinite(ms) || ms <= 0) return;
+    hostCpu += BigInt(Math.round(ms * 1e6));
+    // At once, not at the next poll: a run whose calls are quick in wall time but dear in CPU
+    // could otherwise end between two polls with its budget spent.
+    if (usedCpu() > cpuBudget) kill('cpu');
   };
   /** `work()`, its CPU time on this thread charged to the run. */
   const measured = <T>(work: () => T): T => {

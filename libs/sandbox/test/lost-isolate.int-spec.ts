@@ -17,23 +17,29 @@ const SCRIPT = `
 import { createIsolatedVmEngine } from ${JSON.stringify(ENGINE)};
 const BOMB = 'async function run() { const o = {}; for (let i = 0; ; i++) o["k" + i] = i; }';
 const limits = { memoryMb: 16, cpuMs: 1500, wallMs: 2500, maxLogBytes: 1024, maxLogEntries: 10, maxOutputBytes: 1024 };
-const catastrophic = [];
+let catastrophic = [];
 const errors = [];
-let lostReports = 0;
-// A bomb that ends at a limit without losing its isolate is tried again on a new engine.
+let lostReports = () => 0;
+// A bomb that ends at a limit without losing its isolate is tried again on a new engine. Each
+// attempt counts its own reports: on a loaded machine an earlier attempt's isolate, ended at the
+// CPU limit, can still be reported lost later, which is that attempt's, not this one's.
 for (let attempt = 1; attempt <= 5 && catastrophic.length === 0; attempt++) {
+  const reports = [];
+  let told = 0;
   const engine = createIsolatedVmEngine({
     isolates: 1,
     maxRunsPerIsolate: 100,
-    onCatastrophicError: (message) => catastrophic.push(message),
+    onCatastrophicError: (message) => reports.push(message),
   });
-  const job = { kind: 'run', code: BOMB, triggerParams: null, executionParams: null, limits, onIsolateLost: () => lostReports++ };
+  const job = { kind: 'run', code: BOMB, triggerParams: null, executionParams: null, limits, onIsolateLost: () => told++ };
+  lostReports = () => told;
   const result = await engine.run(job, { call: async () => null });
   errors.push(result.error?.name ?? 'none');
+  catastrophic = reports;
   if (catastrophic.length === 0) await engine.close();
 }
 setTimeout(() => {
-  process.stdout.write(JSON.stringify({ lostReports, catastrophic, errors }) + '\\n', () => process.kill(process.pid, 'SIGKILL'));
+  process.stdout.write(JSON.stringify({ lostReports: lostReports(), catastrophic, errors }) + '\\n', () => process.kill(process.pid, 'SIGKILL'));
 }, 8000);
 `;
 

@@ -35,6 +35,8 @@ function engineOptions(config: ComputeConfig, name: string, isolates: number): P
       }),
     onProcessExit: ({ pid, detail }) =>
       logger.error({ msg: 'a sandbox process ended unexpectedly; it is replaced', engine: name, pid, detail }),
+    // V8's own report (the collections before a lost isolate, a fatal error), one log entry a line.
+    onOutput: ({ pid, line }) => logger.warn({ msg: 'sandbox process output', engine: name, pid, line }),
   };
 }
 

@@ -39,6 +39,8 @@ export interface ProcessPoolEngineOptions extends Omit<SandboxProcessSettings, '
   onIsolateLost?: (event: { pid: number | undefined; message: string }) => void;
   /** Told when a process ended without being asked to (a native crash, the kernel's OOM killer). */
   onProcessExit?: (event: { pid: number | undefined; detail: string }) => void;
+  /** Told each line a process printed (V8's reports; 200 lines a process at most). Default: dropped. */
+  onOutput?: (event: { pid: number | undefined; line: string }) => void;
   /** The sandbox process's module (default: this package's built `dist/process/sandbox-process.js`). */
   processModule?: string;
 }
@@ -119,6 +121,13 @@ export function createProcessPoolEngine(options: ProcessPoolEngineOptions): Sand
       drain(handle);
       if (!closed) positions[at] = spawn();
     },
+    onOutput(handle, line) {
+      try {
+        options.onOutput?.({ pid: handle.pid, line });
+      } catch {
+        // a listener's failure is its own
+      }
+    },
     onIdle(handle) {
       if (handle.state !== 'ended') handle.kill('it lost an isolate and finished its other runs');
     },
@@ -141,21 +150,16 @@ export function createProcessPoolEngine(options: ProcessPoolEngineOptions): Sand
         }
       }
       if (at < 0 || closed) return;
-      // The position's own process ended without a loss (a crash): a new one, later if it keeps ending at once.
+      // The position's own process ended without a loss (a crash): a new one at once, started later if
+      // they keep ending at once. Runs sent to it meanwhile wait for it.
       const quick = performance.now() - handle.startedAt < QUICK_EXIT_MS;
       respawnDelay[at] = quick ? Math.min(MAX_RESPAWN_DELAY_MS, Math.max(100, respawnDelay[at]! * 2)) : 0;
-      if (respawnDelay[at] === 0) {
-        positions[at] = spawn();
-        return;
-      }
-      setTimeout(() => {
-        if (!closed && positions[at] === handle) positions[at] = spawn();
-      }, respawnDelay[at]).unref();
+      positions[at] = spawn(respawnDelay[at]);
     },
   };
 
-  const spawn = () => new SandboxProcessHandle(module, settings, EXEC_ARGV, events);
-  const positions: SandboxProcessHandle[] = Array.from({ length: count }, spawn);
+  const spawn = (startAfterMs = 0) => new SandboxProcessHandle(module, settings, EXEC_ARGV, events, startAfterMs);
+  const positions: SandboxProcessHandle[] = Array.from({ length: count }, () => spawn());
 
   /** A process that lost an isolate: it finishes its runs (ended when idle), for `drainMs` at most. */
   const drain = (handle: SandboxProcessHandle) => {

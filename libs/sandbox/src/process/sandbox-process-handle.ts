@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import type { JsonValue, SandboxBridge, SandboxJob, SandboxResult, SandboxStats } from '../types.js';
 import { SandboxBusyError } from '../types.js';
 import type { FromSandbox, JobData, SandboxProcessSettings, ToSandbox } from './protocol.js';
@@ -27,7 +28,15 @@ export interface SandboxProcessEvents {
   onExit(handle: SandboxProcessHandle, expected: boolean, detail: string): void;
   /** The process has no run left (the engine ends one that lost an isolate then). */
   onIdle(handle: SandboxProcessHandle): void;
+  /**
+   * A line the process wrote to its stdout or stderr (V8's own reports: an isolate's last
+   * garbage collections before it ran out of memory, a fatal error).
+   */
+  onOutput(handle: SandboxProcessHandle, line: string): void;
 }
+
+/** Lines of output kept from one process: V8's report of a lost isolate is a few dozen. */
+const MAX_OUTPUT_LINES = 200;
 
 /** Runs ids a process keeps the loss hooks of after their runs ended: far more than its isolates. */
 const KEPT_HOOKS = 64;
@@ -43,33 +52,63 @@ export class SandboxProcessHandle {
   /** The engine's last reading of the process's own engine (sent with every result). */
   stats: SandboxStats | undefined;
   readonly startedAt = performance.now();
-  private readonly child: ChildProcess;
+  /** Undefined until the process is started (`startAfterMs`). */
+  private child: ChildProcess | undefined;
+  private startTimer: NodeJS.Timeout | undefined;
+  private readonly ended$: (() => void)[] = [];
   private readonly inFlight = new Map<number, InFlight>();
   private readonly lossHooks = new Map<number, () => void>();
   private readonly outbox: ToSandbox[] = [];
   private ready = false;
   private killedBy: string | undefined;
 
+  /**
+   * Starts the process, after `startAfterMs` when given (a position whose
+   * processes keep ending at once): it takes runs meanwhile, which wait for it.
+   */
   constructor(
-    module: string,
-    settings: SandboxProcessSettings,
-    execArgv: readonly string[],
+    private readonly module: string,
+    private readonly settings: SandboxProcessSettings,
+    private readonly execArgv: readonly string[],
     private readonly events: SandboxProcessEvents,
+    startAfterMs = 0,
   ) {
-    this.child = fork(module, [JSON.stringify(settings)], {
-      execArgv: [...execArgv],
+    if (startAfterMs > 0) {
+      this.startTimer = setTimeout(() => this.start(), startAfterMs);
+      this.startTimer.unref();
+    } else {
+      this.start();
+    }
+  }
+
+  private start(): void {
+    this.startTimer = undefined;
+    const child = fork(this.module, [JSON.stringify(this.settings)], {
+      execArgv: [...this.execArgv],
       serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // Piped, not inherited: what V8 prints reaches the engine's owner as lines (its log), never
+      // the owner's own stderr, where a supervisor (Jest's, say) would take a sandbox process's
+      // "Last few GCs" for its own out-of-memory crash.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
-    this.child.on('message', (message: FromSandbox) => this.receive(message));
+    this.child = child;
+    let lines = 0;
+    for (const stream of [child.stdout, child.stderr]) {
+      if (!stream) continue;
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        if (line.trim() === '' || lines++ >= MAX_OUTPUT_LINES) return;
+        this.events.onOutput(this, line);
+      });
+    }
+    child.on('message', (message: FromSandbox) => this.receive(message));
     // A failed start (no such module, say) ends in 'exit' too.
-    this.child.on('error', () => undefined);
+    child.on('error', () => undefined);
     // 'close', not 'exit': every message the process sent before it ended has been read by then.
-    this.child.once('close', (code, signal) => this.ended(code, signal));
+    child.once('close', (code, signal) => this.ended(code, signal));
   }
 
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.child?.pid;
   }
 
   /** Runs now on the process. */
@@ -115,13 +154,19 @@ export class SandboxProcessHandle {
   kill(reason: string): void {
     if (this.state === 'ended') return;
     this.killedBy ??= reason;
-    this.child.kill('SIGKILL');
+    if (this.child) {
+      this.child.kill('SIGKILL');
+      return;
+    }
+    // Not started yet: nothing to signal, it ends here.
+    clearTimeout(this.startTimer);
+    this.ended(null, 'SIGKILL');
   }
 
   /** Calls `done` once the process has ended (at once if it has). */
   whenEnded(done: () => void): void {
     if (this.state === 'ended') done();
-    else this.child.once('close', () => done());
+    else this.ended$.push(done);
   }
 
   /** Takes no further run; the ones under way go on. */
@@ -135,7 +180,7 @@ export class SandboxProcessHandle {
       this.outbox.push(message);
       return;
     }
-    this.child.send(message, (error) => {
+    this.child!.send(message, (error) => {
       // The channel closed under it: the process is ending, and 'exit' settles its runs.
       if (error) this.kill('its channel failed');
     });
@@ -251,6 +296,7 @@ export class SandboxProcessHandle {
       });
     }
     this.events.onExit(this, expected, detail);
+    for (const done of this.ended$.splice(0)) done();
   }
 }
 
