@@ -14,14 +14,20 @@ import { eventually } from '@strata/testing';
 let stack: Stack;
 const suffix = Date.now().toString(36);
 const [heavy, light] = [`fair-heavy-${suffix}`, `fair-light-${suffix}`];
+/** Workspaces of their own, never on the backlog queue: what keeps an isolate free there is the cap alone. */
+const [holder, other] = [`cap-holder-${suffix}`, `cap-other-${suffix}`];
 const tokens: Record<string, string> = {};
 const BACKLOG_AFTER = 4;
 const HEAVY_RUNS = 24;
 
 beforeAll(async () => {
-  stack = await startStack({ COMPUTE_BACKLOG_AFTER: String(BACKLOG_AFTER), RATE_LIMIT_EXECUTE_PER_MINUTE: '1000' });
-  tokens[heavy] = await adminWorkspaceToken(stack, heavy);
-  tokens[light] = await adminWorkspaceToken(stack, light);
+  stack = await startStack({
+    COMPUTE_BACKLOG_AFTER: String(BACKLOG_AFTER),
+    // Every heavy run is posted within the window, however long the POSTs take on a busy machine.
+    COMPUTE_BACKLOG_WINDOW_MS: '600000',
+    RATE_LIMIT_EXECUTE_PER_MINUTE: '1000',
+  });
+  for (const ws of [heavy, light, holder, other]) tokens[ws] = await adminWorkspaceToken(stack, ws);
 });
 
 afterAll(async () => {
@@ -79,5 +85,30 @@ describe('fair share between workspaces', () => {
     // jobs and at most the backlog jobs the worker had started before it took the light one, it is early.
     const finishedBefore = heavyRuns.filter((run) => run.finishedAt < lightRun.finishedAt).length;
     expect(finishedBefore).toBeLessThanOrEqual(BACKLOG_AFTER + 4);
+  });
+
+  it('keeps an isolate for other workspaces while one workspace’s runs wait on timers', async () => {
+    // A worker of two isolates: one workspace may hold one of them (all but one), whatever its runs do.
+    const worker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
+    const waiting =
+      'async function run() { await new Promise((r) => setTimeout(r, 15000)); return { success: true }; }';
+    const held = [await test(holder, waiting), await test(holder, waiting)];
+    // The holder's first run has an isolate before the other workspace's run is posted.
+    await eventually(async () => {
+      const listed = await call('GET', `${base(holder)}/function-runs?jobId=${held[0]}`, { token: tokens[holder]! });
+      return listed.body.runs[0]?.status === 'running' ? true : undefined;
+    }, 30_000);
+    const otherRun = await finishedRun(other, await test(other, 'async function run() { return { success: true }; }'));
+    expect(otherRun.status).toBe('succeeded');
+    // The other run did not wait for the holder's: none of them has ended yet (one runs, one waits).
+    // With COMPUTE_WORKSPACE_ISOLATES=2 (no cap) both ran, and the other run ended after them.
+    const statuses = await Promise.all(
+      held.map(async (job) => {
+        const listed = await call('GET', `${base(holder)}/function-runs?jobId=${job}`, { token: tokens[holder]! });
+        return listed.body.runs[0]?.status as string;
+      }),
+    );
+    expect(statuses.sort()).toEqual(['queued', 'running']);
+    await worker.stop();
   });
 });
