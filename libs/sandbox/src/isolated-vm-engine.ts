@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import ivm from 'isolated-vm';
 import { MISSING_DEFAULT_EXPORT_MESSAGE, MISSING_RUN_MESSAGE } from './code-check.js';
-import { IsolatePool, WaitAbortedError, type PooledWorker, type RetireReason } from './isolate-pool.js';
-import { invalidJob, NOT_STARTED_MESSAGE, notStartedResult } from './job-checks.js';
+import { IsolatePool, type PooledWorker, type RetireReason } from './isolate-pool.js';
+import { NOT_STARTED_MESSAGE } from './job-checks.js';
+import { poolRuns } from './pool-runs.js';
 import { LogCollector } from './log-collector.js';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE, type PreludeConfig, type PreludeEnvelope } from './prelude.js';
 import {
@@ -175,7 +176,6 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     });
   const retired = { runs: 0, heap: 0, killed: 0, limitChange: 0, closed: 0 };
   let runs = 0;
-  const running = new Set<Promise<unknown>>();
 
   const pool = new IsolatePool<EngineIsolate>({
     size: positiveInteger(options.isolates, 'isolates'),
@@ -225,12 +225,6 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     },
   });
 
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    running.add(promise);
-    void promise.finally(() => running.delete(promise)).catch(() => undefined);
-    return promise;
-  };
-
   const runLeased = async (
     lease: { worker: EngineIsolate; release(reason?: RetireReason): void },
     job: SandboxJob,
@@ -255,55 +249,12 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     }
   };
 
+  const runs$ = poolRuns(pool, runLeased);
   return {
-    run(job, bridge) {
-      const invalid = invalidJob(job);
-      if (invalid) return Promise.reject(invalid);
-      return track(
-        pool
-          .acquire(job.limits.memoryMb, {
-            signal: job.stop,
-            background: job.background === true,
-            ...(job.tenant ? { tenant: job.tenant } : {}),
-          })
-          .then(
-            (lease) => runLeased(lease, job, bridge),
-            (error: unknown) => {
-              // Stopped while it waited for an isolate: it never touched one.
-              if (error instanceof WaitAbortedError) return notStartedResult();
-              throw error;
-            },
-          ),
-      );
-    },
-    tryRun(job, bridge) {
-      const invalid = invalidJob(job);
-      if (invalid) return Promise.reject(invalid);
-      const lease = pool.tryAcquire(job.limits.memoryMb, job.tenant); // undefined after close, too
-      return lease ? track(runLeased(lease, job, bridge)) : undefined;
-    },
-    tryReserve() {
-      const reserved = pool.tryReserve(); // undefined after close, too
-      if (!reserved) return undefined;
-      return {
-        run(job, bridge) {
-          const invalid = invalidJob(job);
-          if (invalid) {
-            reserved.cancel();
-            return Promise.reject(invalid);
-          }
-          let lease;
-          try {
-            lease = reserved.lease(job.limits.memoryMb, job.tenant);
-          } catch (error) {
-            return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-          }
-          return track(runLeased(lease, job, bridge));
-        },
-        release: () => reserved.cancel(),
-      };
-    },
-    available: () => pool.available(),
+    run: runs$.run,
+    tryRun: runs$.tryRun,
+    tryReserve: runs$.tryReserve,
+    available: runs$.available,
     stats(): SandboxStats {
       const counts = pool.counts();
       return {
@@ -318,7 +269,7 @@ export function createIsolatedVmEngine(options: IsolatedVmEngineOptions): Sandbo
     },
     async close() {
       pool.close();
-      await Promise.allSettled([...running]);
+      await runs$.settled();
     },
   };
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { IsolatePool, WaitAbortedError, type PooledWorker } from '../isolate-pool.js';
-import { invalidJob, notStartedResult } from '../job-checks.js';
+import { notStartedResult } from '../job-checks.js';
+import { acquireOptions, poolRuns } from '../pool-runs.js';
 import {
   SandboxBusyError,
   type SandboxBridge,
@@ -103,7 +104,6 @@ export function createProcessPoolEngine(options: ProcessPoolEngineOptions): Sand
   /** What ended processes had counted (their last reading). */
   const past = { isolatesCreated: 0, retired: { runs: 0, heap: 0, killed: 0, limitChange: 0, closed: 0 } };
   const lost = { isolates: 0, processes: 0 };
-  const running = new Set<Promise<unknown>>();
   /** Processes that lost an isolate and finish their runs, oldest first, with their deadline. */
   const draining = new Map<SandboxProcessHandle, NodeJS.Timeout>();
   const respawnDelay: number[] = Array.from({ length: count }, () => 0);
@@ -196,14 +196,6 @@ export function createProcessPoolEngine(options: ProcessPoolEngineOptions): Sand
     },
   });
 
-  const tenantOf = (job: SandboxJob) => (job.tenant ? { tenant: job.tenant } : {});
-
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    running.add(promise);
-    void promise.finally(() => running.delete(promise)).catch(() => undefined);
-    return promise;
-  };
-
   const runLeased = async (
     first: { worker: ProcessSlot; release(reason?: 'killed'): void },
     job: SandboxJob,
@@ -224,11 +216,7 @@ export function createProcessPoolEngine(options: ProcessPoolEngineOptions): Sand
         lease.release(lease.worker.home.state === 'live' ? undefined : 'killed');
       }
       try {
-        lease = await pool.acquire(job.limits.memoryMb, {
-          ...(job.stop ? { signal: job.stop } : {}),
-          background: job.background === true,
-          ...tenantOf(job),
-        });
+        lease = await pool.acquire(job.limits.memoryMb, acquireOptions(job));
       } catch (error) {
         if (error instanceof WaitAbortedError) return notStartedResult();
         throw error;
@@ -236,50 +224,12 @@ export function createProcessPoolEngine(options: ProcessPoolEngineOptions): Sand
     }
   };
 
+  const runs$ = poolRuns(pool, runLeased);
   return {
-    run(job, bridge) {
-      const invalid = invalidJob(job);
-      if (invalid) return Promise.reject(invalid);
-      return track(
-        pool
-          .acquire(job.limits.memoryMb, { signal: job.stop, background: job.background === true, ...tenantOf(job) })
-          .then(
-            (lease) => runLeased(lease, job, bridge),
-            (error: unknown) => {
-              if (error instanceof WaitAbortedError) return notStartedResult();
-              throw error;
-            },
-          ),
-      );
-    },
-    tryRun(job, bridge) {
-      const invalid = invalidJob(job);
-      if (invalid) return Promise.reject(invalid);
-      const lease = pool.tryAcquire(job.limits.memoryMb, job.tenant);
-      return lease ? track(runLeased(lease, job, bridge)) : undefined;
-    },
-    tryReserve() {
-      const reserved = pool.tryReserve();
-      if (!reserved) return undefined;
-      return {
-        run(job, bridge) {
-          const invalid = invalidJob(job);
-          if (invalid) {
-            reserved.cancel();
-            return Promise.reject(invalid);
-          }
-          let lease;
-          try {
-            lease = reserved.lease(job.limits.memoryMb, job.tenant);
-          } catch (error) {
-            return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-          }
-          return track(runLeased(lease, job, bridge));
-        },
-        release: () => reserved.cancel(),
-      };
-    },
-    available: () => pool.available(),
+    run: runs$.run,
+    tryRun: runs$.tryRun,
+    tryReserve: runs$.tryReserve,
+    available: runs$.available,
     stats(): SandboxStats {
       const counts = pool.counts();
       const live = [...positions, ...draining.keys()];
@@ -313,7 +263,7 @@ export function createProcessPoolEngine(options: ProcessPoolEngineOptions): Sand
     async close() {
       closed = true;
       pool.close();
-      await Promise.allSettled([...running]);
+      await runs$.settled();
       const ending = [...positions, ...draining.keys()].filter((handle) => handle.state !== 'ended');
       await Promise.all(
         ending.map(
