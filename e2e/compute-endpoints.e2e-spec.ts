@@ -501,8 +501,13 @@ describe('endpoint triggers', () => {
   it('a call its worker has no isolate for goes to another worker over NATS, and only then is refused', async () => {
     await createEndpoint('nap', 'nap', { auth: { mode: 'public' }, timeoutMs: 10_000 });
     const four = () => Promise.all([1, 2, 3, 4].map(() => call('POST', endpoint('nap'), { body: {} })));
-    // The gateway's worker has two endpoint isolates and one background one; this one adds two more.
-    const other = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '1' });
+    // The gateway's worker has two endpoint isolates and one background one, of which one workspace may
+    // hold all but one (2); this one adds two more, both the workspace's to hold.
+    const other = await stack.startWorker({
+      COMPUTE_WORKER_ISOLATES: '1',
+      COMPUTE_WORKER_ENDPOINT_ISOLATES: '1',
+      COMPUTE_WORKSPACE_ISOLATES: '2',
+    });
     expect(other.url).not.toBe(stack.workerUrl);
     const helped = await four();
     expect(helped.map((r) => r.status)).toEqual([200, 200, 200, 200]);
