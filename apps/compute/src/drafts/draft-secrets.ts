@@ -1,19 +1,24 @@
-import type { KeyRing } from '@strata/crypto';
+import { associatedData, SEAL_PURPOSES, type KeyRing } from '@strata/crypto';
 import type { FieldError } from '@strata/contracts';
 import type { JsonObject, JsonValue } from '../json.js';
 import {
+  paramBinding,
   resendableParams,
   resendableSigningSecret,
   sealSigningSecret,
   sealTriggerParams,
-  type SealBinding,
+  type SealBindings,
 } from '../triggers/trigger-params.js';
 
 /** A trigger draft's secrets are bound to the draft: copied into another draft or a trigger, they do not open. */
-export const draftBinding =
-  (draftId: string): SealBinding =>
-  (name) =>
-    `compute.drafts.params:${draftId}:${name}`;
+export const draftBindings = (draftId: string): SealBindings => ({
+  param: (name) =>
+    paramBinding(associatedData(SEAL_PURPOSES.draftParam, draftId, name), `compute.drafts.params:${draftId}`, name),
+  signingSecret: {
+    aad: associatedData(SEAL_PURPOSES.draftSigningSecret, draftId),
+    legacy: [`compute.drafts.params:${draftId}:#signingSecret`],
+  },
+});
 
 const isObject = (v: JsonValue | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,7 +38,7 @@ export function sealDraftSecrets(
 ): { data: JsonObject } | { errors: FieldError[] } {
   const metadata = data['triggerMetadata'];
   if (!isObject(metadata)) return { data };
-  const bind = draftBinding(draftId);
+  const bind = draftBindings(draftId);
   const sealed: JsonObject = { ...metadata };
   const errors: FieldError[] = [];
   const params = metadata['params'];
@@ -80,7 +85,7 @@ function malformedSecrets(params: JsonObject): FieldError[] {
 export function openDraftSecrets(ring: KeyRing, draftId: string, data: JsonObject): JsonObject {
   const metadata = data['triggerMetadata'];
   if (!isObject(metadata)) return data;
-  const bind = draftBinding(draftId);
+  const bind = draftBindings(draftId);
   const opened: JsonObject = { ...metadata };
   if (isObject(metadata['params'])) opened['params'] = resendableParams(ring, bind, metadata['params']);
   if (metadata['signingSecret'] !== undefined) {

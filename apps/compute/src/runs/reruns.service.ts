@@ -7,7 +7,7 @@ import { ComputeConfig } from '../compute.config.js';
 import { codeHash } from '../functions/function-code.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { JsonObject } from '../json.js';
-import { openTriggerParams, triggerBinding } from '../triggers/trigger-params.js';
+import { openTriggerParams, triggerBindings } from '../triggers/trigger-params.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 import type { RerunRequest } from './dto/rerun.requests.js';
 import type { RunLimits } from './run-limits.js';
@@ -91,7 +91,7 @@ export class RerunsService {
             ? (params.triggerParams ?? {})
             : openTriggerParams(
                 this.ring,
-                triggerBinding(trigger.id),
+                triggerBindings(trigger.id),
                 (trigger.metadata['params'] ?? {}) as JsonObject,
               ),
           executionParams,

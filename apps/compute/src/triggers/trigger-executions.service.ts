@@ -9,7 +9,7 @@ import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type QueuedJob, type RunRequest } from '../runs/run-queue.js';
 import type { ExecutionSource } from '../runs/run-status.js';
 import type { NewRun } from '../runs/runs.repository.js';
-import { openTriggerParams, triggerBinding } from './trigger-params.js';
+import { openTriggerParams, triggerBindings } from './trigger-params.js';
 import type { TriggerEntity } from './trigger.entity.js';
 import { TRIGGER_NOT_FOUND } from './triggers.service.js';
 import { TriggersRepository, type FunctionVersionRef } from './triggers.repository.js';
@@ -173,7 +173,7 @@ export class TriggerExecutions {
       params: {
         triggerParams: openTriggerParams(
           this.ring,
-          triggerBinding(trigger.id),
+          triggerBindings(trigger.id),
           (trigger.metadata['params'] ?? {}) as JsonObject,
         ),
         executionParams,
