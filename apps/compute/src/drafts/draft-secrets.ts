@@ -1,6 +1,7 @@
 import { associatedData, SEAL_PURPOSES, type KeyRing } from '@strata/crypto';
 import type { FieldError } from '@strata/contracts';
 import type { JsonObject, JsonValue } from '../json.js';
+import { paramNameProblem } from '../triggers/metadata/index.js';
 import {
   paramBinding,
   resendableParams,
@@ -43,8 +44,14 @@ export function sealDraftSecrets(
   const errors: FieldError[] = [];
   const params = metadata['params'];
   if (isObject(params)) {
-    errors.push(...malformedSecrets(params));
-    const result = sealTriggerParams(ring, bind, params);
+    const refused = refusedNames(params);
+    errors.push(...refused);
+    // One entry per bad field: a refused name is not looked at further.
+    const named = refused.length
+      ? Object.fromEntries(Object.entries(params).filter(([name]) => paramNameProblem(name) === undefined))
+      : params;
+    errors.push(...malformedSecrets(named));
+    const result = sealTriggerParams(ring, bind, named);
     if ('errors' in result) errors.push(...result.errors);
     else sealed['params'] = result.params;
   }
@@ -56,6 +63,14 @@ export function sealDraftSecrets(
   }
   if (errors.length) return { errors: errors.map((e) => ({ ...e, field: `data.${e.field}` })) };
   return { data: { ...data, triggerMetadata: sealed } };
+}
+
+/** Parameter names a trigger refuses (`#` first, a lone surrogate): refused in a draft too, one entry each. */
+function refusedNames(params: JsonObject): FieldError[] {
+  return Object.keys(params).flatMap((name) => {
+    const problem = paramNameProblem(name);
+    return problem ? [{ field: `triggerMetadata.params.${name}`, message: problem }] : [];
+  });
 }
 
 /**
