@@ -1,19 +1,23 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 /**
  * Trigger secrets stay write-only (docs/compute.md, "Encrypted parameters"): a
  * trigger's signing secret cannot be turned into a parameter the function
- * receives, and parameter names starting with `#` are refused.
+ * receives, parameter names starting with `#` are refused, and what a function
+ * logs or returns of its encrypted parameters is masked where the run is stored.
  */
 
 let stack: Stack;
+let db: pg.Client;
 let token: string;
 let revealId: string;
 const ws = `csec-${Date.now().toString(36)}`;
 const base = () => `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
+const MASK = '********';
 
 /** Tells what the function received without returning it as it is (a stored result masks it). */
 const REVEAL = `async function run() {
@@ -55,12 +59,15 @@ beforeAll(async () => {
   stack = await startStack();
   await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
   token = await adminWorkspaceToken(stack, ws);
+  db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
   const fn = await call('POST', `${base()}/compute-functions`, { token, body: { name: 'reveal', code: REVEAL } });
   expect(fn.status).toBe(201);
   revealId = fn.body.id;
 });
 
 afterAll(async () => {
+  await db?.end();
   await stack?.stop();
 });
 
@@ -188,5 +195,73 @@ describe('parameter names', () => {
       'data.triggerMetadata.params.#a',
       'data.triggerMetadata.params.#b',
     ]);
+  });
+});
+
+describe('masking', () => {
+  it("masks the function's encrypted parameters in the logs and result it stores, embedded ones too", async () => {
+    const KEY = 'sk-mask-PLAIN-90817';
+    const code = `async function run() {
+      api.log('key is ' + triggerParams.apiKey);
+      api.log(triggerParams.pin);
+      api.log({ nested: triggerParams.apiKey, pin: triggerParams.pin });
+      api.log('about tab');
+      return {
+        success: true,
+        data: {
+          key: triggerParams.apiKey,
+          pin: triggerParams.pin,
+          region: triggerParams.region,
+          embedded: 'x' + triggerParams.apiKey + 'y',
+          length: triggerParams.apiKey.length,
+        },
+      };
+    }`;
+    const fn = await call('POST', `${base()}/compute-functions`, { token, body: { name: 'leaky', code } });
+    expect(fn.status).toBe(201);
+    const trigger = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: {
+        name: 'leaky',
+        functionId: fn.body.id,
+        triggerMetadata: {
+          params: { apiKey: { value: KEY, encrypt: true }, pin: { value: 'ab', encrypt: true }, region: 'eu' },
+        },
+      },
+    });
+    expect(trigger.status).toBe(201);
+    const executed = await call('POST', `${base()}/function-triggers/${trigger.body.id}/execute`, { token });
+    const run = await finished(executed.body);
+    expect(run.status).toBe('succeeded');
+    // The function had the plain values (their length), the stored result does not.
+    expect(run.result.data).toEqual({ key: MASK, pin: MASK, region: 'eu', embedded: `x${MASK}y`, length: KEY.length });
+    // A short secret is masked where a whole value is it, not inside other text.
+    expect(run.logs.map((l: { message: string }) => l.message)).toEqual([
+      `key is ${MASK}`,
+      MASK,
+      `{"nested":"${MASK}","pin":"ab"}`,
+      'about tab',
+    ]);
+    const stored = await db.query<{ logs: string; return_value: string }>(
+      'SELECT logs::text AS logs, return_value::text AS return_value FROM compute.runs WHERE id = $1',
+      [run.id],
+    );
+    expect(stored.rows[0]!.logs + stored.rows[0]!.return_value).not.toContain(KEY);
+
+    // A re-run masks the trigger's parameters too, and so does a failure's message.
+    const thrower = await call('PUT', `${base()}/compute-functions/${fn.body.id}`, {
+      token,
+      body: { code: 'async function run() { throw new Error("bad key " + triggerParams.apiKey); }' },
+    });
+    expect(thrower.status).toBe(200);
+    const rerun = await call('POST', `${base()}/function-runs/${run.id}/rerun`, {
+      token,
+      body: { useLatestCode: true },
+    });
+    expect(rerun.status).toBe(200);
+    const failed = await finished(rerun.body.jobId);
+    expect(failed.status).toBe('failed');
+    expect(failed.error.message).toContain(`bad key ${MASK}`);
+    expect(JSON.stringify(failed)).not.toContain(KEY);
   });
 });

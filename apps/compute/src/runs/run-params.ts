@@ -10,6 +10,12 @@ export interface RunParams {
   readonly triggerParams: unknown;
   readonly executionParams: unknown;
   readonly request?: EndpointRequest;
+  /**
+   * The names of `triggerParams` the trigger stores encrypted: their values are
+   * masked in the run's stored logs and result (worker/run-masking.ts). Absent
+   * on runs queued by earlier releases.
+   */
+  readonly secretParams?: readonly string[];
 }
 
 /** Where a run's parameters are sealed: bound to the run (earlier releases: the legacy binding). */

@@ -118,6 +118,11 @@ export function openTriggerParams(ring: KeyRing, bind: SealBindings, params: Jso
   );
 }
 
+/** The names of the parameters stored sealed: what a run masks in its logs and result (run-masking.ts). */
+export function sealedParamNames(params: JsonObject): string[] {
+  return Object.entries(params).flatMap(([name, value]) => (isSealed(value) ? [name] : []));
+}
+
 /**
  * The parameters as a request would send them again: sealed ones opened back
  * into `{value, encrypt: true}` (a draft published into a trigger, which seals
