@@ -21,9 +21,17 @@ let otherToken: string;
 let functionId: string;
 
 const base = (workspace = ws) => `${stack.baseUrl}/data/workspace/${workspace}/api/v1`;
+/**
+ * Echoes its parameters. A value of an encrypted parameter is masked in the stored
+ * result (docs/compute.md, "Encrypted parameters"): its string reversed shows what came in.
+ */
 const CODE = `async function run() {
-  return { success: true, data: { triggerParams, executionParams } };
+  const reversed = {};
+  for (const [k, v] of Object.entries(triggerParams)) if (typeof v === 'string') reversed[k] = v.split('').reverse().join('');
+  return { success: true, data: { triggerParams, executionParams, reversed } };
 }`;
+const MASK = '********';
+const reverse = (text: string) => text.split('').reverse().join('');
 
 beforeAll(async () => {
   stack = await startStack();
@@ -105,7 +113,9 @@ describe('function triggers', () => {
       executionSource: 'trigger',
       result: {
         data: {
-          triggerParams: { region: 'eu', apiKey: 'sk-live-123' },
+          // Given in the clear, masked where the run is stored.
+          triggerParams: { region: 'eu', apiKey: MASK },
+          reversed: { region: 'ue', apiKey: reverse('sk-live-123') },
           executionParams: { orderId: 42, nested: { a: [1, 2] } },
         },
       },
@@ -199,11 +209,9 @@ describe('function triggers', () => {
     expect(published).toMatchObject({ status: 201, body: { triggerMetadata: { params: { apiKey: sealed } } } });
     expect(secretsIn(published.body)).toEqual([]);
     const executed = await call('POST', `${base()}/function-triggers/${published.body.id}/execute`, { token });
-    expect((await finished(executed.body)).result.data.triggerParams).toEqual({
-      region: 'eu',
-      apiKey: 'sk-draft-1',
-      extra: 'sk-draft-2',
-    });
+    const { data } = (await finished(executed.body)).result;
+    expect(data.triggerParams).toEqual({ region: 'eu', apiKey: MASK, extra: MASK });
+    expect(data.reversed).toEqual({ region: 'ue', apiKey: reverse('sk-draft-1'), extra: reverse('sk-draft-2') });
 
     // A secret in a form the trigger would refuse is refused by the draft too, never kept in the clear.
     for (const malformed of [

@@ -185,7 +185,8 @@ describe('the SDK', () => {
     expect(run).toMatchObject({
       status: 'succeeded',
       triggerId: trigger.id,
-      result: { data: { triggerParams: { region: 'eu', token: 's3cret' }, executionParams: { order: 42 } } },
+      // The encrypted parameter is masked where the run is stored (docs/compute.md, "Encrypted parameters").
+      result: { data: { triggerParams: { region: 'eu', token: '********' }, executionParams: { order: 42 } } },
     });
     const rerun = await client.functionRuns.rerun(run.id, { reason: 'again', overrideParams: { order: 43 } });
     const second = await client.functionRuns.waitForJob(rerun.jobId);

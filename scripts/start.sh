@@ -18,6 +18,15 @@ node apps/webhooks/dist/main.js migrate
 node apps/compute/dist/main.js migrate
 node apps/inbound/dist/main.js migrate
 node apps/orchestration/dist/main.js migrate
+# The steps a migration marked due that need the key ring (re-sealing stored values), before
+# any service starts: docs/runbooks.md, "Upgrade steps".
+echo "[start] running due upgrade steps"
+node apps/auth/dist/main.js upgrade
+node apps/data/dist/main.js upgrade
+node apps/webhooks/dist/main.js upgrade
+node apps/compute/dist/main.js upgrade
+node apps/inbound/dist/main.js upgrade
+node apps/orchestration/dist/main.js upgrade
 
 pids=()
 run() { # name command...

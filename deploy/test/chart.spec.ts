@@ -50,7 +50,7 @@ describe('the Helm chart', () => {
       Deployment: APPS.length,
       HorizontalPodAutoscaler: 4, // gateway, data, compute and the workers scale by default
       Ingress: 1,
-      Job: 1,
+      Job: 2, // the migrations and the upgrade steps
       NetworkPolicy: APPS.length,
       PodDisruptionBudget: APPS.length,
       Secret: 2, // the services' and the migrations Job's
@@ -168,6 +168,31 @@ describe('the Helm chart', () => {
       ['Secret', 'strata-secrets'],
     ] as const) {
       expect(find(objects, kind, name).metadata.annotations).toBeUndefined();
+    }
+  });
+
+  it("runs every schema's due upgrade steps in npm start's order once the release runs, with its own settings", () => {
+    const job = find(objects, 'Job', 'strata-upgrade');
+    const start = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8');
+    const order = [...start.matchAll(/node apps\/([a-z-]+)\/dist\/main\.js upgrade/g)].map((m) => m[1]);
+    expect(order).toEqual([...start.matchAll(/node apps\/([a-z-]+)\/dist\/main\.js migrate/g)].map((m) => m[1]));
+    // npm start runs them after every migration, before any service starts.
+    expect(start.indexOf('main.js upgrade')).toBeGreaterThan(start.lastIndexOf('main.js migrate'));
+    expect(start.indexOf('main.js upgrade')).toBeLessThan(start.indexOf('run auth'));
+    const init = job.spec.template.spec.initContainers;
+    expect(init.map((c: { name: string }) => c.name)).toEqual(order.map((app) => `upgrade-${app}`));
+    for (const c of init) expect(c.args).toEqual(['dist/main.js', 'upgrade']);
+    expect(job.metadata.annotations).toEqual({
+      'helm.sh/hook': 'post-install,post-upgrade',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+      'helm.sh/hook-weight': '0',
+    });
+    for (const c of init) {
+      const app = c.name.replace('upgrade-', '');
+      const service = container(find(objects, 'Deployment', `strata-${app}`));
+      expect(c.envFrom).toEqual([{ configMapRef: { name: 'strata-env' } }]);
+      const secrets = (entries: any[]) => entries.filter((e) => e.valueFrom).map((e) => e.valueFrom.secretKeyRef);
+      expect(secrets(c.env)).toEqual(secrets(service.env));
     }
   });
 

@@ -10,7 +10,8 @@ import { CREDENTIALS, ROOT, containerEnv, find, render } from './chart.js';
  * What deploy/Dockerfile puts in each image, run as the chart runs it: `pnpm --filter
  * @strata/<app> deploy --prod` (the image's /app), then each schema's migration with the
  * environment of the chart's migrations Job, and every service and a sandbox worker with the
- * environment of its Deployment's pod, in production mode. Only what a test machine cannot
+ * environment of its Deployment's pod, in production mode, then the post-install Job's
+ * upgrade steps. Only what a test machine cannot
  * have is changed: hosts and ports, the database and the NATS prefix. A dependency only the
  * monorepo's node_modules had, a setting the chart forgets or a credential the services would
  * refuse fails here rather than in a cluster.
@@ -140,5 +141,17 @@ describe("the images' contents, run as the chart runs them", () => {
     const routed = await fetch(`${local('gateway')}/data/workspace/acme/api/v1/structures`);
     expect(routed.status).toBe(401);
     expect(routed.headers.get('x-request-id')).toBeTruthy();
+
+    // The release runs: the post-install Job's upgrade steps, each with its service's environment.
+    const upgrade = find(objects, 'Job', 'strata-upgrade').spec.template.spec;
+    for (const c of upgrade.initContainers) {
+      const app = (c.name as string).replace(/^upgrade-/, '');
+      const upgraded = await exited(run(app, c.args, here(containerEnv(objects, c))));
+      expect({ app, code: upgraded.code, done: upgraded.output.includes('reseal-purpose-bindings: done') }).toEqual({
+        app,
+        code: 0,
+        done: true,
+      });
+    }
   }, 180_000);
 });

@@ -3,7 +3,7 @@ import { AuthConfig } from './auth.config.js';
 import { createAuthApp, migrateAuth } from './create-auth-app.js';
 
 /**
- * `node dist/main.js [migrate | rotate-signing-key | reencrypt [--check]]`: serve, only
+ * `node dist/main.js [migrate | upgrade | rotate-signing-key | reencrypt [--check]]`: serve, only
  * run the migrations, add a signing key, or move every stored secret to the active
  * encryption key (docs/runbooks.md).
  */
@@ -12,6 +12,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
   if (argv[0] === 'migrate') {
     const ran = await migrateAuth(config);
     process.stdout.write(`strata-auth: ${ran.length ? `ran ${ran.join(', ')}` : 'schema iam is up to date'}\n`);
+    return;
+  }
+  if (argv[0] === 'upgrade') {
+    const { upgradeAuth } = await import('./oidc/reencrypt-keys.js');
+    await upgradeAuth(config);
     return;
   }
   if (argv[0] === 'reencrypt') {

@@ -1,27 +1,34 @@
 import type { EntityManager } from 'typeorm';
-import { KeyRing } from '@strata/crypto';
+import { KeyRing, type Binding } from '@strata/crypto';
 import { withServiceDataSource } from '@strata/db';
 import {
+  type EnvelopeCensus,
   envelopeColumns,
   keyRingOf,
-  runReencryption,
-  type EnvelopeCensus,
   type ReencryptionOptions,
   type ReencryptionReport,
   type ReencryptionTarget,
+  resealBindingsStep,
+  runReencryption,
+  upgradeCommand,
+  type UpgradeOutcome,
 } from '@strata/platform';
 import { COMPUTE_ENTITIES } from './compute-data-source.js';
 import type { ComputeConfig } from './compute.config.js';
 import type { JsonObject, JsonValue } from './json.js';
 import { COMPUTE_SCHEMA, MIGRATIONS } from './migrations/index.js';
-import { draftBinding } from './drafts/draft-secrets.js';
-import { SIGNING_SECRET, triggerBinding, type SealBinding } from './triggers/trigger-params.js';
+import { draftBindings } from './drafts/draft-secrets.js';
+import { endpointSecretBinding } from './endpoints/endpoint-credentials.js';
+import { documentBinding } from './run-documents/run-document-seal.js';
+import { runParamsBinding } from './runs/run-params.js';
+import { triggerBindings, type SealBindings } from './triggers/trigger-params.js';
 
 /**
  * `node --no-node-snapshot dist/main.js reencrypt [--check]`: moves every envelope
- * compute holds to the active key (docs/runbooks.md): run parameters, stored
- * documents, endpoint signing secrets, and the sealed parameters and signing
- * secrets inside trigger metadata (current and every version) and trigger drafts.
+ * compute holds to the active key and its purpose's binding (docs/runbooks.md):
+ * run parameters, stored documents, endpoint signing secrets, and the sealed
+ * parameters and signing secrets inside trigger metadata (current and every
+ * version) and trigger drafts. The `upgrade` command's re-sealing step runs it too.
  */
 export function reencryptCompute(
   config: ComputeConfig,
@@ -40,21 +47,21 @@ export function reencryptCompute(
         table: 'compute.runs',
         key: 'id',
         columns: ['params'],
-        binding: (row) => `compute.runs.params:${String(row['id'])}`,
+        binding: (row) => runParamsBinding(String(row['id'])),
         ring,
       }),
       envelopeColumns({
         table: 'compute.run_documents',
         key: 'id',
         columns: ['content'],
-        binding: (row) => `compute.run_documents:${String(row['id'])}`,
+        binding: (row) => documentBinding(String(row['id'])),
         ring,
       }),
       envelopeColumns({
         table: 'compute.endpoint_credentials',
         key: 'trigger_id',
         columns: ['signing_secret'],
-        binding: (row) => `compute.endpoint_credentials.signing_secret:${String(row['trigger_id'])}`,
+        binding: (row) => endpointSecretBinding(String(row['trigger_id'])),
         ring,
       }),
       triggerMetadata(ring, 'compute.triggers', 'id') as ReencryptionTarget<never>,
@@ -79,9 +86,9 @@ const isSealed = (v: JsonValue | undefined): v is JsonObject & { value: string }
 
 /** The sealed values of trigger metadata with their bindings (trigger-params.ts). */
 function sealedOf(
-  bind: SealBinding,
+  bind: SealBindings,
   metadata: JsonObject,
-): { at: (m: JsonObject, v: JsonObject) => JsonObject; value: JsonObject & { value: string }; binding: string }[] {
+): { at: (m: JsonObject, v: JsonObject) => JsonObject; value: JsonObject & { value: string }; binding: Binding }[] {
   const out: ReturnType<typeof sealedOf> = [];
   const params = metadata['params'];
   if (isObject(params)) {
@@ -89,7 +96,7 @@ function sealedOf(
       if (isSealed(value)) {
         out.push({
           value,
-          binding: bind(name),
+          binding: bind.param(name),
           at: (m, v) => ({ ...m, params: { ...(m['params'] as JsonObject), [name]: v } }),
         });
       }
@@ -97,7 +104,7 @@ function sealedOf(
   }
   const secret = metadata['signingSecret'];
   if (isSealed(secret)) {
-    out.push({ value: secret, binding: bind(SIGNING_SECRET), at: (m, v) => ({ ...m, signingSecret: v }) });
+    out.push({ value: secret, binding: bind.signingSecret, at: (m, v) => ({ ...m, signingSecret: v }) });
   }
   return out;
 }
@@ -108,7 +115,7 @@ function triggerMetadata(ring: KeyRing, table: string, keyColumn: string): Reenc
   const keyExpr = versioned ? `${keyColumn}::text || ':' || lpad(version::text, 10, '0')` : `${keyColumn}::text`;
   return metadataTarget(ring, {
     name: table,
-    bind: triggerBinding,
+    bind: triggerBindings,
     async rows(db, after, limit, lock) {
       const rows = await db.query<{ key: string; owner: string; metadata: JsonObject }[]>(
         `SELECT ${keyExpr} AS key, ${keyColumn} AS owner, metadata FROM ${table}
@@ -134,7 +141,7 @@ function triggerMetadata(ring: KeyRing, table: string, keyColumn: string): Reenc
 function draftMetadata(ring: KeyRing): ReencryptionTarget<MetadataRow> {
   return metadataTarget(ring, {
     name: 'compute.drafts',
-    bind: draftBinding,
+    bind: draftBindings,
     async rows(db, after, limit, lock) {
       return db.query<{ key: string; owner: string; metadata: JsonObject }[]>(
         `SELECT id::text AS key, id::text AS owner, data->'triggerMetadata' AS metadata FROM compute.drafts
@@ -156,12 +163,12 @@ function draftMetadata(ring: KeyRing): ReencryptionTarget<MetadataRow> {
 
 interface MetadataSource {
   readonly name: string;
-  readonly bind: (owner: string) => SealBinding;
+  readonly bind: (owner: string) => SealBindings;
   rows(db: EntityManager, after: string | undefined, limit: number, lock: boolean): Promise<MetadataRow[]>;
   save(tx: EntityManager, rows: readonly MetadataRow[]): Promise<void>;
 }
 
-/** Moves the sealed values inside a metadata document to the active key, each under its own binding. */
+/** Moves the sealed values inside a metadata document to the active key, each under its purpose's binding. */
 function metadataTarget(ring: KeyRing, source: MetadataSource): ReencryptionTarget<MetadataRow> {
   const sealedIn = (row: MetadataRow) => sealedOf(source.bind(row.owner), row.metadata);
   return {
@@ -171,7 +178,7 @@ function metadataTarget(ring: KeyRing, source: MetadataSource): ReencryptionTarg
       let metadata = row.metadata;
       let changed = false;
       for (const sealed of sealedIn(row)) {
-        const moved = ring.reencrypt(sealed.value.value, sealed.binding);
+        const moved = ring.reseal(sealed.value.value, sealed.binding);
         if (moved !== sealed.value.value) {
           metadata = sealed.at(metadata, { ...sealed.value, value: moved, keyVersion: KeyRing.versionOf(moved) });
           changed = true;
@@ -182,15 +189,27 @@ function metadataTarget(ring: KeyRing, source: MetadataSource): ReencryptionTarg
     save: (tx, rows) => source.save(tx, rows),
     census(row, verify): EnvelopeCensus {
       const versions = new Map<number, number>();
+      let stale = 0;
       for (const sealed of sealedIn(row)) {
         const v = KeyRing.versionOf(sealed.value.value);
         versions.set(v, (versions.get(v) ?? 0) + 1);
-        if (verify) ring.decrypt(sealed.value.value, sealed.binding);
+        if (verify && ring.unseal(sealed.value.value, sealed.binding).binding > 0) stale++;
       }
-      return { versions, stale: 0 };
+      return { versions, stale };
     },
     describe(row) {
       return `${source.name} ${row.key}`;
     },
   };
+}
+
+/**
+ * `node dist/main.js upgrade`: the compute schema's due upgrade steps, after its
+ * migrations, once the release serves (docs/runbooks.md, "Upgrade steps"): the
+ * re-sealing of every envelope under its purpose's binding.
+ */
+export function upgradeCompute(config: ComputeConfig, write?: (line: string) => void): Promise<UpgradeOutcome> {
+  const source = { url: config.DATABASE_URL, schema: COMPUTE_SCHEMA };
+  const steps = [resealBindingsStep(config, (options) => reencryptCompute(config, options))];
+  return upgradeCommand('strata-compute', source, steps, write);
 }

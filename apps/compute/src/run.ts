@@ -3,7 +3,7 @@ import { ComputeConfig } from './compute.config.js';
 import { createComputeApp, migrateCompute } from './create-compute-app.js';
 
 /**
- * `node --no-node-snapshot dist/main.js [migrate | worker | reencrypt [--check] | suspensions
+ * `node --no-node-snapshot dist/main.js [migrate | upgrade | worker | reencrypt [--check] | suspensions
  * [lift <workspace>]]`: serve the API, only run the migrations, move every envelope to the
  * active key, run a sandbox worker (a process of its own; scale workers by running more of
  * them), or list and lift the refusals after lost isolates (docs/runbooks.md).
@@ -13,6 +13,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
   if (argv[0] === 'migrate') {
     const ran = await migrateCompute(config);
     process.stdout.write(`strata-compute: ${ran.length ? `ran ${ran.join(', ')}` : 'schema compute is up to date'}\n`);
+    return;
+  }
+  if (argv[0] === 'upgrade') {
+    const { upgradeCompute } = await import('./reencrypt-compute.js');
+    await upgradeCompute(config);
     return;
   }
   if (argv[0] === 'reencrypt') {

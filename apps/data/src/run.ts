@@ -3,7 +3,7 @@ import { createDataApp, migrateData } from './create-data-app.js';
 import { DataConfig } from './data.config.js';
 
 /**
- * `node dist/main.js [migrate | reencrypt [--check]]`: serve, only run the migrations,
+ * `node dist/main.js [migrate | upgrade | reencrypt [--check]]`: serve, only run the migrations,
  * or move every stored secret to the active key (docs/runbooks.md).
  */
 export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
@@ -11,6 +11,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
   if (argv[0] === 'migrate') {
     const ran = await migrateData(config);
     process.stdout.write(`strata-data: ${ran.length ? `ran ${ran.join(', ')}` : 'schema data is up to date'}\n`);
+    return;
+  }
+  if (argv[0] === 'upgrade') {
+    const { upgradeData } = await import('./secrets/reencrypt-records.js');
+    await upgradeData(config);
     return;
   }
   if (argv[0] === 'reencrypt') {

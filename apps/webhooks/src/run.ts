@@ -3,7 +3,7 @@ import { createWebhooksApp, migrateWebhooks } from './create-webhooks-app.js';
 import { WebhooksConfig } from './webhooks.config.js';
 
 /**
- * `node dist/main.js [migrate | reencrypt [--check]]`: serve, only run the migrations,
+ * `node dist/main.js [migrate | upgrade | reencrypt [--check]]`: serve, only run the migrations,
  * or move every stored secret to the active encryption key (docs/runbooks.md).
  */
 export async function run(argv: string[] = process.argv.slice(2)): Promise<void> {
@@ -13,6 +13,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<void>
     process.stdout.write(
       `strata-webhooks: ${ran.length ? `ran ${ran.join(', ')}` : 'schema webhooks is up to date'}\n`,
     );
+    return;
+  }
+  if (argv[0] === 'upgrade') {
+    const { upgradeWebhooks } = await import('./subscriptions/reencrypt-subscriptions.js');
+    await upgradeWebhooks(config);
     return;
   }
   if (argv[0] === 'reencrypt') {

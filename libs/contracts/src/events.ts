@@ -369,7 +369,7 @@ export interface HttpTriggerSettings {
   readonly validateSignature: boolean;
   /** Lower case. */
   readonly signatureHeaderName: string;
-  /** The signing secret sealed with the shared key ring (AAD: `signingSecretAad`), never in the clear. */
+  /** The signing secret sealed with the shared key ring (`triggerSigningSecretBinding` of @strata/crypto), never in the clear. */
   readonly signingSecret: string | null;
   readonly captureRejected: boolean;
   /** Whether verified arrivals are written as records (autoPersist enabled and linked to a collection). */
@@ -378,11 +378,6 @@ export interface HttpTriggerSettings {
 
 export type HttpTriggerResolution =
   { readonly found: false } | { readonly found: true; readonly trigger: HttpTriggerSettings };
-
-/** The additional data sealing an http-trigger's signing secret: moved to another trigger, it does not open. */
-export function signingSecretAad(triggerId: string): string {
-  return `compute.triggers.params:${triggerId}:#signingSecret`;
-}
 
 /** Queue the run of one stored arrival: at most one run per arrival, however often this is asked. */
 export interface HttpTriggerDispatch {

@@ -6,3 +6,4 @@ export * from './webhook-signature.js';
 export * from './function-principal.js';
 export * from './arrival-signature.js';
 export * from './delivery-id.js';
+export * from './associated-data.js';

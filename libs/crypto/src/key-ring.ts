@@ -6,6 +6,7 @@ import {
   timingSafeEqual,
   type KeyObject,
 } from 'node:crypto';
+import { bindingCandidates, type Binding } from './associated-data.js';
 import { freshRandomBytes } from './random.js';
 
 /** `sv1.<key version>.` then six base64url parts: wrapped data key (iv, tag, ciphertext) and body (iv, tag, ciphertext). */
@@ -205,6 +206,33 @@ export class KeyRing {
     const target = to ?? candidates[opened.binding]!;
     if (opened.keyVersion === this.activeVersion && candidates[opened.binding] === target) return envelope;
     return this.encrypt(opened.plaintext, target);
+  }
+
+  /** Seals `plaintext` where `binding` says (its current associated data). */
+  seal(plaintext: string | Buffer, binding: Binding): string {
+    return this.encrypt(plaintext, binding.aad);
+  }
+
+  /**
+   * Opens an envelope sealed where `binding` says, now or by an earlier release
+   * (`binding` of the answer: 0 for the current associated data, more for a legacy one).
+   */
+  unseal(envelope: string, binding: Binding): Opened {
+    return this.open(envelope, bindingCandidates(binding));
+  }
+
+  /** {@link unseal}'s plaintext as UTF-8 text. */
+  unsealString(envelope: string, binding: Binding): string {
+    return this.unseal(envelope, binding).plaintext.toString('utf8');
+  }
+
+  /**
+   * The envelope under the active key and the binding's current associated
+   * data; the same envelope when it already is (what `reencrypt` and the
+   * upgrade step write back).
+   */
+  reseal(envelope: string, binding: Binding): string {
+    return this.reencrypt(envelope, bindingCandidates(binding), binding.aad);
   }
 
   /** Whether a value has the form of an envelope (says nothing of whether it opens). */

@@ -1,5 +1,6 @@
 import { IamInitial1763600000000 } from './1763600000000-iam-initial.js';
 import { FunctionsInvokeTriggers1763600000001 } from './1763600000001-functions-invoke-triggers.js';
+import { IamSealBindings1766100000005 } from './1766100000005-iam-seal-bindings.js';
 import { SignInFailures1766300000000 } from './1766300000000-sign-in-failures.js';
 import { WorkspaceCreators1766300000001 } from './1766300000001-workspace-creators.js';
 
@@ -7,6 +8,7 @@ export const IAM_SCHEMA = 'iam';
 export const MIGRATIONS = [
   IamInitial1763600000000,
   FunctionsInvokeTriggers1763600000001,
+  IamSealBindings1766100000005,
   SignInFailures1766300000000,
   WorkspaceCreators1766300000001,
 ];

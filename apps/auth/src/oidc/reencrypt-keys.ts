@@ -2,9 +2,12 @@ import { withServiceDataSource } from '@strata/db';
 import {
   envelopeColumns,
   keyRingOf,
-  runReencryption,
   type ReencryptionOptions,
   type ReencryptionReport,
+  resealBindingsStep,
+  runReencryption,
+  upgradeCommand,
+  type UpgradeOutcome,
 } from '@strata/platform';
 import type { AuthConfig } from '../auth.config.js';
 import { IAM_SCHEMA, MIGRATIONS } from '../migrations/index.js';
@@ -41,4 +44,15 @@ export async function reencryptAuth(
     ];
     return runReencryption(db, ring, targets, options);
   });
+}
+
+/**
+ * `node dist/main.js upgrade`: the auth schema's due upgrade steps, after its
+ * migrations, once the release serves (docs/runbooks.md, "Upgrade steps"): the
+ * re-sealing of every envelope under its purpose's binding.
+ */
+export function upgradeAuth(config: AuthConfig, write?: (line: string) => void): Promise<UpgradeOutcome> {
+  const source = { url: config.DATABASE_URL, schema: IAM_SCHEMA };
+  const steps = [resealBindingsStep(config, (options) => reencryptAuth(config, options))];
+  return upgradeCommand('strata-auth', source, steps, write);
 }

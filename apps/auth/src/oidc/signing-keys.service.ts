@@ -1,16 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { type KeyRing, newUuid } from '@strata/crypto';
+import { associatedData, type Binding, type KeyRing, newUuid, SEAL_PURPOSES } from '@strata/crypto';
 import { keyRingOf } from '@strata/platform';
 import { AuthConfig } from '../auth.config.js';
 
 export const SIGNING_ALG = 'ES256';
 
-/** What a signing key's private half (iam.signing_keys) is bound to: its kid. */
-export const signingKeyBinding = (kid: string): string => kid;
-/** What a named provider secret (iam.secrets) is bound to: its name. */
-export const providerSecretBinding = (name: string): string => name;
+/** Where a signing key's private half (iam.signing_keys) is sealed: bound to its kid (earlier releases: the kid alone). */
+export const signingKeyBinding = (kid: string): Binding => ({
+  aad: associatedData(SEAL_PURPOSES.signingKey, kid),
+  legacy: [kid],
+});
+/** Where a named provider secret (iam.secrets) is sealed: bound to its name (earlier releases: the name alone). */
+export const providerSecretBinding = (name: string): Binding => ({
+  aad: associatedData(SEAL_PURPOSES.providerSecret, name),
+  legacy: [name],
+});
 
 interface KeyRow {
   kid: string;
@@ -76,7 +82,7 @@ export class SigningKeysService {
     const active = rows.find((r) => r.activates_at <= now) ?? rows.at(-1);
     const ordered = active ? [active, ...rows.filter((r) => r !== active)] : rows;
     return ordered.map((r) => ({
-      ...(JSON.parse(this.ring.decryptString(r.private_jwk, signingKeyBinding(r.kid))) as JWK),
+      ...(JSON.parse(this.ring.unsealString(r.private_jwk, signingKeyBinding(r.kid))) as JWK),
       kid: r.kid,
       alg: r.alg,
       use: 'sig',
@@ -97,7 +103,7 @@ export class SigningKeysService {
         kid,
         SIGNING_ALG,
         { ...publicJwk, kid, alg: SIGNING_ALG, use: 'sig' },
-        this.ring.encrypt(JSON.stringify(privateJwk), signingKeyBinding(kid)),
+        this.ring.seal(JSON.stringify(privateJwk), signingKeyBinding(kid)),
         activatesAt,
       ],
     );
@@ -107,12 +113,12 @@ export class SigningKeysService {
   /** Cookie-signing keys of the provider, generated once and kept encrypted. */
   async cookieKeys(): Promise<string[]> {
     const name = 'oidc-cookie-keys';
-    const fresh = this.ring.encrypt(JSON.stringify([newUuid() + newUuid()]), providerSecretBinding(name));
+    const fresh = this.ring.seal(JSON.stringify([newUuid() + newUuid()]), providerSecretBinding(name));
     await this.db.query('INSERT INTO iam.secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
       name,
       fresh,
     ]);
     const rows: { value: string }[] = await this.db.query('SELECT value FROM iam.secrets WHERE name = $1', [name]);
-    return JSON.parse(this.ring.decryptString(rows[0]!.value, providerSecretBinding(name))) as string[];
+    return JSON.parse(this.ring.unsealString(rows[0]!.value, providerSecretBinding(name))) as string[];
   }
 }

@@ -1,19 +1,25 @@
-import type { KeyRing } from '@strata/crypto';
+import { associatedData, SEAL_PURPOSES, type KeyRing } from '@strata/crypto';
 import type { FieldError } from '@strata/contracts';
 import type { JsonObject, JsonValue } from '../json.js';
+import { paramNameProblem } from '../triggers/metadata/index.js';
 import {
+  paramBinding,
   resendableParams,
   resendableSigningSecret,
   sealSigningSecret,
   sealTriggerParams,
-  type SealBinding,
+  type SealBindings,
 } from '../triggers/trigger-params.js';
 
 /** A trigger draft's secrets are bound to the draft: copied into another draft or a trigger, they do not open. */
-export const draftBinding =
-  (draftId: string): SealBinding =>
-  (name) =>
-    `compute.drafts.params:${draftId}:${name}`;
+export const draftBindings = (draftId: string): SealBindings => ({
+  param: (name) =>
+    paramBinding(associatedData(SEAL_PURPOSES.draftParam, draftId, name), `compute.drafts.params:${draftId}`, name),
+  signingSecret: {
+    aad: associatedData(SEAL_PURPOSES.draftSigningSecret, draftId),
+    legacy: [`compute.drafts.params:${draftId}:#signingSecret`],
+  },
+});
 
 const isObject = (v: JsonValue | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,13 +39,19 @@ export function sealDraftSecrets(
 ): { data: JsonObject } | { errors: FieldError[] } {
   const metadata = data['triggerMetadata'];
   if (!isObject(metadata)) return { data };
-  const bind = draftBinding(draftId);
+  const bind = draftBindings(draftId);
   const sealed: JsonObject = { ...metadata };
   const errors: FieldError[] = [];
   const params = metadata['params'];
   if (isObject(params)) {
-    errors.push(...malformedSecrets(params));
-    const result = sealTriggerParams(ring, bind, params);
+    const refused = refusedNames(params);
+    errors.push(...refused);
+    // One entry per bad field: a refused name is not looked at further.
+    const named = refused.length
+      ? Object.fromEntries(Object.entries(params).filter(([name]) => paramNameProblem(name) === undefined))
+      : params;
+    errors.push(...malformedSecrets(named));
+    const result = sealTriggerParams(ring, bind, named);
     if ('errors' in result) errors.push(...result.errors);
     else sealed['params'] = result.params;
   }
@@ -51,6 +63,14 @@ export function sealDraftSecrets(
   }
   if (errors.length) return { errors: errors.map((e) => ({ ...e, field: `data.${e.field}` })) };
   return { data: { ...data, triggerMetadata: sealed } };
+}
+
+/** Parameter names a trigger refuses (`#` first, a lone surrogate): refused in a draft too, one entry each. */
+function refusedNames(params: JsonObject): FieldError[] {
+  return Object.keys(params).flatMap((name) => {
+    const problem = paramNameProblem(name);
+    return problem ? [{ field: `triggerMetadata.params.${name}`, message: problem }] : [];
+  });
 }
 
 /**
@@ -80,7 +100,7 @@ function malformedSecrets(params: JsonObject): FieldError[] {
 export function openDraftSecrets(ring: KeyRing, draftId: string, data: JsonObject): JsonObject {
   const metadata = data['triggerMetadata'];
   if (!isObject(metadata)) return data;
-  const bind = draftBinding(draftId);
+  const bind = draftBindings(draftId);
   const opened: JsonObject = { ...metadata };
   if (isObject(metadata['params'])) opened['params'] = resendableParams(ring, bind, metadata['params']);
   if (metadata['signingSecret'] !== undefined) {

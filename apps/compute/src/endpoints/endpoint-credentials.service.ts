@@ -5,7 +5,13 @@ import { Clock, keyRingOf } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { TriggerEntity } from '../triggers/trigger.entity.js';
 import { authModesOf } from './endpoint-auth-modes.js';
-import { apiKeyHash, apiKeyLast4, newEndpointApiKey, newEndpointSigningSecret } from './endpoint-credentials.js';
+import {
+  apiKeyHash,
+  apiKeyLast4,
+  endpointSecretBinding,
+  newEndpointApiKey,
+  newEndpointSigningSecret,
+} from './endpoint-credentials.js';
 import type { EndpointCredentialsEntity } from './endpoint-credentials.entity.js';
 import { EndpointCredentialsRepository, type CredentialChanges } from './endpoint-credentials.repository.js';
 
@@ -22,8 +28,6 @@ export interface CredentialsSummary {
 }
 
 export type CredentialKind = keyof IssuedCredentials;
-
-const aad = (triggerId: string): string => `compute.endpoint_credentials.signing_secret:${triggerId}`;
 
 /**
  * The API key and HMAC signing secret of endpoint triggers: generated when a
@@ -76,7 +80,9 @@ export class EndpointCredentials {
     const row = await this.credentials.find(scope, triggerId);
     return {
       apiKeyHash: row?.apiKeyHash ?? null,
-      signingSecret: row?.signingSecret ? this.ring.decryptString(row.signingSecret, aad(triggerId)) : null,
+      signingSecret: row?.signingSecret
+        ? this.ring.unsealString(row.signingSecret, endpointSecretBinding(triggerId))
+        : null,
     };
   }
 
@@ -97,7 +103,7 @@ export class EndpointCredentials {
     if (kinds.includes('signingSecret')) {
       const secret = newEndpointSigningSecret();
       issued.signingSecret = secret;
-      const sealed = this.ring.encrypt(secret, aad(triggerId));
+      const sealed = this.ring.seal(secret, endpointSecretBinding(triggerId));
       all.signingSecret = { sealed, keyVersion: KeyRing.versionOf(sealed) };
     }
     await this.credentials.change(scope, tx, triggerId, all, this.clock.now());

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constantTimeEqual, hashToken } from '@strata/crypto';
+import { associatedData, constantTimeEqual, hashToken, SEAL_PURPOSES, type Binding } from '@strata/crypto';
 
 /** `sek_` and 43 base64url characters (256 bits): an endpoint's API key, shown once. */
 export function newEndpointApiKey(): string {
@@ -25,3 +25,9 @@ export function apiKeyLast4(key: string): string {
 export function apiKeyMatches(presented: string, storedHash: string): boolean {
   return constantTimeEqual(hashToken(presented), storedHash);
 }
+
+/** Where an endpoint trigger's hmac signing secret is sealed (earlier releases: the legacy binding). */
+export const endpointSecretBinding = (triggerId: string): Binding => ({
+  aad: associatedData(SEAL_PURPOSES.endpointSigningSecret, triggerId),
+  legacy: [`compute.endpoint_credentials.signing_secret:${triggerId}`],
+});

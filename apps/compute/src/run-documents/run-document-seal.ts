@@ -1,12 +1,15 @@
-import type { KeyRing } from '@strata/crypto';
+import { associatedData, SEAL_PURPOSES, type Binding, type KeyRing } from '@strata/crypto';
 
-/** Additional data binding a sealed document to its id. */
-const aad = (id: string): string => `compute.run_documents:${id}`;
+/** Where a stored document is sealed: bound to its id (earlier releases: the legacy binding). */
+export const documentBinding = (id: string): Binding => ({
+  aad: associatedData(SEAL_PURPOSES.runDocument, id),
+  legacy: [`compute.run_documents:${id}`],
+});
 
 export function sealDocument(ring: KeyRing, id: string, json: string): string {
-  return ring.encrypt(json, aad(id));
+  return ring.seal(json, documentBinding(id));
 }
 
 export function openDocument(ring: KeyRing, id: string, sealed: string): string {
-  return ring.decryptString(sealed, aad(id));
+  return ring.unsealString(sealed, documentBinding(id));
 }

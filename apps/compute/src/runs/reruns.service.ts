@@ -7,7 +7,7 @@ import { ComputeConfig } from '../compute.config.js';
 import { codeHash } from '../functions/function-code.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { JsonObject } from '../json.js';
-import { openTriggerParams, triggerBinding } from '../triggers/trigger-params.js';
+import { openTriggerParams, sealedParamNames, triggerBindings } from '../triggers/trigger-params.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 import type { RerunRequest } from './dto/rerun.requests.js';
 import type { RunLimits } from './run-limits.js';
@@ -76,6 +76,7 @@ export class RerunsService {
     // through its /execute path, which refuses a paused trigger the same way.
     if (trigger.paused) throw StrataException.conflict('Trigger is paused.');
     const target = await this.targetOf(scope, original.code, original.functionId, trigger.id);
+    const stored = (trigger.metadata['params'] ?? {}) as JsonObject;
     const executionParams = {
       ...(typeof params.executionParams === 'object' && params.executionParams !== null ? params.executionParams : {}),
       ...(body.overrideParams ?? {}),
@@ -87,13 +88,15 @@ export class RerunsService {
         source: 'rerun',
         params: {
           // The trigger's parameters as they are now (a rotated secret is the new one).
-          triggerParams: trigger.isSystem
-            ? (params.triggerParams ?? {})
-            : openTriggerParams(
-                this.ring,
-                triggerBinding(trigger.id),
-                (trigger.metadata['params'] ?? {}) as JsonObject,
-              ),
+          ...(trigger.isSystem
+            ? {
+                triggerParams: params.triggerParams ?? {},
+                ...(params.secretParams ? { secretParams: params.secretParams } : {}),
+              }
+            : {
+                triggerParams: openTriggerParams(this.ring, triggerBindings(trigger.id), stored),
+                secretParams: sealedParamNames(stored),
+              }),
           executionParams,
           ...(params.request ? { request: rerunRequest(params.request, body.overrideParams) } : {}),
         },

@@ -1,5 +1,4 @@
-import type { KeyRing } from '@strata/crypto';
-import { KeyRing as Ring } from '@strata/crypto';
+import { associatedData, KeyRing, SEAL_PURPOSES, type Binding } from '@strata/crypto';
 import type { EndpointRequest } from '@strata/sandbox';
 
 /**
@@ -11,17 +10,26 @@ export interface RunParams {
   readonly triggerParams: unknown;
   readonly executionParams: unknown;
   readonly request?: EndpointRequest;
+  /**
+   * The names of `triggerParams` the trigger stores encrypted: their values are
+   * masked in the run's stored logs and result (worker/run-masking.ts). Absent
+   * on runs queued by earlier releases.
+   */
+  readonly secretParams?: readonly string[];
 }
 
-/** Additional data binding a sealed parameter envelope to its run. */
-const aad = (runId: string): string => `compute.runs.params:${runId}`;
+/** Where a run's parameters are sealed: bound to the run (earlier releases: the legacy binding). */
+export const runParamsBinding = (runId: string): Binding => ({
+  aad: associatedData(SEAL_PURPOSES.runParams, runId),
+  legacy: [`compute.runs.params:${runId}`],
+});
 
 /** Seals a run's parameters with the key ring's active key (they may hold decrypted trigger secrets). */
 export function sealRunParams(ring: KeyRing, runId: string, params: RunParams): { sealed: string; keyVersion: number } {
-  const sealed = ring.encrypt(JSON.stringify(params), aad(runId));
-  return { sealed, keyVersion: Ring.versionOf(sealed) };
+  const sealed = ring.seal(JSON.stringify(params), runParamsBinding(runId));
+  return { sealed, keyVersion: KeyRing.versionOf(sealed) };
 }
 
 export function openRunParams(ring: KeyRing, runId: string, sealed: string): RunParams {
-  return JSON.parse(ring.decryptString(sealed, aad(runId))) as RunParams;
+  return JSON.parse(ring.unsealString(sealed, runParamsBinding(runId))) as RunParams;
 }

@@ -9,7 +9,7 @@ import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type QueuedJob, type RunRequest } from '../runs/run-queue.js';
 import type { ExecutionSource } from '../runs/run-status.js';
 import type { NewRun } from '../runs/runs.repository.js';
-import { openTriggerParams, triggerBinding } from './trigger-params.js';
+import { openTriggerParams, sealedParamNames, triggerBindings } from './trigger-params.js';
 import type { TriggerEntity } from './trigger.entity.js';
 import { TRIGGER_NOT_FOUND } from './triggers.service.js';
 import { TriggersRepository, type FunctionVersionRef } from './triggers.repository.js';
@@ -166,17 +166,15 @@ export class TriggerExecutions {
   ): Promise<RunRequest> {
     const fn = loaded ?? (trigger.functionId ? await this.functions.find(scope, trigger.functionId) : undefined);
     if (!fn) throw StrataException.notFound(`Function not found for trigger: ${trigger.id}`);
+    const stored = (trigger.metadata['params'] ?? {}) as JsonObject;
     return {
       target: { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash },
       triggerId: trigger.id,
       source,
       params: {
-        triggerParams: openTriggerParams(
-          this.ring,
-          triggerBinding(trigger.id),
-          (trigger.metadata['params'] ?? {}) as JsonObject,
-        ),
+        triggerParams: openTriggerParams(this.ring, triggerBindings(trigger.id), stored),
         executionParams,
+        secretParams: sealedParamNames(stored),
       },
       context: {
         trigger: { id: trigger.id, name: trigger.name, executionType: trigger.executionType },

@@ -1,24 +1,39 @@
-import { KeyRing } from '@strata/crypto';
+import { associatedData, KeyRing, SEAL_PURPOSES, triggerSigningSecretBinding, type Binding } from '@strata/crypto';
 import type { FieldError } from '@strata/contracts';
 import type { JsonObject, JsonValue } from '../json.js';
 
 /**
- * The additional data a sealed value is bound to, by its name: the owner (a
- * trigger, a draft) and the parameter. Moved elsewhere, it does not open.
+ * Where an owner's (a trigger's, a draft's) sealed values are bound: each
+ * parameter by the owner and its name, the signing secret by the owner alone,
+ * each purpose in its own namespace. Moved elsewhere, a value does not open.
  */
-export type SealBinding = (name: string) => string;
+export interface SealBindings {
+  param(name: string): Binding;
+  readonly signingSecret: Binding;
+}
 
-/** The name a signing secret is sealed under, beside the parameters. */
-export const SIGNING_SECRET = '#signingSecret';
+/** The name earlier releases sealed the signing secret under, among the parameters. */
+const LEGACY_SIGNING_SECRET = '#signingSecret';
 
 /**
- * A trigger's parameters and signing secret. The inbound service opens the
- * secret with the same data (`signingSecretAad` of @strata/contracts).
+ * A parameter's binding. Earlier releases bound it as `<prefix>:<name>`; that
+ * binding is still opened, but never for `#signingSecret`, whose legacy binding
+ * is the signing secret's.
  */
-export const triggerBinding =
-  (triggerId: string): SealBinding =>
-  (name) =>
-    `compute.triggers.params:${triggerId}:${name}`;
+export function paramBinding(aad: string, legacyPrefix: string, name: string): Binding {
+  return { aad, legacy: name === LEGACY_SIGNING_SECRET ? [] : [`${legacyPrefix}:${name}`] };
+}
+
+/** A trigger's parameters and signing secret (the inbound service opens the secret with the same binding). */
+export const triggerBindings = (triggerId: string): SealBindings => ({
+  param: (name) =>
+    paramBinding(
+      associatedData(SEAL_PURPOSES.triggerParam, triggerId, name),
+      `compute.triggers.params:${triggerId}`,
+      name,
+    ),
+  signingSecret: triggerSigningSecretBinding(triggerId),
+});
 
 const isObject = (v: JsonValue | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -34,13 +49,12 @@ function isSealed(v: JsonValue | undefined): v is { value: string; encrypted: tr
  */
 export function sealSigningSecret(
   ring: KeyRing,
-  bind: SealBinding,
+  bind: SealBindings,
   secret: JsonValue,
 ): { secret: JsonObject } | { errors: FieldError[] } {
-  const bound = bind(SIGNING_SECRET);
   if (isSealed(secret)) {
     try {
-      ring.decrypt(secret.value, bound);
+      ring.unseal(secret.value, bind.signingSecret);
       return { secret: { value: secret.value, encrypted: true, keyVersion: KeyRing.versionOf(secret.value) } };
     } catch {
       return {
@@ -54,7 +68,7 @@ export function sealSigningSecret(
     }
   }
   const plain = isObject(secret) ? secret['value'] : secret;
-  const envelope = ring.encrypt(JSON.stringify(plain ?? null), bound);
+  const envelope = ring.seal(JSON.stringify(plain ?? null), bind.signingSecret);
   return { secret: { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) } };
 }
 
@@ -67,18 +81,18 @@ export function sealSigningSecret(
  */
 export function sealTriggerParams(
   ring: KeyRing,
-  bind: SealBinding,
+  bind: SealBindings,
   params: JsonObject,
 ): { params: JsonObject } | { errors: FieldError[] } {
   const out: [string, JsonValue][] = [];
   const errors: FieldError[] = [];
   for (const [name, value] of Object.entries(params)) {
     if (isObject(value) && value['encrypt'] === true) {
-      const envelope = ring.encrypt(JSON.stringify(value['value'] ?? null), bind(name));
+      const envelope = ring.seal(JSON.stringify(value['value'] ?? null), bind.param(name));
       out.push([name, { value: envelope, encrypted: true, keyVersion: KeyRing.versionOf(envelope) }]);
     } else if (isSealed(value)) {
       try {
-        ring.decrypt(value.value, bind(name));
+        ring.unseal(value.value, bind.param(name));
         out.push([name, { value: value.value, encrypted: true, keyVersion: KeyRing.versionOf(value.value) }]);
       } catch {
         errors.push({
@@ -95,13 +109,18 @@ export function sealTriggerParams(
 }
 
 /** The parameters as the function receives them in `triggerParams`: sealed ones opened. */
-export function openTriggerParams(ring: KeyRing, bind: SealBinding, params: JsonObject): JsonObject {
+export function openTriggerParams(ring: KeyRing, bind: SealBindings, params: JsonObject): JsonObject {
   return Object.fromEntries(
     Object.entries(params).map(([name, value]) => [
       name,
-      isSealed(value) ? openSealed(ring, value.value, bind(name)) : value,
+      isSealed(value) ? openSealed(ring, value.value, bind.param(name)) : value,
     ]),
   );
+}
+
+/** The names of the parameters stored sealed: what a run masks in its logs and result (run-masking.ts). */
+export function sealedParamNames(params: JsonObject): string[] {
+  return Object.entries(params).flatMap(([name, value]) => (isSealed(value) ? [name] : []));
 }
 
 /**
@@ -109,20 +128,20 @@ export function openTriggerParams(ring: KeyRing, bind: SealBinding, params: Json
  * into `{value, encrypt: true}` (a draft published into a trigger, which seals
  * them for itself).
  */
-export function resendableParams(ring: KeyRing, bind: SealBinding, params: JsonObject): JsonObject {
+export function resendableParams(ring: KeyRing, bind: SealBindings, params: JsonObject): JsonObject {
   return Object.fromEntries(
     Object.entries(params).map(([name, value]) => [
       name,
-      isSealed(value) ? { value: openSealed(ring, value.value, bind(name)), encrypt: true } : value,
+      isSealed(value) ? { value: openSealed(ring, value.value, bind.param(name)), encrypt: true } : value,
     ]),
   );
 }
 
 /** A sealed signing secret as a request would send it again (`{value, encrypt: true}`); others as they are. */
-export function resendableSigningSecret(ring: KeyRing, bind: SealBinding, secret: JsonValue): JsonValue {
-  return isSealed(secret) ? { value: openSealed(ring, secret.value, bind(SIGNING_SECRET)), encrypt: true } : secret;
+export function resendableSigningSecret(ring: KeyRing, bind: SealBindings, secret: JsonValue): JsonValue {
+  return isSealed(secret) ? { value: openSealed(ring, secret.value, bind.signingSecret), encrypt: true } : secret;
 }
 
-function openSealed(ring: KeyRing, envelope: string, aad: string): JsonValue {
-  return JSON.parse(ring.decryptString(envelope, aad)) as JsonValue;
+function openSealed(ring: KeyRing, envelope: string, binding: Binding): JsonValue {
+  return JSON.parse(ring.unsealString(envelope, binding)) as JsonValue;
 }

@@ -33,7 +33,7 @@ import {
   type Schedule,
 } from './metadata/index.js';
 import { isPlainObject } from './metadata/reading.js';
-import { sealSigningSecret, sealTriggerParams, triggerBinding } from './trigger-params.js';
+import { sealSigningSecret, sealTriggerParams, triggerBindings } from './trigger-params.js';
 import { triggerRow, triggerView } from './trigger-view.js';
 import type { TriggerEntity } from './trigger.entity.js';
 import {
@@ -348,11 +348,11 @@ export class TriggersService {
     if ('errors' in checked) return { errors: checked.errors };
     const metadata = checked.metadata as unknown as JsonObject;
     const params = (metadata['params'] ?? {}) as JsonObject;
-    const sealed = sealTriggerParams(this.ring, triggerBinding(triggerId), params);
+    const sealed = sealTriggerParams(this.ring, triggerBindings(triggerId), params);
     const errors: FieldError[] = 'errors' in sealed ? [...sealed.errors] : [];
     let signingSecret: JsonObject | undefined;
     if (metadata['signingSecret'] !== undefined) {
-      const secret = sealSigningSecret(this.ring, triggerBinding(triggerId), metadata['signingSecret']);
+      const secret = sealSigningSecret(this.ring, triggerBindings(triggerId), metadata['signingSecret']);
       if ('errors' in secret) errors.push(...secret.errors);
       else signingSecret = secret.secret;
     }

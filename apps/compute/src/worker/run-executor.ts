@@ -19,11 +19,12 @@ import { heldRun, queuedRun } from '../runs/carried-run.js';
 import type { RunEntity } from '../runs/run.entity.js';
 import type { RunLimits } from '../runs/run-limits.js';
 import { RunJobs } from '../runs/run-jobs.js';
-import { openRunParams } from '../runs/run-params.js';
+import { openRunParams, type RunParams } from '../runs/run-params.js';
 import { RunsRepository, type HeldRun, type RunOutcome } from '../runs/runs.repository.js';
 import { WorkspaceSuspensions, type RunRefusal } from '../suspensions/workspace-suspensions.js';
 import { RunApi } from './api/run-api.js';
 import type { RunBridge } from './run-bridge.js';
+import { secretMasker, secretTexts, type SecretMasker } from './run-masking.js';
 import { DeferredClaim, type JobMessage } from './deferred-claim.js';
 import { SANDBOX_ENGINE, workspaceIsolates } from './sandbox-engine.provider.js';
 import { WorkspaceCreators } from './workspace-creators.js';
@@ -161,23 +162,30 @@ export interface ExecutedRun {
 }
 
 /**
- * A run's engine result as the run record stores it. Endpoint code's record
- * keeps the response it answered (`{statusCode, headers, body}`) as its return value.
+ * A run's engine result as the run record stores it, with the values of its
+ * encrypted parameters masked (run-masking.ts). Endpoint code's record keeps
+ * the response it answered (`{statusCode, headers, body}`) as its return value.
  */
-export function outcomeOf(result: SandboxResult, bridge: RunBridge, finishedAt: Date): RunOutcome {
+export function outcomeOf(
+  result: SandboxResult,
+  bridge: RunBridge,
+  finishedAt: Date,
+  mask: SecretMasker = secretMasker([]),
+): RunOutcome {
   const status = result.status === 'succeeded' ? 'succeeded' : result.status === 'timed_out' ? 'timed_out' : 'failed';
+  const stored = (value: unknown): string => JSON.stringify(mask.json(value as JsonValue));
   return {
     status,
-    logs: JSON.stringify(result.logs),
+    logs: JSON.stringify(result.logs.map((entry) => ({ ...entry, message: mask.text(entry.message) }))),
     logsTruncated: result.logsTruncated,
-    apiCalls: JSON.stringify(bridge.recorded()),
+    apiCalls: stored(bridge.recorded()),
     returnValue: result.response
-      ? JSON.stringify(result.response)
+      ? stored(result.response)
       : result.returnValue === undefined
         ? null
-        : JSON.stringify(result.returnValue),
+        : stored(result.returnValue),
     error: result.error
-      ? JSON.stringify({
+      ? stored({
           ...result.error,
           ...(result.status === 'memory_exceeded' ? { name: 'MemoryLimitExceeded' } : {}),
         })
@@ -186,6 +194,19 @@ export function outcomeOf(result: SandboxResult, bridge: RunBridge, finishedAt: 
     cpuUsageSeconds: result.cpuMs / 1000,
     finishedAt,
   };
+}
+
+/** What a run's outcome masks: the values of the trigger parameters stored encrypted. */
+function maskerOf(params: RunParams): SecretMasker {
+  const names = params.secretParams ?? [];
+  const given = params.triggerParams;
+  if (names.length === 0 || typeof given !== 'object' || given === null || Array.isArray(given)) {
+    return secretMasker([]);
+  }
+  const values = names
+    .filter((name) => Object.hasOwn(given, name))
+    .map((name) => (given as Record<string, unknown>)[name]);
+  return secretMasker(secretTexts(values));
 }
 
 /**
@@ -474,7 +495,7 @@ export class RunExecutor {
         );
         if (gate && !(await ours())) return undefined;
         if (refusedAtStart && result.error?.name === 'NotStarted') throw new WorkspaceSuspendedError(refusedAtStart);
-        const outcome = outcomeOf(result, bridge, this.clock.now());
+        const outcome = outcomeOf(result, bridge, this.clock.now(), maskerOf(params));
         executed = result.response ? { outcome, response: result.response } : { outcome };
       } catch (err) {
         if (claimAtStart && !claimed) {

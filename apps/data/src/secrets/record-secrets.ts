@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Collection, PropertyDefinition } from '@strata/contracts';
-import { EnvelopeError, KeyRing } from '@strata/crypto';
+import { associatedData, EnvelopeError, KeyRing, SEAL_PURPOSES } from '@strata/crypto';
 import { keyRingOf } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
 import {
@@ -17,11 +17,16 @@ import {
 export type SecretSchema = Pick<Collection, 'id' | 'properties'>;
 
 /**
- * The associated data of a record secret: collection, record and field path, so an
- * envelope opens only in the place it was written for (not in another field, nor in
- * the same field of another record).
+ * The associated data of a record secret: its purpose, collection, record and field
+ * path, so an envelope opens only in the place it was written for (not in another
+ * field, nor in the same field of another record, nor as any other sealed value).
  */
 export function recordBinding(collectionId: string, recordId: string, path: string): string {
+  return associatedData(SEAL_PURPOSES.recordSecret, collectionId, recordId, path);
+}
+
+/** The binding of envelopes written before purpose bindings: collection, record and path, colon-separated. */
+export function colonBinding(collectionId: string, recordId: string, path: string): string {
   return `record:${collectionId}:${recordId}:${path}`;
 }
 
@@ -34,7 +39,7 @@ export function legacyBinding(collectionId: string, path: string): string {
 export interface SecretsState {
   /** Envelopes by key version. */
   readonly versions: ReadonlyMap<number, number>;
-  /** Envelopes still bound the legacy way (collection and field only). */
+  /** Envelopes still bound an earlier way (colon-separated, or collection and field only). */
   readonly legacyBound: number;
   /** Plain strings at secret locations (a field made secret while holding values, before that was handled). */
   readonly unsealed: number;
@@ -139,7 +144,7 @@ export class RecordSecrets {
    * Counts what {@link reseal} looks at: envelopes by version (from their headers)
    * and plain values in secret fields; with `verify`, also opens every envelope
    * of a version in the ring (throwing when one does not open) and counts those
-   * bound the legacy way.
+   * bound an earlier way.
    */
   inspect(c: SecretSchema, recordId: string, stored: Record<string, unknown>, verify: boolean): SecretsState {
     const versions = new Map<number, number>();
@@ -212,7 +217,7 @@ export class RecordSecrets {
   }
 
   private candidates(collectionId: string, recordId: string, path: string): string[] {
-    const bindings = [recordBinding(collectionId, recordId, path)];
+    const bindings = [recordBinding(collectionId, recordId, path), colonBinding(collectionId, recordId, path)];
     // Legacy envelopes predate nested secrets: top-level fields only.
     if (this.legacy && !path.includes('.')) bindings.push(legacyBinding(collectionId, path));
     return bindings;

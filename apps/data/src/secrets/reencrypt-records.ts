@@ -2,10 +2,13 @@ import type { EntityManager } from 'typeorm';
 import type { PropertyDefinition } from '@strata/contracts';
 import { withServiceDataSource } from '@strata/db';
 import {
-  runReencryption,
   type ReencryptionOptions,
   type ReencryptionReport,
   type ReencryptionTarget,
+  resealBindingsStep,
+  runReencryption,
+  upgradeCommand,
+  type UpgradeOutcome,
 } from '@strata/platform';
 import type { DataConfig } from '../data.config.js';
 import { DATA_SCHEMA, MIGRATIONS } from '../migrations/index.js';
@@ -110,4 +113,15 @@ export async function reencryptData(
     const collections = new Map(rows.map((c) => [c.id, c]));
     return runReencryption(db, secrets.keyRing, recordTargets(secrets, collections), options);
   });
+}
+
+/**
+ * `node dist/main.js upgrade`: the data schema's due upgrade steps, after its
+ * migrations, once the release serves (docs/runbooks.md, "Upgrade steps"): the
+ * re-sealing of every envelope under its purpose's binding.
+ */
+export function upgradeData(config: DataConfig, write?: (line: string) => void): Promise<UpgradeOutcome> {
+  const source = { url: config.DATABASE_URL, schema: DATA_SCHEMA };
+  const steps = [resealBindingsStep(config, (options) => reencryptData(config, options))];
+  return upgradeCommand('strata-data', source, steps, write);
 }

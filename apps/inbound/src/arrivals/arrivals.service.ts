@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, isWorkspaceSlug, signingSecretAad, TRIGGER_PATH } from '@strata/contracts';
-import { checkArrivalSignature, deliveryIdOf, newInboundEventId, signatureClaimOf, type KeyRing } from '@strata/crypto';
+import { ErrorCode, isWorkspaceSlug, TRIGGER_PATH } from '@strata/contracts';
+import {
+  checkArrivalSignature,
+  deliveryIdOf,
+  newInboundEventId,
+  signatureClaimOf,
+  triggerSigningSecretBinding,
+  type KeyRing,
+} from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
 import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
 import { ArrivalDispatcher } from '../dispatch/arrival-dispatcher.js';
@@ -157,7 +164,7 @@ export class ArrivalsService {
     if (kept && kept.until > now) return kept.secret;
     let secret: string | null;
     try {
-      const plain = JSON.parse(this.ring.decryptString(sealed, signingSecretAad(triggerId))) as unknown;
+      const plain = JSON.parse(this.ring.unsealString(sealed, triggerSigningSecretBinding(triggerId))) as unknown;
       secret = typeof plain === 'string' ? plain : null;
     } catch {
       secret = null;

@@ -1,7 +1,14 @@
-import { KeyRing } from '@strata/crypto';
+import { associatedData, KeyRing, SEAL_PURPOSES, type Binding } from '@strata/crypto';
 
-/** Additional data binding a sealed part to its arrival: copied to another row, it does not open. */
-const aad = (id: string, part: 'payload' | 'headers'): string => `inbound.inbound_events:${id}:${part}`;
+/**
+ * Where a sealed part of an arrival is bound: the part's purpose and the
+ * arrival, so that copied to another row or part it does not open (earlier
+ * releases: the legacy binding).
+ */
+export function arrivalBinding(id: string, part: 'payload' | 'headers'): Binding {
+  const purpose = part === 'payload' ? SEAL_PURPOSES.arrivalPayload : SEAL_PURPOSES.arrivalHeaders;
+  return { aad: associatedData(purpose, id), legacy: [`inbound.inbound_events:${id}:${part}`] };
+}
 
 /** An arrival's body (its bytes as received) and headers, sealed with the key ring's active key. */
 export function sealArrival(
@@ -10,10 +17,10 @@ export function sealArrival(
   body: Buffer,
   headers: Record<string, string>,
 ): { payload: string; headers: string; keyVersion: number } {
-  const payload = ring.encrypt(body, aad(id, 'payload'));
+  const payload = ring.seal(body, arrivalBinding(id, 'payload'));
   return {
     payload,
-    headers: ring.encrypt(JSON.stringify(headers), aad(id, 'headers')),
+    headers: ring.seal(JSON.stringify(headers), arrivalBinding(id, 'headers')),
     keyVersion: KeyRing.versionOf(payload),
   };
 }
@@ -26,7 +33,7 @@ export interface OpenedArrival {
 
 export function openArrival(ring: KeyRing, row: { id: string; payload: string; headers: string }): OpenedArrival {
   return {
-    body: ring.decrypt(row.payload, aad(row.id, 'payload')),
-    headers: JSON.parse(ring.decryptString(row.headers, aad(row.id, 'headers'))) as Record<string, string>,
+    body: ring.unseal(row.payload, arrivalBinding(row.id, 'payload')).plaintext,
+    headers: JSON.parse(ring.unsealString(row.headers, arrivalBinding(row.id, 'headers'))) as Record<string, string>,
   };
 }

@@ -2,16 +2,20 @@ import { withServiceDataSource } from '@strata/db';
 import {
   envelopeColumns,
   keyRingOf,
-  runReencryption,
   type ReencryptionOptions,
   type ReencryptionReport,
+  resealBindingsStep,
+  runReencryption,
+  upgradeCommand,
+  type UpgradeOutcome,
 } from '@strata/platform';
 import type { InboundConfig } from '../inbound.config.js';
 import { INBOUND_SCHEMA, MIGRATIONS } from '../migrations/index.js';
+import { arrivalBinding } from './arrival-seal.js';
 
 /**
  * `node dist/main.js reencrypt [--check]`: moves the arrivals' sealed bodies and
- * headers to the active key and reports what is left per key version (docs/runbooks.md).
+ * headers to the active key (and their purposes' bindings) and reports what is left per key version (docs/runbooks.md).
  */
 export function reencryptInbound(
   config: InboundConfig,
@@ -24,10 +28,20 @@ export function reencryptInbound(
       table: 'inbound.inbound_events',
       key: 'id',
       columns: ['payload', 'headers'],
-      // The binding of arrival-seal.ts: the arrival and the part.
-      binding: (row, column) => `inbound.inbound_events:${String(row['id'])}:${column}`,
+      binding: (row, column) => arrivalBinding(String(row['id']), column as 'payload' | 'headers'),
       ring,
     });
     return runReencryption(db, ring, [arrivals], options);
   });
+}
+
+/**
+ * `node dist/main.js upgrade`: the inbound schema's due upgrade steps, after its
+ * migrations, once the release serves (docs/runbooks.md, "Upgrade steps"): the
+ * re-sealing of every envelope under its purpose's binding.
+ */
+export function upgradeInbound(config: InboundConfig, write?: (line: string) => void): Promise<UpgradeOutcome> {
+  const source = { url: config.DATABASE_URL, schema: INBOUND_SCHEMA };
+  const steps = [resealBindingsStep(config, (options) => reencryptInbound(config, options))];
+  return upgradeCommand('strata-inbound', source, steps, write);
 }

@@ -7,6 +7,7 @@ import { Schedules1765100000005 } from './1765100000005-schedules.js';
 import { RunWorkflowIds1765100000006 } from './1765100000006-run-workflow-ids.js';
 import { EventRunsByRun1765100000007 } from './1765100000007-event-runs-by-run.js';
 import { EventKeysByAge1765100000008 } from './1765100000008-event-keys-by-age.js';
+import { OrchestrationSealBindings1766100000002 } from './1766100000002-orchestration-seal-bindings.js';
 import { EventClaimExpiry1766200000001 } from './1766200000001-event-claim-expiry.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   RunWorkflowIds1765100000006,
   EventRunsByRun1765100000007,
   EventKeysByAge1765100000008,
+  OrchestrationSealBindings1766100000002,
   EventClaimExpiry1766200000001,
 ];

@@ -16,7 +16,7 @@ import {
 import { checkOrchestrationTrigger, type OrchestrationTrigger } from './orchestration-trigger.js';
 import { orchestrationView } from './orchestration-view.js';
 import { ORCHESTRATION_STATUSES, type OrchestrationEntity, type OrchestrationStatus } from './orchestration.entity.js';
-import { ORCHESTRATION_NOT_FOUND, secretAad } from './orchestration-names.js';
+import { ORCHESTRATION_NOT_FOUND, secretBinding } from './orchestration-names.js';
 import { OrchestrationsRepository } from './orchestrations.repository.js';
 import { OrchestrationScheduler, scheduleOf } from '../schedules/orchestration-scheduler.js';
 
@@ -230,11 +230,11 @@ export class OrchestrationsService {
     const secret = trigger.signingSecret;
     if (secret === undefined) return trigger;
     if (typeof secret === 'string') {
-      const value = this.ring.encrypt(secret, secretAad(id));
+      const value = this.ring.seal(secret, secretBinding(id));
       return { ...trigger, signingSecret: { value, encrypted: true, keyVersion: KeyRing.versionOf(value) } };
     }
     try {
-      this.ring.decrypt(secret.value, secretAad(id));
+      this.ring.unseal(secret.value, secretBinding(id));
       return trigger;
     } catch {
       errors.push({

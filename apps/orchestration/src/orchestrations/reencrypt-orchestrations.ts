@@ -3,13 +3,16 @@ import { KeyRing } from '@strata/crypto';
 import { withServiceDataSource } from '@strata/db';
 import {
   keyRingOf,
-  runReencryption,
   type ReencryptionOptions,
   type ReencryptionReport,
   type ReencryptionTarget,
+  resealBindingsStep,
+  runReencryption,
+  upgradeCommand,
+  type UpgradeOutcome,
 } from '@strata/platform';
 import { MIGRATIONS, ORCHESTRATION_SCHEMA } from '../migrations/index.js';
-import { secretAad } from './orchestration-names.js';
+import { secretBinding } from './orchestration-names.js';
 import type { OrchestrationConfig } from '../orchestration.config.js';
 
 interface TriggerRow {
@@ -20,7 +23,8 @@ interface TriggerRow {
 
 /**
  * `node dist/main.js reencrypt [--check]`: moves the sealed signing secrets of
- * orchestration triggers (current and every version) to the active key (docs/runbooks.md).
+ * orchestration triggers (current and every version) to the active key and their
+ * purpose's binding (docs/runbooks.md).
  */
 export function reencryptOrchestration(
   config: OrchestrationConfig,
@@ -54,8 +58,6 @@ function sealedSecret(row: TriggerRow): string | undefined {
     : undefined;
 }
 
-const aad = secretAad;
-
 /** `keyExpr` orders the rows; `match` is the same expression on the alias `t` of the update. */
 function triggerSecrets(
   ring: KeyRing,
@@ -77,7 +79,7 @@ function triggerSecrets(
     reseal(row) {
       const sealed = sealedSecret(row);
       if (sealed === undefined) return undefined;
-      const moved = ring.reencrypt(sealed, aad(row.id));
+      const moved = ring.reseal(sealed, secretBinding(row.id));
       if (moved === sealed) return undefined;
       return {
         ...row,
@@ -98,11 +100,25 @@ function triggerSecrets(
     census(row, verify) {
       const sealed = sealedSecret(row);
       if (sealed === undefined) return { versions: new Map(), stale: 0 };
-      if (verify) ring.decrypt(sealed, aad(row.id));
-      return { versions: new Map([[KeyRing.versionOf(sealed), 1]]), stale: 0 };
+      const stale = verify && ring.unseal(sealed, secretBinding(row.id)).binding > 0 ? 1 : 0;
+      return { versions: new Map([[KeyRing.versionOf(sealed), 1]]), stale };
     },
     describe(row) {
       return `${table} ${row.key}`;
     },
   };
+}
+
+/**
+ * `node dist/main.js upgrade`: the orchestration schema's due upgrade steps, after its
+ * migrations, once the release serves (docs/runbooks.md, "Upgrade steps"): the
+ * re-sealing of every envelope under its purpose's binding.
+ */
+export function upgradeOrchestration(
+  config: OrchestrationConfig,
+  write?: (line: string) => void,
+): Promise<UpgradeOutcome> {
+  const source = { url: config.DATABASE_URL, schema: ORCHESTRATION_SCHEMA };
+  const steps = [resealBindingsStep(config, (options) => reencryptOrchestration(config, options))];
+  return upgradeCommand('strata-orchestration', source, steps, write);
 }

@@ -24,7 +24,7 @@ import { OrchestrationConfig } from '../orchestration.config.js';
 import type { SealedSecret } from '../orchestrations/orchestration-trigger.js';
 import type { OrchestrationEntity } from '../orchestrations/orchestration.entity.js';
 import { OrchestrationsRepository } from '../orchestrations/orchestrations.repository.js';
-import { secretAad } from '../orchestrations/orchestration-names.js';
+import { secretBinding } from '../orchestrations/orchestration-names.js';
 import { RunsService } from '../runs/runs.service.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -128,7 +128,7 @@ export class WebhookRuns {
     const sealed = trigger.signingSecret as SealedSecret | undefined;
     let secret: string | null;
     try {
-      secret = sealed ? this.ring.decryptString(sealed.value, secretAad(orchestration.id)) : null;
+      secret = sealed ? this.ring.unsealString(sealed.value, secretBinding(orchestration.id)) : null;
     } catch {
       // A secret that does not open verifies nothing: the call is refused as unsigned.
       secret = null;

@@ -2,9 +2,12 @@ import { withServiceDataSource } from '@strata/db';
 import {
   envelopeColumns,
   keyRingOf,
-  runReencryption,
   type ReencryptionOptions,
   type ReencryptionReport,
+  resealBindingsStep,
+  runReencryption,
+  upgradeCommand,
+  type UpgradeOutcome,
 } from '@strata/platform';
 import { MIGRATIONS, WEBHOOKS_SCHEMA } from '../migrations/index.js';
 import type { WebhooksConfig } from '../webhooks.config.js';
@@ -32,4 +35,15 @@ export async function reencryptWebhooks(
     });
     return runReencryption(db, ring, [subscriptions], options);
   });
+}
+
+/**
+ * `node dist/main.js upgrade`: the webhooks schema's due upgrade steps, after its
+ * migrations, once the release serves (docs/runbooks.md, "Upgrade steps"): the
+ * re-sealing of every envelope under its purpose's binding.
+ */
+export function upgradeWebhooks(config: WebhooksConfig, write?: (line: string) => void): Promise<UpgradeOutcome> {
+  const source = { url: config.DATABASE_URL, schema: WEBHOOKS_SCHEMA };
+  const steps = [resealBindingsStep(config, (options) => reencryptWebhooks(config, options))];
+  return upgradeCommand('strata-webhooks', source, steps, write);
 }

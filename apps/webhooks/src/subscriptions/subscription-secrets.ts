@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type KeyRing, generateWebhookSecret } from '@strata/crypto';
+import { associatedData, type Binding, type KeyRing, generateWebhookSecret, SEAL_PURPOSES } from '@strata/crypto';
 import { ServiceConfig, keyRingOf } from '@strata/platform';
 
-/** What a subscription's secrets (current and previous) are bound to. */
-export const subscriptionBinding = (subscriptionId: string): string => `webhook-subscription:${subscriptionId}`;
+/** Where a subscription's secrets (current and previous) are sealed: bound to it (earlier releases: the legacy binding). */
+export const subscriptionBinding = (subscriptionId: string): Binding => ({
+  aad: associatedData(SEAL_PURPOSES.webhookSubscriptionSecret, subscriptionId),
+  legacy: [`webhook-subscription:${subscriptionId}`],
+});
 
 /**
  * Subscription secrets at rest: key-ring envelopes (AES-256-GCM, key version
@@ -26,10 +29,10 @@ export class SubscriptionSecrets {
   }
 
   seal(subscriptionId: string, secret: string): string {
-    return this.ring.encrypt(secret, subscriptionBinding(subscriptionId));
+    return this.ring.seal(secret, subscriptionBinding(subscriptionId));
   }
 
   open(subscriptionId: string, sealed: string): string {
-    return this.ring.decryptString(sealed, subscriptionBinding(subscriptionId));
+    return this.ring.unsealString(sealed, subscriptionBinding(subscriptionId));
   }
 }

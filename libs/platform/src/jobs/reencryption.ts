@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { EnvelopeError, KeyRing } from '@strata/crypto';
+import { EnvelopeError, KeyRing, type Binding } from '@strata/crypto';
 import { keyRingOf, type KeyRingSettings } from '../config/key-ring.config.js';
 
 /** What one stored row holds, against the ring. */
@@ -61,6 +61,13 @@ export interface ReencryptionOptions {
    * removing a key version.
    */
   readonly check?: boolean;
+  /**
+   * Rewrite, then open every envelope in the count after it, so that values
+   * still bound the old way (written meanwhile by a replica of an earlier
+   * release, or in a row that was locked) count as remaining: what the upgrade
+   * step runs (upgrade-steps.ts).
+   */
+  readonly verify?: boolean;
   readonly batchSize?: number;
 }
 
@@ -113,7 +120,7 @@ export async function runReencryption(
       const rows = await target.batch(db.manager, after, size, false);
       if (rows.length === 0) break;
       for (const row of rows) {
-        const census = opened(row, () => target.census(row, options.check ?? false));
+        const census = opened(row, () => target.census(row, (options.check ?? false) || (options.verify ?? false)));
         if (!census) continue;
         for (const [version, n] of census.versions) envelopes.set(version, (envelopes.get(version) ?? 0) + n);
         stale += census.stale;
@@ -135,15 +142,15 @@ export async function runReencryption(
 const IDENTIFIER = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
 
 /**
- * A table whose envelopes sit in text columns, each bound to associated data
- * derived from its row (`webhook-subscription:<id>`, a signing key's kid).
- * Table, key and column names are the service's own constants.
+ * A table whose envelopes sit in text columns, each bound where its row says
+ * (a subscription's id, a signing key's kid). Table, key and column names are
+ * the service's own constants.
  */
 export function envelopeColumns(spec: {
   readonly table: string;
   readonly key: string;
   readonly columns: readonly string[];
-  readonly binding: (row: Readonly<Record<string, unknown>>, column: string) => string;
+  readonly binding: (row: Readonly<Record<string, unknown>>, column: string) => Binding;
   readonly ring: KeyRing;
 }): ReencryptionTarget<never> {
   for (const name of [spec.table, spec.key, ...spec.columns]) {
@@ -165,7 +172,7 @@ export function envelopeColumns(spec: {
       let changed = false;
       const out: Row = { ...row };
       for (const [column, envelope] of envelopes(row)) {
-        out[column] = spec.ring.reencrypt(envelope, spec.binding(row, column));
+        out[column] = spec.ring.reseal(envelope, spec.binding(row, column));
         if (out[column] !== envelope) changed = true;
       }
       return changed ? out : undefined;
@@ -181,12 +188,15 @@ export function envelopeColumns(spec: {
     },
     census: (row, verify) => {
       const versions = new Map<number, number>();
+      let stale = 0;
       for (const [column, envelope] of envelopes(row)) {
         const version = KeyRing.versionOf(envelope);
         versions.set(version, (versions.get(version) ?? 0) + 1);
-        if (verify && spec.ring.has(version)) spec.ring.open(envelope, [spec.binding(row, column)]);
+        if (verify && spec.ring.has(version) && spec.ring.unseal(envelope, spec.binding(row, column)).binding > 0) {
+          stale++;
+        }
       }
-      return { versions, stale: 0 };
+      return { versions, stale };
     },
     describe: (row) => `${spec.key} ${row._key}`,
   };

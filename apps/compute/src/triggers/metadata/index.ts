@@ -5,6 +5,8 @@ export {
   isEncryptedParam,
   MAX_PARAMS,
   MAX_PARAM_NAME_LENGTH,
+  paramNameProblem,
+  RESERVED_PARAM_PREFIX,
   type EncryptRequest,
   type EncryptedParam,
   type TriggerParamValue,

@@ -24,6 +24,26 @@ export type TriggerParams = Record<string, TriggerParamValue>;
 export const MAX_PARAMS = 100;
 export const MAX_PARAM_NAME_LENGTH = 200;
 
+/**
+ * Parameter names starting with this are refused: earlier releases sealed a
+ * trigger's signing secret beside its parameters, as the parameter `#signingSecret`
+ * (docs/compute.md, "Encrypted parameters").
+ */
+export const RESERVED_PARAM_PREFIX = '#';
+
+/**
+ * Why a parameter name is refused, or undefined: one starting with `#`
+ * ({@link RESERVED_PARAM_PREFIX}), or one that is not well-formed Unicode (a
+ * lone surrogate, which a sealed value's binding cannot tell apart from U+FFFD).
+ */
+export function paramNameProblem(name: string): string | undefined {
+  if (name.startsWith(RESERVED_PARAM_PREFIX)) {
+    return `parameter names must not start with ${RESERVED_PARAM_PREFIX} (reserved for the platform)`;
+  }
+  if (!name.isWellFormed()) return 'parameter names must be well-formed Unicode (no lone surrogate)';
+  return undefined;
+}
+
 export function isEncryptRequest(value: unknown): value is EncryptRequest {
   return isPlainObject(value) && own(value, 'encrypt') === true && hasOwn(value, 'value');
 }
@@ -53,6 +73,11 @@ export function checkParams(value: unknown, path: string, issues: Issues): Trigg
     const at = child(path, key);
     if (key.length === 0 || key.length > MAX_PARAM_NAME_LENGTH) {
       issues.add(at, `parameter names must be 1 to ${MAX_PARAM_NAME_LENGTH} characters`);
+      continue;
+    }
+    const refused = paramNameProblem(key);
+    if (refused) {
+      issues.add(at, refused);
       continue;
     }
     const checked = checkParamValue(own(value, key), at, issues);

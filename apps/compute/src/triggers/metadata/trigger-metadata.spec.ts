@@ -122,14 +122,16 @@ describe('checkTriggerMetadata: the metadata block', () => {
 });
 
 describe('params (every type)', () => {
+  /** The least metadata of each type. */
+  const base: Record<ExecutionType, object> = {
+    'on-demand': {},
+    'event-driven': { event: 'record_created', recordSlug: 'orders' },
+    scheduled: { interval: 60 },
+    'http-trigger': { path: 'hook' },
+    endpoint: { path: 'hook' },
+  };
+
   it.each(EXECUTION_TYPES)('%s accepts params and defaults it to {}', (type) => {
-    const base: Record<ExecutionType, object> = {
-      'on-demand': {},
-      'event-driven': { event: 'record_created', recordSlug: 'orders' },
-      scheduled: { interval: 60 },
-      'http-trigger': { path: 'hook' },
-      endpoint: { path: 'hook' },
-    };
     expect(ok(type, base[type]).params).toEqual({});
     expect(ok(type, { ...base[type], params: { a: 1, b: [true, null, { c: 'x' }] } }).params).toEqual({
       a: 1,
@@ -152,6 +154,31 @@ describe('params (every type)', () => {
     ).toBeTruthy();
     expect(only('on-demand', { params: { '': 1 } })[0]).toBe('triggerMetadata.params[""]');
     expect(only('on-demand', { params: { ['k'.repeat(201)]: 1 } })[1]).toContain('1 to 200 characters');
+  });
+
+  it.each(EXECUTION_TYPES)(
+    '%s refuses parameter names starting with # (the signing secret was once sealed as one), one entry each',
+    (type) => {
+      const params = { '#signingSecret': { value: 'sv1.x', encrypted: true, keyVersion: 1 }, '#a': 1, 'a#': 2, ok: 3 };
+      expect(errors(type, { ...base[type], params })).toEqual([
+        {
+          field: 'triggerMetadata.params["#signingSecret"]',
+          message: 'parameter names must not start with # (reserved for the platform)',
+        },
+        {
+          field: 'triggerMetadata.params["#a"]',
+          message: 'parameter names must not start with # (reserved for the platform)',
+        },
+      ]);
+    },
+  );
+
+  it('refuses a parameter name that is not well-formed Unicode (its binding could not tell it from U+FFFD)', () => {
+    expect(only('on-demand', { params: { 'a\uD800': 1 } })).toEqual([
+      'triggerMetadata.params["a\\ud800"]',
+      'parameter names must be well-formed Unicode (no lone surrogate)',
+    ]);
+    expect(ok('on-demand', { params: { 'a\uFFFD': 1 } }).params).toEqual({ 'a\uFFFD': 1 });
   });
 
   it('keeps a __proto__ parameter as an ordinary own key, polluting nothing', () => {
