@@ -1,10 +1,12 @@
 import { WebhooksSubscriptions1763800000000 } from './1763800000000-webhooks-subscriptions.js';
 import { WebhooksDeliveries1763900000000 } from './1763900000000-webhooks-deliveries.js';
 import { WebhooksBreakerPerWorkspace1764000000000 } from './1764000000000-webhooks-breaker-per-workspace.js';
+import { WebhooksRetention1766400000000 } from './1766400000000-webhooks-retention.js';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 export const MIGRATIONS = [
   WebhooksSubscriptions1763800000000,
   WebhooksDeliveries1763900000000,
   WebhooksBreakerPerWorkspace1764000000000,
+  WebhooksRetention1766400000000,
 ];
