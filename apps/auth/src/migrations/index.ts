@@ -2,6 +2,7 @@ import { IamInitial1763600000000 } from './1763600000000-iam-initial.js';
 import { FunctionsInvokeTriggers1763600000001 } from './1763600000001-functions-invoke-triggers.js';
 import { SignInFailures1766300000000 } from './1766300000000-sign-in-failures.js';
 import { WorkspaceCreators1766300000001 } from './1766300000001-workspace-creators.js';
+import { OidcRetention1766400001000 } from './1766400001000-oidc-retention.js';
 
 export const IAM_SCHEMA = 'iam';
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   FunctionsInvokeTriggers1763600000001,
   SignInFailures1766300000000,
   WorkspaceCreators1766300000001,
+  OidcRetention1766400001000,
 ];
