@@ -9,6 +9,7 @@ import { ComputeEndpointCredentials1764900000000 } from './1764900000000-compute
 import { ComputeRunsOfLiveFunctions1764950000000 } from './1764950000000-compute-runs-of-live-functions.js';
 import { ComputeQueuedRunsByWorkspace1765000000000 } from './1765000000000-compute-queued-runs-by-workspace.js';
 import { ComputeRecentRunsCount1765000000001 } from './1765000000001-compute-recent-runs-count.js';
+import { ComputeRunsRetention1766400002000 } from './1766400002000-compute-runs-retention.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   ComputeRunsOfLiveFunctions1764950000000,
   ComputeQueuedRunsByWorkspace1765000000000,
   ComputeRecentRunsCount1765000000001,
+  ComputeRunsRetention1766400002000,
 ];
