@@ -52,6 +52,18 @@ describe('runRetentionPass', () => {
     expect(pass.unfinished).toEqual(['a']);
   });
 
+  it('goes on after a batch that kept some of what it read while the rule says there is more', async () => {
+    const answers = [
+      { deleted: 2, more: true },
+      { deleted: 0, more: true },
+      { deleted: 5, more: false },
+    ];
+    const cursor: RetentionRule = { table: 'cursor', deleteBatch: () => Promise.resolve(answers.shift()!) };
+    const pass = await runRetentionPass([cursor]);
+    expect(pass.deleted).toEqual({ cursor: 7 });
+    expect(answers).toEqual([]);
+  });
+
   it('runs the other rules when one fails, and reports the failure with what it deleted before', async () => {
     let calls = 0;
     const failing: RetentionRule = {

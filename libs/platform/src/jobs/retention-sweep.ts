@@ -8,11 +8,18 @@ export const RETENTION_BATCH_SIZE = 1000;
 /** Batches per rule and pass: a pass stays bounded; what is left goes in the next pass, started at once. */
 export const RETENTION_BATCHES_PER_PASS = 100;
 
+/** A batch that read rows it kept (a cursor over candidates): how many went, and whether to go on. */
+export interface RetentionBatch {
+  readonly deleted: number;
+  readonly more: boolean;
+}
+
 /**
  * What one table (or one part of it) keeps, for one pass of a retention sweep:
  * `deleteBatch(limit)` deletes at most `limit` rows that are past their window
  * (the rule is made for the pass, with the pass's `now`) and answers how many
- * went. Fewer than `limit` means nothing past the window is left for now.
+ * went. Fewer than `limit` means nothing past the window is left for now; a
+ * rule whose batch may keep some of the rows it reads answers `{deleted, more}`.
  *
  * Each call must be short and safe beside itself on another replica: one
  * statement (or a few) that picks its rows `FOR UPDATE SKIP LOCKED` (or by a
@@ -24,7 +31,7 @@ export interface RetentionRule {
   readonly table: string;
   /** Rows per batch (RETENTION_BATCH_SIZE unless given): smaller where a row drags others with it (cascades). */
   readonly batchSize?: number;
-  deleteBatch(limit: number): Promise<number>;
+  deleteBatch(limit: number): Promise<number | RetentionBatch>;
 }
 
 /** Rows deleted by one pass, by table. */
@@ -66,10 +73,11 @@ export async function runRetentionPass(
           unfinished.push(rule.table);
           break;
         }
-        const n = await rule.deleteBatch(limit);
+        const answer = await rule.deleteBatch(limit);
+        const n = typeof answer === 'number' ? answer : answer.deleted;
         total += n;
         if (n > 0) options.onDeleted?.(rule.table, n);
-        if (n < limit) break;
+        if (typeof answer === 'number' ? n < limit : !answer.more) break;
       }
     } catch (error) {
       failures.push({ table: rule.table, error });
