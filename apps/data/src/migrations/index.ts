@@ -7,6 +7,7 @@ import { DataSavedQueries1763700000005 } from './1763700000005-data-saved-querie
 import { DataOutboxNotify1763700000006 } from './1763700000006-data-outbox-notify.js';
 import { DataOutboxDeleteOnPublish1763700000007 } from './1763700000007-data-outbox-delete-on-publish.js';
 import { DataSecretsMaskedAtRest1763700000008 } from './1763700000008-data-secrets-masked-at-rest.js';
+import { DataRetention1766400003000 } from './1766400003000-data-retention.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   DataOutboxNotify1763700000006,
   DataOutboxDeleteOnPublish1763700000007,
   DataSecretsMaskedAtRest1763700000008,
+  DataRetention1766400003000,
 ];
