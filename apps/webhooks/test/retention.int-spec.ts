@@ -5,7 +5,9 @@ import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '@strata/platform';
 import { createTestDatabase, ManualClock, testNatsPrefix, watchLockWaits, type TestDatabase } from '@strata/testing';
+import { serviceDataSourceOptions } from '@strata/db';
 import { createWebhooksApp, migrateWebhooks } from '../src/create-webhooks-app.js';
+import { MIGRATIONS, WEBHOOKS_SCHEMA } from '../src/migrations/index.js';
 import { WebhooksRetention } from '../src/retention/webhooks-retention.js';
 import { WebhooksConfig } from '../src/webhooks.config.js';
 
@@ -140,6 +142,40 @@ describe('webhooks retention, against a real PostgreSQL', () => {
     expect(
       (await sql.query<{ key: string }[]>('SELECT key FROM webhooks.idempotency_keys ORDER BY key')).map((r) => r.key),
     ).toEqual(['fresh']);
+  });
+
+  it("the migration's down clears what replays name that retention deleted, and gives the foreign key back", async () => {
+    const other = await createTestDatabase('strata_webhooks_retention_down');
+    const ds = new DataSource(
+      serviceDataSourceOptions({ url: other.url, schema: WEBHOOKS_SCHEMA, entities: [], migrations: MIGRATIONS }),
+    );
+    try {
+      await ds.initialize();
+      await ds.query(`CREATE SCHEMA ${WEBHOOKS_SCHEMA}`);
+      await ds.runMigrations({ transaction: 'each' });
+      await ds.query(
+        `INSERT INTO webhooks.subscriptions (id, workspace_slug, name, url, events, secret, created_by)
+         VALUES ($1, 'a', 'hook', 'https://hooks.example.test', '{record_created}', 'sealed', 'test')`,
+        [subscription],
+      );
+      // A replay whose original retention deleted.
+      await ds.query(
+        `INSERT INTO webhooks.deliveries (id, workspace_slug, subscription_id, event, request_body, replayed_from)
+         VALUES ('00000000-0000-4000-8100-000000000001', 'a', $1, 'record_created', '{}',
+                 '00000000-0000-4000-8100-000000000099')`,
+        [subscription],
+      );
+      // TypeORM undoes a migration in a transaction unless told `none` (it reads no per-migration flag there).
+      await ds.undoLastMigration({ transaction: 'none' });
+      expect(await ds.query(`SELECT replayed_from FROM webhooks.deliveries`)).toEqual([{ replayed_from: null }]);
+      await expect(
+        ds.query(`UPDATE webhooks.deliveries SET replayed_from = '00000000-0000-4000-8100-000000000099'`),
+      ).rejects.toThrow(/foreign key/);
+      expect(await ds.runMigrations({ transaction: 'each' })).toHaveLength(1);
+    } finally {
+      await ds.destroy();
+      await other.drop();
+    }
   });
 
   it('two replicas sweeping at once share the rows: each goes once, none fails, none waits for a row another holds', async () => {
