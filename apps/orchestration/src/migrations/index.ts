@@ -8,6 +8,7 @@ import { RunWorkflowIds1765100000006 } from './1765100000006-run-workflow-ids.js
 import { EventRunsByRun1765100000007 } from './1765100000007-event-runs-by-run.js';
 import { EventKeysByAge1765100000008 } from './1765100000008-event-keys-by-age.js';
 import { EventClaimExpiry1766200000001 } from './1766200000001-event-claim-expiry.js';
+import { RunsByExpiry1766400004000 } from './1766400004000-runs-by-expiry.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   EventRunsByRun1765100000007,
   EventKeysByAge1765100000008,
   EventClaimExpiry1766200000001,
+  RunsByExpiry1766400004000,
 ];
