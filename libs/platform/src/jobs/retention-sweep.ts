@@ -87,10 +87,6 @@ export async function runRetentionPass(
   return { deleted, unfinished, failures };
 }
 
-const deletedRows = metrics.getMeter('strata-retention').createCounter('strata.retention.deleted', {
-  description: 'Rows deleted by retention sweeps, by table (docs/runbooks.md, "Retention")',
-});
-
 /**
  * A service's retention sweep: every `intervalMs` (on each replica where it is
  * enabled), one pass over the rules `rules(now)` makes, `now` read from the
@@ -103,6 +99,10 @@ const deletedRows = metrics.getMeter('strata-retention').createCounter('strata.r
 export abstract class RetentionSweep implements OnApplicationBootstrap, OnApplicationShutdown {
   protected readonly logger: Logger;
   private readonly task: PeriodicTask;
+  // Made with the sweep, not when this file loads: a process starts its metrics before it builds its services.
+  private readonly deletedRows = metrics.getMeter('strata-retention').createCounter('strata.retention.deleted', {
+    description: 'Rows deleted by retention sweeps, by table (docs/runbooks.md, "Retention")',
+  });
 
   protected constructor(
     private readonly name: string,
@@ -127,7 +127,7 @@ export abstract class RetentionSweep implements OnApplicationBootstrap, OnApplic
   /** One pass; the rows deleted by table. Rejects (after running every rule) when a rule failed. */
   async sweep(): Promise<RetentionReport> {
     const pass = await runRetentionPass(this.rules(this.clock.now()), {
-      onDeleted: (table, n) => deletedRows.add(n, { table }),
+      onDeleted: (table, n) => this.deletedRows.add(n, { table }),
     });
     if (Object.values(pass.deleted).some((n) => n > 0)) {
       this.logger.log({ msg: `${this.name}: rows past their window deleted`, deleted: pass.deleted });
