@@ -114,3 +114,71 @@ describe('retention policies', () => {
     await prunedTo(id, [4]);
   });
 });
+
+// Last in the file: these move the data service's clock on by months.
+describe('retention of deleted records and of the changelog', () => {
+  const DAY_MS = 86_400_000;
+
+  it('a deleted record is restorable for DATA_DELETED_RECORD_RETENTION_DAYS, then gone for good', async () => {
+    const c = await api('POST', '/structures', {
+      name: 'Bin',
+      enableVersioning: true,
+      properties: [{ name: 'n', type: 'number' }],
+    });
+    const [back, gone] = await Promise.all(
+      [1, 2].map(
+        async (n) => (await api('POST', '/records', { structureId: c.body.id, data: { n } })).body.id as string,
+      ),
+    );
+    let deletedAt = 0;
+    for (const id of [back!, gone!]) {
+      const deleted = await api('DELETE', `/records/${id}`);
+      expect(deleted.status).toBe(200);
+      deletedAt = Math.max(deletedAt, Date.parse(deleted.body.deletedAt as string));
+    }
+
+    // 29 days after the deletion (stamped by the database) on the service's clock, which earlier tests moved on.
+    clock.advance(Math.max(0, deletedAt + 29 * DAY_MS - clock.now().getTime()));
+    const restored = await api('POST', `/records/${back}/restore`, { version: 1 });
+    expect(restored.status).toBe(200);
+
+    clock.advance(2 * DAY_MS);
+    // Polled with a read (a deleted record's changelog answers until it is gone): the sweep runs every 100 ms.
+    let status = 0;
+    await eventually(async () => {
+      status = (await api('GET', `/records/${gone}/changelog`)).status;
+      return status === 404 ? true : undefined;
+    }, 30_000).catch(() => undefined);
+    expect(status).toBe(404);
+    expect((await api('POST', `/records/${gone}/restore`, { version: 1 })).status).toBe(404);
+    expect((await api('GET', `/records/${back}`)).body).toMatchObject({ data: { n: 1 } });
+  });
+
+  it('changelog entries go after DATA_CHANGELOG_RETENTION_DAYS, unless the collection keeps them longer', async () => {
+    const plain = await api('POST', '/structures', { name: 'Log', properties: [{ name: 'n', type: 'number' }] });
+    const long = await api('POST', '/structures', {
+      name: 'Long log',
+      properties: [{ name: 'n', type: 'number' }],
+      retentionPolicy: { maxAgeDays: 1000 },
+    });
+    const ids: string[] = [];
+    for (const c of [plain, long]) {
+      const r = await api('POST', '/records', { structureId: c.body.id, data: { n: 1 } });
+      expect((await api('PATCH', `/records/${r.body.id}`, { data: { n: 2 } })).status).toBe(200);
+      ids.push(r.body.id as string);
+    }
+    const entries = async (id: string) =>
+      ((await api('GET', `/records/${id}/changelog`)).body.entries as unknown[]).length;
+    expect(await entries(ids[0]!)).toBeGreaterThan(0);
+    const kept = await entries(ids[1]!);
+
+    clock.advance(366 * DAY_MS);
+    let left = -1;
+    await eventually(async () => {
+      left = await entries(ids[0]!);
+      return left === 0 ? true : undefined;
+    }, 30_000).catch(() => undefined);
+    expect(left).toBe(0);
+    expect(await entries(ids[1]!)).toBe(kept);
+  });
+});

@@ -20,7 +20,12 @@ let token: string;
 
 beforeAll(async () => {
   // No orchestration engine: the runs of the orchestration test stay where it puts them.
-  stack = await startStack({ ...WEBHOOK_TEST_SETTINGS, ORCHESTRATION_ENGINE_ENABLED: 'false' });
+  stack = await startStack({
+    ...WEBHOOK_TEST_SETTINGS,
+    ORCHESTRATION_ENGINE_ENABLED: 'false',
+    // The retention test's row goes at the next pass.
+    WEBHOOKS_RETENTION_SWEEP_INTERVAL_MS: '100',
+  });
   token = await adminWorkspaceToken(stack, ws);
   api = workspaceApi(stack, ws, token);
 });
@@ -160,6 +165,31 @@ describe('orchestration metrics', () => {
     expect(await ended('cancelled')).toBe(1);
     expect(await ended('failed')).toBe(0);
     expect(await gauge('strata.orchestration.runs.open', 'pending')).toBe(1);
+  });
+});
+
+describe('retention metrics', () => {
+  it('counts the rows a retention sweep deleted, by table', async () => {
+    const hook = await receivers.start();
+    const sub = await createSubscription(api, { url: hook.url(), events: ['record_created'], recordSlugs: ['none'] });
+    const deleted = () => counted('strata.retention.deleted', { table: 'webhooks.idempotency_keys' });
+    expect(await deleted()).toBe(0);
+    // A key stored two days ago, set underneath the API: past WEBHOOKS_IDEMPOTENCY_WINDOW_HOURS.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO webhooks.idempotency_keys (workspace_slug, key, request_hash, subscription_id, created_at)
+         VALUES ($1, 'old-key', 'h', $2, now() - interval '2 days')`,
+        [ws, sub.id],
+      );
+    } finally {
+      await db.end();
+    }
+    expect(await eventually(async () => ((await deleted()) === 1 ? true : undefined), 30_000)).toBe(true);
+    // The table alone: no workspace, no key.
+    const attributes = (await points('strata.retention.deleted')).map((p) => Object.keys(p.attributes));
+    expect(attributes.every((keys) => keys.join() === 'table')).toBe(true);
   });
 });
 

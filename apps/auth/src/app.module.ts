@@ -33,6 +33,8 @@ import { OidcPayloadsRepository } from './oidc/oidc-payloads.repository.js';
 import { SignInMetrics } from './sign-in-throttle/sign-in-metrics.js';
 import { SignInFailuresRepository } from './sign-in-throttle/sign-in-failures.repository.js';
 import { SignInThrottle } from './sign-in-throttle/sign-in-throttle.service.js';
+import { OidcRetention } from './oidc/oidc-retention.js';
+import { OidcRetentionRepository } from './oidc/oidc-retention.repository.js';
 
 /** The identity model: what the permission resolver and the controllers share. */
 @Module({
@@ -105,6 +107,8 @@ export class AuthAppModule {
         OidcPayloadsRepository,
         SignInFailuresRepository,
         SignInThrottle,
+        OidcRetentionRepository,
+        OidcRetention,
         SigningKeysService,
         OidcService,
         DatabaseReadiness,

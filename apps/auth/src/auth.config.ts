@@ -1,4 +1,4 @@
-import { IsEmail, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
+import { IsBoolean, IsEmail, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
 import { parseTrustedProxies } from './sign-in-throttle/client-address.js';
 
@@ -98,4 +98,22 @@ export class AuthConfig extends ServiceConfig {
   @IsInt()
   @Min(0)
   WORKSPACE_QUOTA_PER_USER = 10;
+
+  /**
+   * OIDC provider state (sessions, interactions, grants, codes) is deleted this many hours
+   * after it expired; a login's chosen workspace goes once its grant is gone and it is this old.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(24 * 365)
+  AUTH_OIDC_RETENTION_HOURS = 24;
+
+  /** Whether this replica runs the retention sweep (replicas share the rows). */
+  @IsBoolean()
+  AUTH_RETENTION_SWEEP_ENABLED = true;
+
+  @IsInt()
+  @Min(50)
+  @Max(86_400_000)
+  AUTH_RETENTION_SWEEP_INTERVAL_MS = 60_000;
 }

@@ -27,6 +27,8 @@ import { RunJobs } from './runs/run-jobs.js';
 import { WorkspaceBacklogs } from './runs/workspace-backlogs.js';
 import { WorkspaceSuspensions } from './suspensions/workspace-suspensions.js';
 import { RunQueue } from './runs/run-queue.js';
+import { RunRetention } from './runs/run-retention.js';
+import { RunRetentionRepository } from './runs/run-retention.repository.js';
 import { RunSweeper } from './runs/run-sweeper.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsRepository } from './runs/runs.repository.js';
@@ -132,6 +134,8 @@ export class ComputeAppModule {
         WorkspaceSuspensions,
         RunQueue,
         RunSweeper,
+        RunRetentionRepository,
+        RunRetention,
         DatabaseReadiness,
       ],
     };

@@ -263,6 +263,24 @@ export class ComputeConfig extends ServiceConfig {
   @IsBoolean()
   COMPUTE_SWEEPER_ENABLED = true;
 
+  /** Finished function runs (their logs, results and documents with them) are deleted this many days after they ended. */
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  COMPUTE_RUN_RETENTION_DAYS = 30;
+
+  /**
+   * Whether this API replica runs the retention sweep (finished runs, and record events'
+   * (event, trigger) pairs past the stream's age); replicas share the rows.
+   */
+  @IsBoolean()
+  COMPUTE_RETENTION_SWEEP_ENABLED = true;
+
+  @IsInt()
+  @Min(50)
+  @Max(86_400_000)
+  COMPUTE_RETENTION_SWEEP_INTERVAL_MS = 60_000;
+
   /**
    * The key the auth and compute services share to derive each workspace's function
    * principal secret (base64 of 32 bytes; docs/compute.md, "The function principal").

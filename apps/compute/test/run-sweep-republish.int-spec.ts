@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { issueWorkspaceScope, Transactions } from '@strata/db';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ManualClock } from '@strata/testing';
-import { EventRunsRepository } from '../src/events/event-runs.repository.js';
 import { RunDocumentsRepository } from '../src/run-documents/run-documents.repository.js';
 import { RunJobs } from '../src/runs/run-jobs.js';
 import { RunQueue, type RunRequest } from '../src/runs/run-queue.js';
@@ -34,14 +33,7 @@ describe('the sweep re-publishing lost jobs', () => {
     jobs = new RunJobs(nats, config, new WorkspaceBacklogs(runs, config, clock));
     await jobs.onApplicationBootstrap();
     queue = new RunQueue(runs, jobs, config, clock);
-    sweeper = new RunSweeper(
-      runs,
-      jobs,
-      new RunDocumentsRepository(db.ds),
-      new EventRunsRepository(db.ds),
-      config,
-      clock,
-    );
+    sweeper = new RunSweeper(runs, jobs, new RunDocumentsRepository(db.ds), config, clock);
   });
 
   afterAll(async () => {

@@ -38,7 +38,12 @@ export class DataConfig extends ServiceConfig {
   @Max(3_600_000)
   DATA_TTL_SWEEP_INTERVAL_MS = 5000;
 
-  /** Whether this replica prunes record versions by their collections' retention policies (replicas share the work). */
+  /**
+   * Whether this replica runs the retention sweeps (replicas share the work): record versions
+   * and changelog by their collections' retention policies, the changelog of the others after
+   * DATA_CHANGELOG_RETENTION_DAYS, deleted records after DATA_DELETED_RECORD_RETENTION_DAYS,
+   * Idempotency-Keys after their window.
+   */
   @IsBoolean()
   DATA_RETENTION_SWEEP_ENABLED = true;
 
@@ -46,6 +51,18 @@ export class DataConfig extends ServiceConfig {
   @Min(50)
   @Max(86_400_000)
   DATA_RETENTION_SWEEP_INTERVAL_MS = 600_000;
+
+  /** Changelog entries older than this are deleted, unless the collection's `retentionPolicy.maxAgeDays` says otherwise. */
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
+  DATA_CHANGELOG_RETENTION_DAYS = 365;
+
+  /** A deleted record (by DELETE or TTL) stays restorable this long, then it is removed for good. */
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  DATA_DELETED_RECORD_RETENTION_DAYS = 30;
 
   /** Most conditions a canonical or saved query may hold ("Query complexity limit exceeded" beyond). */
   @IsInt()

@@ -8,6 +8,7 @@ import { ComputeLink } from './arrivals/compute-link.js';
 import { HttpTriggerController } from './arrivals/http-trigger.controller.js';
 import { ArrivalDispatcher } from './dispatch/arrival-dispatcher.js';
 import { InboundSweeps } from './dispatch/inbound-sweeps.js';
+import { InboundRetention } from './events/inbound-retention.js';
 import { InboundEventEntity } from './events/inbound-event.entity.js';
 import { InboundEventsRepository } from './events/inbound-events.repository.js';
 import { InboundConfig } from './inbound.config.js';
@@ -48,6 +49,7 @@ export class InboundAppModule {
         InboundMetrics,
         InboundEventsService,
         InboundSweeps,
+        InboundRetention,
         DatabaseReadiness,
       ],
     };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { ManualClock } from '@strata/testing';
+import { ManualClock, watchLockWaits } from '@strata/testing';
 import { RunRetention } from '../src/runs/run-retention.js';
 import { RunEndings } from '../src/runs/run-endings.js';
 import { RunsRepository } from '../src/runs/runs.repository.js';
@@ -14,7 +14,7 @@ describe('the retention of finished orchestration runs, against a real PostgreSQ
   const clock = new ManualClock(new Date('2026-11-26T08:00:00Z'));
 
   beforeAll(async () => {
-    db = await openOrchestrationTestDatabase();
+    db = await openOrchestrationTestDatabase(6);
     ds = db.ds;
     retention = new RunRetention(new RunsRepository(ds, new RunEndings()), clock, db.config);
   });
@@ -55,7 +55,7 @@ describe('the retention of finished orchestration runs, against a real PostgreSQ
               ('event-3', 'orch', 'retention-a', 'done-2', now())`,
     );
 
-    expect(await retention.sweep()).toBe(1_207);
+    expect((await retention.sweep())['orchestration.runs']).toBe(1_207);
     expect(
       (await ds.query<{ run_id: string }[]>('SELECT run_id FROM orchestration.event_runs ORDER BY run_id')).map(
         (r) => r.run_id,
@@ -65,7 +65,29 @@ describe('the retention of finished orchestration runs, against a real PostgreSQ
     expect(await left('failed-')).toBe(0);
     expect(await left('kept-')).toBe(3);
     expect(await left('running-')).toBe(2);
-    expect(await retention.sweep()).toBe(0);
+    expect((await retention.sweep())['orchestration.runs']).toBe(0);
+  });
+
+  it('two sweepers at once share the runs: each goes once, none fails, none waits for a run another holds', async () => {
+    const other = new RunRetention(new RunsRepository(ds, new RunEndings()), clock, db.config);
+    await runs('shared-', 1_500, 'completed', -60_000);
+    const holder = ds.createQueryRunner();
+    await holder.startTransaction();
+    await holder.query(`SELECT id FROM orchestration.runs WHERE id IN ('shared-7', 'shared-1400') FOR UPDATE`);
+    const locks = watchLockWaits(ds);
+    try {
+      const swept = Promise.all([retention.sweep(), other.sweep()]);
+      const first = await Promise.race([swept, locks.waited]);
+      expect(first).not.toBe(true); // true: a sweep queued behind the held runs
+      const [a, b] = await swept;
+      expect(a['orchestration.runs']! + b['orchestration.runs']!).toBe(1_498);
+      expect(await left('shared-')).toBe(2);
+    } finally {
+      locks.stop();
+      await holder.rollbackTransaction();
+      await holder.release();
+    }
+    expect((await retention.sweep())['orchestration.runs']).toBe(2);
   });
 
   it('forgets record events the stream can no longer deliver again, and keeps newer ones and webhook keys', async () => {

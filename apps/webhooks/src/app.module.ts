@@ -13,6 +13,8 @@ import { SubscriptionDeliveriesController } from './deliveries/subscription-deli
 import { SubscriptionHealthService } from './deliveries/subscription-health.service.js';
 import { RecordEventConsumer } from './events/record-event-consumer.js';
 import { WEBHOOKS_SCHEMA, MIGRATIONS } from './migrations/index.js';
+import { WebhooksRetention } from './retention/webhooks-retention.js';
+import { WebhooksRetentionRepository } from './retention/webhooks-retention.repository.js';
 import { SubscriptionIdempotency } from './subscriptions/subscription-idempotency.js';
 import { SubscriptionIdempotencyRepository } from './subscriptions/subscription-idempotency.repository.js';
 import { SubscriptionSecrets } from './subscriptions/subscription-secrets.js';
@@ -62,6 +64,8 @@ export class WebhooksAppModule {
         DeliveryMetrics,
         ReceiverCircuits,
         RecordEventConsumer,
+        WebhooksRetentionRepository,
+        WebhooksRetention,
         DatabaseReadiness,
       ],
     };

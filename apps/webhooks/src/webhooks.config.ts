@@ -97,4 +97,22 @@ export class WebhooksConfig extends ServiceConfig {
   @Min(1)
   @Max(1000)
   WEBHOOKS_DELIVERY_CONCURRENCY = 64;
+
+  /** Finished deliveries (and their attempts) are deleted this many days after they finished. */
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  WEBHOOKS_DELIVERY_RETENTION_DAYS = 30;
+
+  /**
+   * Whether this replica runs the retention sweep (finished deliveries, Idempotency-Keys past
+   * their window); replicas share the rows.
+   */
+  @IsBoolean()
+  WEBHOOKS_RETENTION_SWEEP_ENABLED = true;
+
+  @IsInt()
+  @Min(50)
+  @Max(86_400_000)
+  WEBHOOKS_RETENTION_SWEEP_INTERVAL_MS = 60_000;
 }

@@ -60,7 +60,11 @@ describe('migration: circuit breakers per workspace and receiver', () => {
       OPENED_AT,
     ]);
     await before.destroy();
-    ds = await dataSource(db.url, MIGRATIONS);
+    // Up to this migration: the later ones are not what this file checks.
+    ds = await dataSource(
+      db.url,
+      MIGRATIONS.slice(0, MIGRATIONS.indexOf(WebhooksBreakerPerWorkspace1764000000000) + 1),
+    );
   });
 
   afterAll(async () => {

@@ -134,7 +134,10 @@ export const DEFAULT_SCHEMA_DISCOVERY_CONFIG: Readonly<SchemaDiscoveryConfig> = 
 export interface RetentionPolicy {
   /** Keep at most this many versions per record (the newest). */
   maxVersions?: number;
-  /** Drop versions older than this many days (the current version is always kept). */
+  /**
+   * Drop versions older than this many days (the current version is always kept), and changelog
+   * entries older than this many days (instead of the platform's DATA_CHANGELOG_RETENTION_DAYS).
+   */
   maxAgeDays?: number;
 }
 

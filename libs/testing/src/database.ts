@@ -53,3 +53,36 @@ export function lockWaiter(db: { query(sql: string): Promise<unknown> }, timeout
     20,
   );
 }
+
+/**
+ * Watches, until `stop()`, whether a session of the queried database waits for a
+ * lock; `waited` resolves as soon as one does (and never once stopped). How a test
+ * shows that concurrent work passes rows over instead of queueing behind a lock
+ * (`SKIP LOCKED`), with no timing threshold: race the work against `waited`.
+ */
+export function watchLockWaits(db: { query(sql: string): Promise<unknown> }): {
+  readonly waited: Promise<true>;
+  stop(): void;
+} {
+  let stopped = false;
+  const waited = new Promise<true>((resolve) => {
+    const look = async (): Promise<void> => {
+      while (!stopped) {
+        const rows = (await db
+          .query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' LIMIT 1",
+          )
+          .catch(() => [])) as unknown[];
+        if (rows.length > 0 && !stopped) return resolve(true);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    void look();
+  });
+  return {
+    waited,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}

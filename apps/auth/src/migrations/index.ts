@@ -3,6 +3,7 @@ import { FunctionsInvokeTriggers1763600000001 } from './1763600000001-functions-
 import { IamSealBindings1766100000005 } from './1766100000005-iam-seal-bindings.js';
 import { SignInFailures1766300000000 } from './1766300000000-sign-in-failures.js';
 import { WorkspaceCreators1766300000001 } from './1766300000001-workspace-creators.js';
+import { OidcRetention1766400001000 } from './1766400001000-oidc-retention.js';
 
 export const IAM_SCHEMA = 'iam';
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   IamSealBindings1766100000005,
   SignInFailures1766300000000,
   WorkspaceCreators1766300000001,
+  OidcRetention1766400001000,
 ];

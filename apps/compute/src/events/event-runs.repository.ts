@@ -11,12 +11,18 @@ import { rowsOf } from '@strata/db';
 export class EventRunsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** System (every workspace): forgets pairs older than `before` (the stream no longer holds their events). */
+  /**
+   * System (every workspace): forgets up to `limit` pairs older than `before` (the stream no
+   * longer holds their events), oldest first, picked `FOR UPDATE SKIP LOCKED` so that
+   * retention sweeps on several replicas share them; how many went.
+   */
   async forgetBefore(before: Date, limit: number): Promise<number> {
     const rows = rowsOf<{ event_id: string }>(
       await this.db.query(
-        `DELETE FROM compute.trigger_event_runs WHERE ctid IN (
-           SELECT ctid FROM compute.trigger_event_runs WHERE created_at < $1 LIMIT $2) RETURNING event_id`,
+        `DELETE FROM compute.trigger_event_runs WHERE (event_id, trigger_id) IN (
+           SELECT event_id, trigger_id FROM compute.trigger_event_runs WHERE created_at < $1
+            ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING event_id`,
         [before, limit],
       ),
     );

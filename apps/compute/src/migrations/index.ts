@@ -10,6 +10,7 @@ import { ComputeRunsOfLiveFunctions1764950000000 } from './1764950000000-compute
 import { ComputeQueuedRunsByWorkspace1765000000000 } from './1765000000000-compute-queued-runs-by-workspace.js';
 import { ComputeRecentRunsCount1765000000001 } from './1765000000001-compute-recent-runs-count.js';
 import { ComputeSealBindings1766100000000 } from './1766100000000-compute-seal-bindings.js';
+import { ComputeRunsRetention1766400002000 } from './1766400002000-compute-runs-retention.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ComputeQueuedRunsByWorkspace1765000000000,
   ComputeRecentRunsCount1765000000001,
   ComputeSealBindings1766100000000,
+  ComputeRunsRetention1766400002000,
 ];

@@ -2,7 +2,6 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { issueWorkspaceScope } from '@strata/db';
 import { Clock, PeriodicTask } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
-import { EventRunsRepository } from '../events/event-runs.repository.js';
 import { RunDocumentsRepository } from '../run-documents/run-documents.repository.js';
 import { RunJobs } from './run-jobs.js';
 import { RunsRepository } from './runs.repository.js';
@@ -25,6 +24,7 @@ export const WORKER_LOST = {
  *  - a queued run not taken for a while has its job published again (the
  *    publish after the insert may have failed, or the message been lost);
  *  - documents kept with `api.storeAsJSON` are deleted once they expire.
+ * What is past its retention goes in RunRetention.
  */
 @Injectable()
 export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -35,7 +35,6 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly runs: RunsRepository,
     private readonly jobs: RunJobs,
     private readonly documents: RunDocumentsRepository,
-    private readonly eventRuns: EventRunsRepository,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
   ) {
@@ -94,8 +93,6 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
     }
     const republished = await this.republishLost(now);
     const expiredDocuments = await this.documents.deleteExpired(now, 1000);
-    // The record stream keeps events 7 days: older (event, trigger) pairs cannot come back.
-    await this.eventRuns.forgetBefore(new Date(now.getTime() - 8 * 24 * 3_600_000), 1000);
     if (failed || republished || expiredDocuments)
       this.logger.log({ msg: 'run sweep', failed, republished, expiredDocuments });
     return { failed, republished };

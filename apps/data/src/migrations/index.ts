@@ -8,6 +8,7 @@ import { DataOutboxNotify1763700000006 } from './1763700000006-data-outbox-notif
 import { DataOutboxDeleteOnPublish1763700000007 } from './1763700000007-data-outbox-delete-on-publish.js';
 import { DataSecretsMaskedAtRest1763700000008 } from './1763700000008-data-secrets-masked-at-rest.js';
 import { DataSealBindings1766100000003 } from './1766100000003-data-seal-bindings.js';
+import { DataRetention1766400003000 } from './1766400003000-data-retention.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   DataOutboxDeleteOnPublish1763700000007,
   DataSecretsMaskedAtRest1763700000008,
   DataSealBindings1766100000003,
+  DataRetention1766400003000,
 ];

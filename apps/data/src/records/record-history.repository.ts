@@ -113,6 +113,31 @@ export class RecordHistoryRepository {
     return rows.length;
   }
 
+  /**
+   * Deletes up to `limit` changelog entries of the collection's live records written before
+   * `olderThan` (its policy's `maxAgeDays`); a soft-deleted record's changelog waits, as its
+   * versions do. Returns how many went.
+   */
+  async pruneChangelog(
+    scope: WorkspaceScope,
+    tx: Tx,
+    collectionId: string,
+    olderThan: Date,
+    limit: number,
+  ): Promise<number> {
+    const rows = rowsOf<{ id: string }>(
+      await managerOf(this.db, tx).query(
+        `DELETE FROM data.record_changelog d WHERE d.id IN (
+           SELECT l.id FROM data.record_changelog l JOIN data.records r ON r.id = l.record_id
+            WHERE r.workspace_slug = $1 AND r.collection_id = $2 AND r.deleted_at IS NULL AND l.at < $3
+            LIMIT $4 FOR UPDATE OF l SKIP LOCKED)
+         RETURNING d.id`,
+        [scope.workspace, collectionId, olderThan, limit],
+      ),
+    );
+    return rows.length;
+  }
+
   /** One version of a record; 404 when the record has no such version. */
   async version(scope: WorkspaceScope, recordId: string, version: number, tx?: Tx): Promise<VersionRow> {
     const rows = await managerOf(this.db, tx).query<VersionRow[]>(

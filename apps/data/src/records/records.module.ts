@@ -17,11 +17,13 @@ import { RecordWriter } from './record-writer.js';
 import { RecordsController } from './records.controller.js';
 import { RecordsRepository } from './records.repository.js';
 import { RecordsService } from './records.service.js';
+import { RecordRetention } from './record-retention.js';
+import { RecordRetentionRepository } from './record-retention.repository.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import { TtlSweeper } from './ttl-sweeper.js';
 import { UpsertService } from './upsert.service.js';
 
-/** Records: writes with their versions, changelog and events; reads, pages and expansion; TTL expiry. */
+/** Records: writes with their versions, changelog and events; reads, pages and expansion; TTL expiry; retention. */
 @Module({
   imports: [CollectionsModule, EventsModule, SecretsModule],
   // The bulk routes first: `PATCH /records/bulk` must not be taken for `PATCH /records/{recordId}`.
@@ -42,6 +44,8 @@ import { UpsertService } from './upsert.service.js';
     UpsertService,
     TtlSweeper,
     RetentionSweeper,
+    RecordRetentionRepository,
+    RecordRetention,
   ],
   exports: [RecordsRepository, RecordPresenter, RecordPages],
 })

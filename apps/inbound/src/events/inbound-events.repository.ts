@@ -380,13 +380,18 @@ export class InboundEventsRepository {
       .getMany();
   }
 
-  /** System-wide, for retention: deletes up to `limit` arrivals received before `before`; how many. */
+  /**
+   * System-wide, for retention: deletes up to `limit` arrivals received before `before`
+   * (picked `FOR UPDATE SKIP LOCKED`: sweeps on several replicas share them and never wait on
+   * each other or on a dispatch holding one); how many.
+   */
   async deleteBefore(before: Date, limit: number): Promise<number> {
     const rows = rowsOf<{ id: string }>(
       await this.db.query(
         `WITH gone AS (
            DELETE FROM inbound.inbound_events WHERE id IN (
              SELECT id FROM inbound.inbound_events WHERE received_at < $1 ORDER BY received_at LIMIT $2
+              FOR UPDATE SKIP LOCKED
            ) RETURNING id),
          listed AS (DELETE FROM inbound.undispatched_events x USING gone g WHERE x.id = g.id)
          SELECT id FROM gone`,

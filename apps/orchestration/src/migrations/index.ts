@@ -9,6 +9,7 @@ import { EventRunsByRun1765100000007 } from './1765100000007-event-runs-by-run.j
 import { EventKeysByAge1765100000008 } from './1765100000008-event-keys-by-age.js';
 import { OrchestrationSealBindings1766100000002 } from './1766100000002-orchestration-seal-bindings.js';
 import { EventClaimExpiry1766200000001 } from './1766200000001-event-claim-expiry.js';
+import { RunsByExpiry1766400004000 } from './1766400004000-runs-by-expiry.js';
 
 export const ORCHESTRATION_SCHEMA = 'orchestration';
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   EventKeysByAge1765100000008,
   OrchestrationSealBindings1766100000002,
   EventClaimExpiry1766200000001,
+  RunsByExpiry1766400004000,
 ];

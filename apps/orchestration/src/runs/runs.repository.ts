@@ -255,7 +255,7 @@ export class RunsRepository {
         `WITH gone AS (
            DELETE FROM orchestration.runs WHERE id IN (
              SELECT id FROM orchestration.runs WHERE status IN ('completed', 'failed') AND ttl_expires_at < $1
-              ORDER BY ttl_expires_at LIMIT $2) RETURNING id),
+              ORDER BY ttl_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id),
          started AS (DELETE FROM orchestration.event_runs e USING gone
                       WHERE e.run_id = gone.id AND e.event_id LIKE 'webhook:%')
          SELECT id FROM gone`,
@@ -275,7 +275,8 @@ export class RunsRepository {
       await this.db.query(
         `DELETE FROM orchestration.event_runs WHERE (event_id, orchestration_id) IN (
            SELECT event_id, orchestration_id FROM orchestration.event_runs
-            WHERE event_id NOT LIKE 'webhook:%' AND expires_at IS NULL AND created_at < $1 LIMIT $2) RETURNING event_id`,
+            WHERE event_id NOT LIKE 'webhook:%' AND expires_at IS NULL AND created_at < $1
+            ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING event_id`,
         [before, limit],
       ),
     );

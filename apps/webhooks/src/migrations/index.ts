@@ -2,6 +2,7 @@ import { WebhooksSubscriptions1763800000000 } from './1763800000000-webhooks-sub
 import { WebhooksDeliveries1763900000000 } from './1763900000000-webhooks-deliveries.js';
 import { WebhooksBreakerPerWorkspace1764000000000 } from './1764000000000-webhooks-breaker-per-workspace.js';
 import { WebhooksSealBindings1766100000004 } from './1766100000004-webhooks-seal-bindings.js';
+import { WebhooksRetention1766400000000 } from './1766400000000-webhooks-retention.js';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   WebhooksDeliveries1763900000000,
   WebhooksBreakerPerWorkspace1764000000000,
   WebhooksSealBindings1766100000004,
+  WebhooksRetention1766400000000,
 ];
