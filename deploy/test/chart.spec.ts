@@ -10,6 +10,11 @@ import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { DEFAULT_PORTS } from '@strata/contracts';
+import {
+  DEVELOPMENT_ADMIN_PASSWORD,
+  DEVELOPMENT_ENCRYPTION_KEYS,
+  DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY,
+} from '@strata/platform';
 import { CHART, CREDENTIALS, ROOT, find, render, type K8sObject } from './chart.js';
 
 /** Every app the chart deploys: the routing table's services and the gateway. */
@@ -241,6 +246,54 @@ describe('the Helm chart', () => {
     );
   });
 
+  describe('refuses development settings, naming the value', () => {
+    // The published ones, as the services know them (libs/platform): the chart's copy must not drift.
+    const developmentKey = DEVELOPMENT_ENCRYPTION_KEYS.split(':')[1]!;
+    const withSecrets = (secrets: object) => ({ ...CREDENTIALS, secrets: { ...CREDENTIALS.secrets, ...secrets } });
+
+    it.each([
+      ['env', { ...CREDENTIALS, env: { STRATA_ENV: 'development' } }],
+      [
+        'services.compute-worker.env',
+        { ...CREDENTIALS, services: { 'compute-worker': { env: { STRATA_ENV: 'development' } } } },
+      ],
+    ])('STRATA_ENV=development in %s', (where, values) => {
+      expect(() => render(values)).toThrow(
+        `${where}.STRATA_ENV=development is refused: it makes the services accept the published development key and password`,
+      );
+    });
+
+    it.each([
+      ['alone', DEVELOPMENT_ENCRYPTION_KEYS],
+      ['beside a key of its own', `${CREDENTIALS.secrets.encryptionKeys},2:${developmentKey}`],
+    ])('the development encryption key, %s', (_, encryptionKeys) => {
+      expect(() => render(withSecrets({ encryptionKeys }))).toThrow(
+        "secrets.encryptionKeys holds the development encryption key, which is published in Strata's source",
+      );
+    });
+
+    it('the development key and password, as credentials or as settings', () => {
+      expect(() => render(withSecrets({ adminPassword: DEVELOPMENT_ADMIN_PASSWORD }))).toThrow(
+        "secrets.adminPassword is the development password, which is published in Strata's source",
+      );
+      expect(() => render(withSecrets({ functionsPrincipalKey: DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY }))).toThrow(
+        "secrets.functionsPrincipalKey is the development key, which is published in Strata's source",
+      );
+      // Given as settings, they would reach the pods all the same (a container's env wins over the Secret's).
+      expect(() => render({ ...CREDENTIALS, env: { STRATA_ENCRYPTION_KEYS: DEVELOPMENT_ENCRYPTION_KEYS } })).toThrow(
+        'env.STRATA_ENCRYPTION_KEYS holds the development encryption key',
+      );
+      expect(() =>
+        render({ ...CREDENTIALS, services: { auth: { env: { STRATA_ADMIN_PASSWORD: DEVELOPMENT_ADMIN_PASSWORD } } } }),
+      ).toThrow('services.auth.env.STRATA_ADMIN_PASSWORD is the development password');
+    });
+
+    it('renders a production release: STRATA_ENV=production, credentials of its own', () => {
+      expect(find(objects, 'ConfigMap', 'strata-env').data!['STRATA_ENV']).toBe('production');
+      expect(() => render({ ...CREDENTIALS, env: { STRATA_ENV: 'production' } })).not.toThrow();
+    });
+  });
+
   it('sets only settings the services document (docs/configuration.md)', () => {
     const documented = new Set(
       [...readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8').matchAll(/^\| ([A-Z0-9_ /…]+) \|/gm)].flatMap((m) =>
@@ -309,5 +362,28 @@ describe("the chart's values.schema.json", () => {
         expect.stringMatching(/^\/nats\/prefix must match pattern/),
       ]),
     );
+  });
+
+  it('refuses the development settings wherever they are given', () => {
+    const bad = structuredClone(defaults);
+    bad.secrets.encryptionKeys = `${CREDENTIALS.secrets.encryptionKeys},${DEVELOPMENT_ENCRYPTION_KEYS.replace('1:', '2:')}`;
+    bad.secrets.functionsPrincipalKey = DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY;
+    bad.secrets.adminPassword = DEVELOPMENT_ADMIN_PASSWORD;
+    bad.env.STRATA_ENV = 'development';
+    bad.services.inbound.env.STRATA_ENV = 'development';
+    bad.services.auth.env.STRATA_ADMIN_PASSWORD = DEVELOPMENT_ADMIN_PASSWORD;
+    expect(validate(bad)).toBe(false);
+    const where = new Set((validate.errors ?? []).filter((e) => e.keyword === 'not').map((e) => e.instancePath));
+    expect(where).toEqual(
+      new Set([
+        '/secrets/encryptionKeys',
+        '/secrets/functionsPrincipalKey',
+        '/secrets/adminPassword',
+        '/env/STRATA_ENV',
+        '/services/inbound/env/STRATA_ENV',
+        '/services/auth/env/STRATA_ADMIN_PASSWORD',
+      ]),
+    );
+    expect(validate({ ...defaults, ...CREDENTIALS, env: { ...defaults.env, STRATA_ENV: 'production' } })).toBe(true);
   });
 });

@@ -138,3 +138,6 @@ export class ServiceConfig {
 
 /** Published in the source: accepted only when STRATA_ENV=development (the function principal's key). */
 export const DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY = 'c3RyYXRhLWRldmVsb3BtZW50LWZ1bmN0aW9ucy1rZXk=';
+
+/** Published in the source: accepted only when STRATA_ENV=development (the first administrator's password). */
+export const DEVELOPMENT_ADMIN_PASSWORD = 'strata-admin';
