@@ -128,6 +128,31 @@ describe('the Helm chart', () => {
     });
   });
 
+  it('puts endpoint calls on a host of their own when ingress.endpointsHost is set', () => {
+    // Not set: no third host, and the gateway routes endpoint calls on {base_url}.
+    expect(envNames(container(find(objects, 'Deployment', 'strata-gateway')))).not.toContain('GATEWAY_ENDPOINTS_HOST');
+    const split = render({
+      ...CREDENTIALS,
+      ingress: { endpointsHost: 'endpoints.strata.example.com', endpointsTlsSecret: 'endpoints-tls' },
+    });
+    const ingress = find(split, 'Ingress', 'strata').spec;
+    expect(ingress.rules.map((r: any) => [r.host, r.http.paths.map((p: any) => [p.path, p.pathType])])).toEqual([
+      ['api.strata.example.com', [['/', 'Prefix']]],
+      ['auth.strata.example.com', [['/', 'Prefix']]],
+      ['endpoints.strata.example.com', [['/data/workspace/', 'Prefix']]],
+    ]);
+    expect(ingress.rules[2].http.paths[0].backend.service.name).toBe('strata-gateway');
+    expect(ingress.tls).toEqual([{ hosts: ['endpoints.strata.example.com'], secretName: 'endpoints-tls' }]);
+    // The gateway routes only endpoint calls there, and no endpoint call on the other hosts.
+    expect(container(find(split, 'Deployment', 'strata-gateway')).env).toContainEqual({
+      name: 'GATEWAY_ENDPOINTS_HOST',
+      value: 'endpoints.strata.example.com',
+    });
+    expect(() => render({ ...CREDENTIALS, ingress: { endpointsHost: 'api.strata.example.com' } })).toThrow(
+      'ingress.endpointsHost (api.strata.example.com) must be a host of its own',
+    );
+  });
+
   it("migrates every schema in npm start's order, as a hook reading hook copies of the settings and credentials", () => {
     const job = find(objects, 'Job', 'strata-migrate');
     const start = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8');
@@ -349,6 +374,7 @@ describe("the chart's values.schema.json", () => {
     bad.secrets.functionsPrincipalKey = 'k';
     bad.secrets.adminPassword = 'short';
     bad.nats.prefix = 'Strata-1';
+    bad.ingress.endpointsHost = 'https://endpoints.example.com';
     expect(validate(bad)).toBe(false);
     const where = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
     expect(where).toEqual(
@@ -360,6 +386,7 @@ describe("the chart's values.schema.json", () => {
         expect.stringMatching(/^\/secrets\/functionsPrincipalKey must match pattern/),
         '/secrets/adminPassword must NOT have fewer than 8 characters',
         expect.stringMatching(/^\/nats\/prefix must match pattern/),
+        expect.stringMatching(/^\/ingress\/endpointsHost must match pattern/),
       ]),
     );
   });
