@@ -26,6 +26,7 @@ export * from './http/direct-routes.js';
 export * from './jobs/periodic-task.js';
 export * from './jobs/reencryption.js';
 export * from './nats/nats.provider.js';
+export * from './nats/nats-credentials.js';
 export * from './openapi/openapi.js';
 export * from './platform.module.js';
 export * from './rate-limit/rate-limit.decorator.js';
