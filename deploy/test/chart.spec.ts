@@ -153,6 +153,91 @@ describe('the Helm chart', () => {
     );
   });
 
+  describe('NATS users (nats.auth)', () => {
+    const NATS_APPS = APPS.filter((app) => app !== 'gateway');
+    const password = (app: string) => `Pw${app.replace('-', '')}0123456789abcdef`;
+    const withNats = (auth: object, secrets: object = {}) =>
+      render({ ...CREDENTIALS, nats: { auth }, secrets: { ...CREDENTIALS.secrets, ...secrets } });
+    const natsPasswords = Object.fromEntries(NATS_APPS.map((app) => [app, password(app)]));
+
+    it('renders none by default: no users, no NATS credentials', () => {
+      expect(objects.filter((o) => o.metadata.name === 'strata-nats-auth')).toEqual([]);
+      for (const app of APPS) {
+        expect(
+          envNames(container(find(objects, 'Deployment', `strata-${app}`))).filter((n) => n.startsWith('NATS_')),
+        ).toEqual([]);
+      }
+      expect(
+        Object.keys(find(objects, 'Secret', 'strata-secrets').stringData!).filter((k) => k.startsWith('NATS_')),
+      ).toEqual([]);
+    });
+
+    it('password: a user, a password from the Secret and an inbox of its own per service; the server its users', () => {
+      const rendered = withNats({ mode: 'password' }, { natsPasswords });
+      for (const app of NATS_APPS) {
+        const env = container(find(rendered, 'Deployment', `strata-${app}`)).env;
+        expect(env).toEqual(
+          expect.arrayContaining([
+            { name: 'NATS_USER', value: `strata-${app}` },
+            { name: 'NATS_INBOX_PREFIX', value: `_INBOX.strata-${app}` },
+            {
+              name: 'NATS_PASSWORD',
+              valueFrom: {
+                secretKeyRef: { name: 'strata-secrets', key: `NATS_PASSWORD_${app.toUpperCase().replace('-', '_')}` },
+              },
+            },
+          ]),
+        );
+        expect(
+          find(rendered, 'Secret', 'strata-secrets').stringData![
+            `NATS_PASSWORD_${app.toUpperCase().replace('-', '_')}`
+          ],
+        ).toBe(password(app));
+      }
+      expect(envNames(container(find(rendered, 'Deployment', 'strata-gateway')))).not.toContain('NATS_USER');
+      // The migrations do not connect to NATS: they get no NATS credential.
+      const job = find(rendered, 'Job', 'strata-migrate');
+      expect(JSON.stringify(job)).not.toContain('NATS_PASSWORD');
+      const authConf = find(rendered, 'ConfigMap', 'strata-nats-auth').data!['auth.conf']!;
+      expect(authConf).toContain('user: "strata-compute-worker"');
+      expect(authConf).toContain('password: $NATS_PASSWORD_COMPUTE_WORKER');
+      expect(JSON.stringify(rendered.filter((o) => o.kind !== 'Secret'))).not.toContain(password('data'));
+      // A changed password rolls the pods, as any credential does.
+      const rotated = withNats(
+        { mode: 'password' },
+        { natsPasswords: { ...natsPasswords, data: 'Another0123456789' } },
+      );
+      const checksum = (r: K8sObject[]) =>
+        find(r, 'Deployment', 'strata-data').spec.template.metadata.annotations['checksum/secret'];
+      expect(checksum(rotated)).not.toBe(checksum(rendered));
+    });
+
+    it('refuses a missing or unusable credential, naming it', () => {
+      const { orchestration: _left, ...missing } = natsPasswords;
+      expect(() => withNats({ mode: 'password' }, { natsPasswords: missing })).toThrow(
+        'secrets.natsPasswords.orchestration is required with nats.auth.mode password (or existingSecret)',
+      );
+      expect(() =>
+        withNats({ mode: 'password' }, { natsPasswords: { ...natsPasswords, data: 'has-a-dash-0123456' } }),
+      ).toThrow('secrets.natsPasswords.data must be 16 to 128 letters and digits, starting with a letter');
+      expect(() => withNats({ mode: 'nkey' }, { natsNkeySeeds: {} })).toThrow(
+        'secrets.natsNkeySeeds.auth is required with nats.auth.mode nkey (or existingSecret)',
+      );
+      expect(() => render({ existingSecret: 'platform-credentials', nats: { auth: { mode: 'nkey' } } })).toThrow(
+        'nats.auth.nkeys.auth (the public key of its seed) is required with nats.auth.mode nkey',
+      );
+      expect(() => withNats({ mode: 'token' })).toThrow('nats.auth.mode must be none, password or nkey, not token');
+    });
+
+    it("with an existing Secret, reads each service's credential from its key", () => {
+      const rendered = render({ existingSecret: 'platform-credentials', nats: { auth: { mode: 'password' } } });
+      expect(container(find(rendered, 'Deployment', 'strata-compute-worker')).env).toContainEqual({
+        name: 'NATS_PASSWORD',
+        valueFrom: { secretKeyRef: { name: 'platform-credentials', key: 'NATS_PASSWORD_COMPUTE_WORKER' } },
+      });
+    });
+  });
+
   it("migrates every schema in npm start's order, as a hook reading hook copies of the settings and credentials", () => {
     const job = find(objects, 'Job', 'strata-migrate');
     const start = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8');
@@ -330,8 +415,21 @@ describe('the Helm chart', () => {
       // "RATE_LIMIT_READ_PER_MINUTE / WRITE / …" and "AUTH_SERVICE_URL … INBOUND_SERVICE_URL" rows.
       /^(AUTH|DATA|COMPUTE|ORCHESTRATION|WEBHOOKS|INBOUND)_SERVICE_URL$/.test(name);
     const set = new Set<string>(Object.keys(find(objects, 'ConfigMap', 'strata-env').data!));
-    for (const app of APPS)
-      for (const name of envNames(container(find(objects, 'Deployment', `strata-${app}`)))) set.add(name);
+    // With every optional setting the chart knows: NATS users, the endpoints' own host.
+    const everything = render({
+      ...CREDENTIALS,
+      nats: { auth: { mode: 'password' } },
+      ingress: { endpointsHost: 'endpoints.strata.example.com' },
+      secrets: {
+        ...CREDENTIALS.secrets,
+        natsPasswords: Object.fromEntries(
+          APPS.filter((app) => app !== 'gateway').map((app) => [app, 'Pw0123456789abcdef']),
+        ),
+      },
+    });
+    for (const rendered of [objects, everything])
+      for (const app of APPS)
+        for (const name of envNames(container(find(rendered, 'Deployment', `strata-${app}`)))) set.add(name);
     const unknown = [...set].filter((name) => !expanded(name));
     expect(unknown).toEqual([]);
   });
@@ -375,6 +473,9 @@ describe("the chart's values.schema.json", () => {
     bad.secrets.adminPassword = 'short';
     bad.nats.prefix = 'Strata-1';
     bad.ingress.endpointsHost = 'https://endpoints.example.com';
+    bad.nats.auth.mode = 'token';
+    bad.secrets.natsPasswords = { data: 'short' };
+    bad.nats.auth.nkeys = { webhooks: 'SUAM' };
     expect(validate(bad)).toBe(false);
     const where = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
     expect(where).toEqual(
@@ -387,6 +488,9 @@ describe("the chart's values.schema.json", () => {
         '/secrets/adminPassword must NOT have fewer than 8 characters',
         expect.stringMatching(/^\/nats\/prefix must match pattern/),
         expect.stringMatching(/^\/ingress\/endpointsHost must match pattern/),
+        '/nats/auth/mode must be equal to one of the allowed values',
+        expect.stringMatching(/^\/secrets\/natsPasswords\/data must match pattern/),
+        expect.stringMatching(/^\/nats\/auth\/nkeys\/webhooks must match pattern/),
       ]),
     );
   });
