@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -8,7 +11,7 @@ import { loadConfig, NatsConnectionHolder, ServiceConfig } from '@strata/platfor
 import { createStrataClient } from '@strata/sdk';
 import { eventually, testNatsPrefix } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack, type StackService } from '@strata/testkit';
-import { CREDENTIALS, containerEnv, find, render, type K8sObject } from './chart.js';
+import { CREDENTIALS, ROOT, containerEnv, find, render, type K8sObject } from './chart.js';
 import { startNatsServer, type NatsServer } from './nats-server.js';
 
 /**
@@ -219,6 +222,25 @@ describe("the chart's NATS users (nats.auth.mode password)", () => {
     }, 45_000);
     expect(ended.status).toBe('completed');
     expect(record.id).toEqual(expect.any(String));
+
+    // The operator's command, in a compute container with its environment: list and lift suspensions.
+    const suspensions = (...args: string[]) =>
+      promisify(execFile)(
+        process.execPath,
+        ['--no-node-snapshot', join(ROOT, 'apps/compute/dist/main.js'), 'suspensions', ...args],
+        {
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            STRATA_ENV: 'development',
+            LOG_LEVEL: 'warn',
+            DATABASE_URL: stack.databaseUrl,
+            NATS_URL: server.url,
+            ...natsEnvOf(objects, 'compute'),
+          },
+        },
+      );
+    expect((await suspensions()).stdout).toBe('');
+    expect((await suspensions('lift', ws)).stdout).toBe(`strata-compute: ${ws} has no lost isolates on record\n`);
 
     // Every service worked within its permissions: the server refused nothing.
     expect(violations(server)).toEqual([]);
