@@ -42,6 +42,20 @@ const CODE = {
   text: `export default async (context) => {
     context.res.json({ statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'pong ' + context.req.query.n });
   };`,
+  page: `export default async (context) => {
+    context.res.json({
+      statusCode: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'set-cookie': context.req.query.c },
+      body: '<!doctype html><script>fetch("/docs").then(() => document.title = document.cookie)</script>',
+    });
+  };`,
+  redirect: `export default async (context) => {
+    context.res.json({
+      statusCode: 302,
+      headers: { location: context.req.query.to, 'clear-site-data': '"cookies"', 'content-security-policy': "img-src 'none'" },
+      body: null,
+    });
+  };`,
   throws: `export default async () => { throw new Error('the secret reason'); };`,
   nap: `export default async () => { await new Promise((resolve) => setTimeout(resolve, 2000)); return 'rested'; };`,
   slow: `export default async () => { await new Promise((resolve) => setTimeout(resolve, 5000)); return 'late'; };`,
@@ -277,6 +291,73 @@ describe('endpoint triggers', () => {
     expect(text.status).toBe(200);
     expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(text.body).toBe('pong 3');
+  });
+
+  it('serves an answer as untrusted content: a sandbox, nosniff, and no cookie unless the trigger allows them', async () => {
+    await createEndpoint('html-page', 'page', { auth: { mode: 'public' }, allowedMethods: ['GET'] });
+    const page = (path: string, cookie: string) => call('GET', endpoint(path, `?c=${encodeURIComponent(cookie)}`));
+    const html = await page('html-page', 'a=b; Domain=example.com');
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    // Its script runs in an origin of its own: not the API's, where /docs and every workspace's API are.
+    expect(html.headers.get('content-security-policy')).toBe('sandbox');
+    expect(html.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(html.headers.getSetCookie()).toEqual([]);
+    expect(html.body).toContain('<script>');
+
+    // Opted in: host-only cookies, kept to this workspace's endpoints.
+    const trigger = await createEndpoint('cookie-page', 'page', {
+      auth: { mode: 'public' },
+      allowedMethods: ['GET'],
+      allowCookies: true,
+    });
+    expect(trigger.triggerMetadata.allowCookies).toBe(true);
+    expect((await page('cookie-page', 'a=b; HttpOnly; SameSite=Lax')).headers.getSetCookie()).toEqual([
+      'a=b; HttpOnly; SameSite=Lax',
+    ]);
+    expect((await page('cookie-page', 'a=b; Domain=example.com; Secure')).headers.getSetCookie()).toEqual([
+      'a=b; Secure',
+    ]);
+    const widened = await page('cookie-page', 's=1; Path=/; HttpOnly');
+    expect(widened.headers.getSetCookie()).toEqual([`s=1; Path=/data/workspace/${ws}/api/v1/endpoints; HttpOnly`]);
+    expect(widened.headers.get('content-security-policy')).toBe('sandbox');
+
+    const refusedFlag = await call('POST', `${base()}/function-triggers`, {
+      token,
+      body: {
+        name: 'bad-cookies',
+        functionId: functions['page'],
+        executionType: 'endpoint',
+        triggerMetadata: { path: 'bad-cookies', allowCookies: 'yes' },
+      },
+    });
+    expect(refusedFlag.status).toBe(400);
+    expect(refusedFlag.body.details).toEqual([{ field: 'triggerMetadata.allowCookies', message: 'must be a boolean' }]);
+
+    // Errors on an endpoint path are endpoint answers too.
+    const missing = await call('GET', endpoint('no-such-page'));
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-security-policy')).toBe('sandbox');
+    expect(missing.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('redirects to http(s) only, never clears the site data, and keeps the sandbox beside its own policy', async () => {
+    await createEndpoint('redirect', 'redirect', { auth: { mode: 'public' }, allowedMethods: ['GET'] });
+    const to = async (location: string) => {
+      const res = await fetch(endpoint('redirect', `?to=${encodeURIComponent(location)}`), { redirect: 'manual' });
+      await res.arrayBuffer();
+      return res;
+    };
+    const away = await to('https://app.example.com/signed-in');
+    expect(away.status).toBe(302);
+    expect(away.headers.get('location')).toBe('https://app.example.com/signed-in');
+    expect(away.headers.get('clear-site-data')).toBeNull();
+    expect(away.headers.get('content-security-policy')).toBe("sandbox, img-src 'none'");
+    for (const location of ['javascript:alert(document.domain)', 'data:text/html,<script>alert(1)</script>']) {
+      const refused = await to(location);
+      expect(refused.status).toBe(302);
+      expect(refused.headers.get('location')).toBeNull();
+    }
   });
 
   it('apiKey: generated on creation, shown once, stored hashed, replaced on rotation', async () => {

@@ -10,6 +10,11 @@ import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { DEFAULT_PORTS } from '@strata/contracts';
+import {
+  DEVELOPMENT_ADMIN_PASSWORD,
+  DEVELOPMENT_ENCRYPTION_KEYS,
+  DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY,
+} from '@strata/platform';
 import { CHART, CREDENTIALS, ROOT, find, render, type K8sObject } from './chart.js';
 
 /** Every app the chart deploys: the routing table's services and the gateway. */
@@ -120,6 +125,116 @@ describe('the Helm chart', () => {
     expect(gateway.env).toContainEqual({
       name: 'COMPUTE_WORKER_SERVICE_URL',
       value: 'http://strata-compute-worker:8087',
+    });
+  });
+
+  it('puts endpoint calls on a host of their own when ingress.endpointsHost is set', () => {
+    // Not set: no third host, and the gateway routes endpoint calls on {base_url}.
+    expect(envNames(container(find(objects, 'Deployment', 'strata-gateway')))).not.toContain('GATEWAY_ENDPOINTS_HOST');
+    const split = render({
+      ...CREDENTIALS,
+      ingress: { endpointsHost: 'endpoints.strata.example.com', endpointsTlsSecret: 'endpoints-tls' },
+    });
+    const ingress = find(split, 'Ingress', 'strata').spec;
+    expect(ingress.rules.map((r: any) => [r.host, r.http.paths.map((p: any) => [p.path, p.pathType])])).toEqual([
+      ['api.strata.example.com', [['/', 'Prefix']]],
+      ['auth.strata.example.com', [['/', 'Prefix']]],
+      ['endpoints.strata.example.com', [['/data/workspace/', 'Prefix']]],
+    ]);
+    expect(ingress.rules[2].http.paths[0].backend.service.name).toBe('strata-gateway');
+    expect(ingress.tls).toEqual([{ hosts: ['endpoints.strata.example.com'], secretName: 'endpoints-tls' }]);
+    // The gateway routes only endpoint calls there, and no endpoint call on the other hosts.
+    expect(container(find(split, 'Deployment', 'strata-gateway')).env).toContainEqual({
+      name: 'GATEWAY_ENDPOINTS_HOST',
+      value: 'endpoints.strata.example.com',
+    });
+    expect(() => render({ ...CREDENTIALS, ingress: { endpointsHost: 'api.strata.example.com' } })).toThrow(
+      'ingress.endpointsHost (api.strata.example.com) must be a host of its own',
+    );
+  });
+
+  describe('NATS users (nats.auth)', () => {
+    const NATS_APPS = APPS.filter((app) => app !== 'gateway');
+    const password = (app: string) => `Pw${app.replace('-', '')}0123456789abcdef`;
+    const withNats = (auth: object, secrets: object = {}) =>
+      render({ ...CREDENTIALS, nats: { auth }, secrets: { ...CREDENTIALS.secrets, ...secrets } });
+    const natsPasswords = Object.fromEntries(NATS_APPS.map((app) => [app, password(app)]));
+
+    it('renders none by default: no users, no NATS credentials', () => {
+      expect(objects.filter((o) => o.metadata.name === 'strata-nats-auth')).toEqual([]);
+      for (const app of APPS) {
+        expect(
+          envNames(container(find(objects, 'Deployment', `strata-${app}`))).filter((n) => n.startsWith('NATS_')),
+        ).toEqual([]);
+      }
+      expect(
+        Object.keys(find(objects, 'Secret', 'strata-secrets').stringData!).filter((k) => k.startsWith('NATS_')),
+      ).toEqual([]);
+    });
+
+    it('password: a user, a password from the Secret and an inbox of its own per service; the server its users', () => {
+      const rendered = withNats({ mode: 'password' }, { natsPasswords });
+      for (const app of NATS_APPS) {
+        const env = container(find(rendered, 'Deployment', `strata-${app}`)).env;
+        expect(env).toEqual(
+          expect.arrayContaining([
+            { name: 'NATS_USER', value: `strata-${app}` },
+            { name: 'NATS_INBOX_PREFIX', value: `_INBOX.strata-${app}` },
+            {
+              name: 'NATS_PASSWORD',
+              valueFrom: {
+                secretKeyRef: { name: 'strata-secrets', key: `NATS_PASSWORD_${app.toUpperCase().replace('-', '_')}` },
+              },
+            },
+          ]),
+        );
+        expect(
+          find(rendered, 'Secret', 'strata-secrets').stringData![
+            `NATS_PASSWORD_${app.toUpperCase().replace('-', '_')}`
+          ],
+        ).toBe(password(app));
+      }
+      expect(envNames(container(find(rendered, 'Deployment', 'strata-gateway')))).not.toContain('NATS_USER');
+      // The migrations do not connect to NATS: they get no NATS credential.
+      const job = find(rendered, 'Job', 'strata-migrate');
+      expect(JSON.stringify(job)).not.toContain('NATS_PASSWORD');
+      const authConf = find(rendered, 'ConfigMap', 'strata-nats-auth').data!['auth.conf']!;
+      expect(authConf).toContain('user: "strata-compute-worker"');
+      expect(authConf).toContain('password: $NATS_PASSWORD_COMPUTE_WORKER');
+      expect(JSON.stringify(rendered.filter((o) => o.kind !== 'Secret'))).not.toContain(password('data'));
+      // A changed password rolls the pods, as any credential does.
+      const rotated = withNats(
+        { mode: 'password' },
+        { natsPasswords: { ...natsPasswords, data: 'Another0123456789' } },
+      );
+      const checksum = (r: K8sObject[]) =>
+        find(r, 'Deployment', 'strata-data').spec.template.metadata.annotations['checksum/secret'];
+      expect(checksum(rotated)).not.toBe(checksum(rendered));
+    });
+
+    it('refuses a missing or unusable credential, naming it', () => {
+      const { orchestration: _left, ...missing } = natsPasswords;
+      expect(() => withNats({ mode: 'password' }, { natsPasswords: missing })).toThrow(
+        'secrets.natsPasswords.orchestration is required with nats.auth.mode password (or existingSecret)',
+      );
+      expect(() =>
+        withNats({ mode: 'password' }, { natsPasswords: { ...natsPasswords, data: 'has-a-dash-0123456' } }),
+      ).toThrow('secrets.natsPasswords.data must be 16 to 128 letters and digits, starting with a letter');
+      expect(() => withNats({ mode: 'nkey' }, { natsNkeySeeds: {} })).toThrow(
+        'secrets.natsNkeySeeds.auth is required with nats.auth.mode nkey (or existingSecret)',
+      );
+      expect(() => render({ existingSecret: 'platform-credentials', nats: { auth: { mode: 'nkey' } } })).toThrow(
+        'nats.auth.nkeys.auth (the public key of its seed) is required with nats.auth.mode nkey',
+      );
+      expect(() => withNats({ mode: 'token' })).toThrow('nats.auth.mode must be none, password or nkey, not token');
+    });
+
+    it("with an existing Secret, reads each service's credential from its key", () => {
+      const rendered = render({ existingSecret: 'platform-credentials', nats: { auth: { mode: 'password' } } });
+      expect(container(find(rendered, 'Deployment', 'strata-compute-worker')).env).toContainEqual({
+        name: 'NATS_PASSWORD',
+        valueFrom: { secretKeyRef: { name: 'platform-credentials', key: 'NATS_PASSWORD_COMPUTE_WORKER' } },
+      });
     });
   });
 
@@ -266,6 +381,54 @@ describe('the Helm chart', () => {
     );
   });
 
+  describe('refuses development settings, naming the value', () => {
+    // The published ones, as the services know them (libs/platform): the chart's copy must not drift.
+    const developmentKey = DEVELOPMENT_ENCRYPTION_KEYS.split(':')[1]!;
+    const withSecrets = (secrets: object) => ({ ...CREDENTIALS, secrets: { ...CREDENTIALS.secrets, ...secrets } });
+
+    it.each([
+      ['env', { ...CREDENTIALS, env: { STRATA_ENV: 'development' } }],
+      [
+        'services.compute-worker.env',
+        { ...CREDENTIALS, services: { 'compute-worker': { env: { STRATA_ENV: 'development' } } } },
+      ],
+    ])('STRATA_ENV=development in %s', (where, values) => {
+      expect(() => render(values)).toThrow(
+        `${where}.STRATA_ENV=development is refused: it makes the services accept the published development key and password`,
+      );
+    });
+
+    it.each([
+      ['alone', DEVELOPMENT_ENCRYPTION_KEYS],
+      ['beside a key of its own', `${CREDENTIALS.secrets.encryptionKeys},2:${developmentKey}`],
+    ])('the development encryption key, %s', (_, encryptionKeys) => {
+      expect(() => render(withSecrets({ encryptionKeys }))).toThrow(
+        "secrets.encryptionKeys holds the development encryption key, which is published in Strata's source",
+      );
+    });
+
+    it('the development key and password, as credentials or as settings', () => {
+      expect(() => render(withSecrets({ adminPassword: DEVELOPMENT_ADMIN_PASSWORD }))).toThrow(
+        "secrets.adminPassword is the development password, which is published in Strata's source",
+      );
+      expect(() => render(withSecrets({ functionsPrincipalKey: DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY }))).toThrow(
+        "secrets.functionsPrincipalKey is the development key, which is published in Strata's source",
+      );
+      // Given as settings, they would reach the pods all the same (a container's env wins over the Secret's).
+      expect(() => render({ ...CREDENTIALS, env: { STRATA_ENCRYPTION_KEYS: DEVELOPMENT_ENCRYPTION_KEYS } })).toThrow(
+        'env.STRATA_ENCRYPTION_KEYS holds the development encryption key',
+      );
+      expect(() =>
+        render({ ...CREDENTIALS, services: { auth: { env: { STRATA_ADMIN_PASSWORD: DEVELOPMENT_ADMIN_PASSWORD } } } }),
+      ).toThrow('services.auth.env.STRATA_ADMIN_PASSWORD is the development password');
+    });
+
+    it('renders a production release: STRATA_ENV=production, credentials of its own', () => {
+      expect(find(objects, 'ConfigMap', 'strata-env').data!['STRATA_ENV']).toBe('production');
+      expect(() => render({ ...CREDENTIALS, env: { STRATA_ENV: 'production' } })).not.toThrow();
+    });
+  });
+
   it('sets only settings the services document (docs/configuration.md)', () => {
     const documented = new Set(
       [...readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8').matchAll(/^\| ([A-Z0-9_ /…]+) \|/gm)].flatMap((m) =>
@@ -277,8 +440,21 @@ describe('the Helm chart', () => {
       // "RATE_LIMIT_READ_PER_MINUTE / WRITE / …" and "AUTH_SERVICE_URL … INBOUND_SERVICE_URL" rows.
       /^(AUTH|DATA|COMPUTE|ORCHESTRATION|WEBHOOKS|INBOUND)_SERVICE_URL$/.test(name);
     const set = new Set<string>(Object.keys(find(objects, 'ConfigMap', 'strata-env').data!));
-    for (const app of APPS)
-      for (const name of envNames(container(find(objects, 'Deployment', `strata-${app}`)))) set.add(name);
+    // With every optional setting the chart knows: NATS users, the endpoints' own host.
+    const everything = render({
+      ...CREDENTIALS,
+      nats: { auth: { mode: 'password' } },
+      ingress: { endpointsHost: 'endpoints.strata.example.com' },
+      secrets: {
+        ...CREDENTIALS.secrets,
+        natsPasswords: Object.fromEntries(
+          APPS.filter((app) => app !== 'gateway').map((app) => [app, 'Pw0123456789abcdef']),
+        ),
+      },
+    });
+    for (const rendered of [objects, everything])
+      for (const app of APPS)
+        for (const name of envNames(container(find(rendered, 'Deployment', `strata-${app}`)))) set.add(name);
     const unknown = [...set].filter((name) => !expanded(name));
     expect(unknown).toEqual([]);
   });
@@ -321,6 +497,10 @@ describe("the chart's values.schema.json", () => {
     bad.secrets.functionsPrincipalKey = 'k';
     bad.secrets.adminPassword = 'short';
     bad.nats.prefix = 'Strata-1';
+    bad.ingress.endpointsHost = 'https://endpoints.example.com';
+    bad.nats.auth.mode = 'token';
+    bad.secrets.natsPasswords = { data: 'short' };
+    bad.nats.auth.nkeys = { webhooks: 'SUAM' };
     expect(validate(bad)).toBe(false);
     const where = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
     expect(where).toEqual(
@@ -332,7 +512,34 @@ describe("the chart's values.schema.json", () => {
         expect.stringMatching(/^\/secrets\/functionsPrincipalKey must match pattern/),
         '/secrets/adminPassword must NOT have fewer than 8 characters',
         expect.stringMatching(/^\/nats\/prefix must match pattern/),
+        expect.stringMatching(/^\/ingress\/endpointsHost must match pattern/),
+        '/nats/auth/mode must be equal to one of the allowed values',
+        expect.stringMatching(/^\/secrets\/natsPasswords\/data must match pattern/),
+        expect.stringMatching(/^\/nats\/auth\/nkeys\/webhooks must match pattern/),
       ]),
     );
+  });
+
+  it('refuses the development settings wherever they are given', () => {
+    const bad = structuredClone(defaults);
+    bad.secrets.encryptionKeys = `${CREDENTIALS.secrets.encryptionKeys},${DEVELOPMENT_ENCRYPTION_KEYS.replace('1:', '2:')}`;
+    bad.secrets.functionsPrincipalKey = DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY;
+    bad.secrets.adminPassword = DEVELOPMENT_ADMIN_PASSWORD;
+    bad.env.STRATA_ENV = 'development';
+    bad.services.inbound.env.STRATA_ENV = 'development';
+    bad.services.auth.env.STRATA_ADMIN_PASSWORD = DEVELOPMENT_ADMIN_PASSWORD;
+    expect(validate(bad)).toBe(false);
+    const where = new Set((validate.errors ?? []).filter((e) => e.keyword === 'not').map((e) => e.instancePath));
+    expect(where).toEqual(
+      new Set([
+        '/secrets/encryptionKeys',
+        '/secrets/functionsPrincipalKey',
+        '/secrets/adminPassword',
+        '/env/STRATA_ENV',
+        '/services/inbound/env/STRATA_ENV',
+        '/services/auth/env/STRATA_ADMIN_PASSWORD',
+      ]),
+    );
+    expect(validate({ ...defaults, ...CREDENTIALS, env: { ...defaults.env, STRATA_ENV: 'production' } })).toBe(true);
   });
 });

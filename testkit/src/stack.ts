@@ -33,7 +33,16 @@ export interface StackOptions {
   };
   /** Sandbox worker processes to start (default 0: only tests that run functions need them; see `startWorker`). */
   readonly workers?: number;
+  /**
+   * Settings of one service on top of the stack's (its own NATS user, say); the workers get
+   * `compute-worker`'s over compute's. Restarts and replicas keep them.
+   */
+  readonly env?: Partial<Record<StackService, Record<string, string>>>;
 }
+
+/** The processes of a stack, as `StackOptions.env` names them. */
+export type StackService =
+  'auth' | 'data' | 'webhooks' | 'compute' | 'compute-worker' | 'inbound' | 'orchestration' | 'gateway';
 
 /** A sandbox worker: a child process running `apps/compute/dist/main.js worker` (the build must be current). */
 export interface WorkerProcess {
@@ -137,30 +146,37 @@ export async function startStack(overrides: Record<string, string> = {}, options
     STRATA_ENV: 'development',
     ...overrides,
   };
-  const authConfig = loadConfig(AuthConfig, env);
+  const own = options.env ?? {};
+  /** The stack's settings with one service's own on top. */
+  const envOf = (service: StackService) => ({ ...env, ...own[service] });
+  const authConfig = loadConfig(AuthConfig, envOf('auth'));
   await migrateAuth(authConfig);
   let auth: INestApplication = await createAuthApp(authConfig, { clock: clocks.auth });
   await auth.listen(authPort, '127.0.0.1');
-  const dataConfig = loadConfig(DataConfig, { ...env, DATA_PORT: String(dataPort) });
+  const dataConfig = loadConfig(DataConfig, { ...envOf('data'), DATA_PORT: String(dataPort) });
   await migrateData(dataConfig);
   let data: INestApplication = await createDataApp(dataConfig, { clock: clocks.data });
   await data.listen(dataPort, '127.0.0.1');
-  const webhooksConfig = loadConfig(WebhooksConfig, { ...env, WEBHOOKS_PORT: String(webhooksPort) });
+  const webhooksConfig = loadConfig(WebhooksConfig, { ...envOf('webhooks'), WEBHOOKS_PORT: String(webhooksPort) });
   await migrateWebhooks(webhooksConfig);
   let webhooks: INestApplication | undefined = await createWebhooksApp(webhooksConfig, { clock: clocks.webhooks });
   await webhooks.listen(webhooksPort, '127.0.0.1');
-  const computeEnv = { ...env, COMPUTE_PORT: String(computePort), DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}` };
+  const computeEnv = {
+    ...envOf('compute'),
+    COMPUTE_PORT: String(computePort),
+    DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
+  };
   const computeConfig = loadConfig(ComputeConfig, computeEnv);
   await migrateCompute(computeConfig);
   let compute: INestApplication = await createComputeApp(computeConfig, { clock: clocks.compute });
   await compute.listen(computePort, '127.0.0.1');
-  const inboundEnv = { ...env, INBOUND_PORT: String(inboundPort) };
+  const inboundEnv = { ...envOf('inbound'), INBOUND_PORT: String(inboundPort) };
   await migrateInbound(loadConfig(InboundConfig, inboundEnv));
   let inbound: INestApplication | undefined = await createInboundApp(loadConfig(InboundConfig, inboundEnv), {
     clock: clocks.inbound,
   });
   await inbound.listen(inboundPort, '127.0.0.1');
-  const orchestrationEnv = { ...env, ORCHESTRATION_PORT: String(orchestrationPort) };
+  const orchestrationEnv = { ...envOf('orchestration'), ORCHESTRATION_PORT: String(orchestrationPort) };
   await migrateOrchestration(loadConfig(OrchestrationConfig, orchestrationEnv));
   let orchestration = await createOrchestrationApp(loadConfig(OrchestrationConfig, orchestrationEnv), {
     clock: clocks.orchestration,
@@ -173,6 +189,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     const behindGateway = !gatewayWorker && extra['COMPUTE_WORKER_PORT'] === undefined;
     const worker = await spawnWorker({
       ...computeEnv,
+      ...own['compute-worker'],
       COMPUTE_WORKER_PORT: behindGateway ? String(workerPort) : '0',
       ...extra,
     });
@@ -196,7 +213,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   };
   for (let i = 0; i < (options.workers ?? 0); i++) await startWorker();
   const gatewayConfig = loadConfig(GatewayConfig, {
-    ...env,
+    ...envOf('gateway'),
     GATEWAY_PORT: String(gatewayPort),
     AUTH_SERVICE_URL: authUrl,
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
@@ -278,7 +295,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     async startDataReplica(extra = {}) {
       const replicaPort = await freePort();
       const replica = await createDataApp(
-        loadConfig(DataConfig, { ...env, ...extra, DATA_PORT: String(replicaPort) }),
+        loadConfig(DataConfig, { ...envOf('data'), ...extra, DATA_PORT: String(replicaPort) }),
         { clock: clocks.data },
       );
       await replica.listen(replicaPort, '127.0.0.1');
@@ -291,13 +308,17 @@ export async function startStack(overrides: Record<string, string> = {}, options
     async restartWebhooks(extra = {}) {
       await webhooks?.close();
       webhooks = undefined;
-      const config = loadConfig(WebhooksConfig, { ...env, ...extra, WEBHOOKS_PORT: String(webhooksPort) });
+      const config = loadConfig(WebhooksConfig, {
+        ...envOf('webhooks'),
+        ...extra,
+        WEBHOOKS_PORT: String(webhooksPort),
+      });
       webhooks = await createWebhooksApp(config, { clock: clocks.webhooks });
       await webhooks.listen(webhooksPort, '127.0.0.1');
     },
     async startWebhooksReplica(extra = {}) {
       const replicaPort = await freePort();
-      const config = loadConfig(WebhooksConfig, { ...env, ...extra, WEBHOOKS_PORT: String(replicaPort) });
+      const config = loadConfig(WebhooksConfig, { ...envOf('webhooks'), ...extra, WEBHOOKS_PORT: String(replicaPort) });
       const replica = await createWebhooksApp(config, { clock: clocks.webhooks });
       await replica.listen(replicaPort, '127.0.0.1');
       return replica;
@@ -308,14 +329,14 @@ export async function startStack(overrides: Record<string, string> = {}, options
     async restartAuth(extra = {}) {
       await auth.close();
       auth = await createAuthApp(
-        Object.keys(extra).length ? loadConfig(AuthConfig, { ...env, ...extra }) : authConfig,
+        Object.keys(extra).length ? loadConfig(AuthConfig, { ...envOf('auth'), ...extra }) : authConfig,
         { clock: clocks.auth },
       );
       await auth.listen(authPort, '127.0.0.1');
     },
     async restartData(extra = {}) {
       await data.close();
-      data = await createDataApp(loadConfig(DataConfig, { ...env, ...extra, DATA_PORT: String(dataPort) }), {
+      data = await createDataApp(loadConfig(DataConfig, { ...envOf('data'), ...extra, DATA_PORT: String(dataPort) }), {
         clock: clocks.data,
       });
       await data.listen(dataPort, '127.0.0.1');

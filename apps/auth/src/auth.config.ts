@@ -1,5 +1,11 @@
 import { IsBoolean, IsEmail, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
-import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
+import {
+  DEVELOPMENT_ADMIN_PASSWORD,
+  DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY,
+  NotDefaultInProduction,
+  Secret,
+  ServiceConfig,
+} from '@strata/platform';
 import { parseTrustedProxies } from './sign-in-throttle/client-address.js';
 
 /** Settings of the auth service (environment variables; initialisers are the defaults). */
@@ -16,8 +22,8 @@ export class AuthConfig extends ServiceConfig {
   @Secret()
   @IsString()
   @MinLength(8)
-  @NotDefaultInProduction('strata-admin')
-  STRATA_ADMIN_PASSWORD = 'strata-admin';
+  @NotDefaultInProduction(DEVELOPMENT_ADMIN_PASSWORD)
+  STRATA_ADMIN_PASSWORD = DEVELOPMENT_ADMIN_PASSWORD;
 
   /**
    * The key the auth and compute services share to derive each workspace's function

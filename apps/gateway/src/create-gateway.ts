@@ -51,19 +51,20 @@ export function createGateway(
   app.use(requestMetrics('gateway', (req: RoutedRequest) => req[ROUTED]?.service));
   app.use(cors(origins));
   app.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
+  const endpointsHost = config.GATEWAY_ENDPOINTS_HOST;
+  // The endpoints' own host serves endpoint calls and nothing else: no /docs, no API beside them.
+  if (endpointsHost !== undefined) app.use(onlyEndpointsOn(endpointsHost));
   app.use('/docs', docsRouter(targets));
 
   app.use((req: RoutedRequest, res: Response, next: NextFunction) => {
     const match = matchRoute(req.path);
     if (!match) {
-      res.status(404).json(
-        renderError('general', {
-          status: 404,
-          code: ErrorCode.NOT_FOUND,
-          message: `No route for ${req.method} ${req.path}`,
-          requestId: requestIdOf(req),
-        }),
-      );
+      notFound(req, res, `No route for ${req.method} ${req.path}`);
+      return;
+    }
+    if (endpointsHost !== undefined && match.route.service === ENDPOINTS_SERVICE && hostOf(req) !== endpointsHost) {
+      // In the endpoints' own error shape, as the worker answers an unknown endpoint.
+      notFound(req, res, `Endpoint calls are served on the host ${endpointsHost}, not on this one.`, 'functions');
       return;
     }
     req[ROUTED] = { service: match.route.service, path: match.path };
@@ -85,6 +86,41 @@ export function createGateway(
   );
   app.use(errorHandler(logger));
   return app;
+}
+
+/** The service of the routing table that answers endpoint calls. */
+const ENDPOINTS_SERVICE: ServiceName = 'compute-worker';
+
+function notFound(req: Request, res: Response, message: string, shape: 'general' | 'functions' = 'general'): void {
+  res
+    .status(404)
+    .json(renderError(shape, { status: 404, code: ErrorCode.NOT_FOUND, message, requestId: requestIdOf(req) }));
+}
+
+/** The host a request names (its `Host`, lower case, without the port). */
+function hostOf(req: Request): string | undefined {
+  const host = req.headers.host;
+  if (host === undefined) return undefined;
+  try {
+    return new URL(`http://${host}`).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * On the endpoints' own host only endpoint calls are routed: an endpoint's
+ * page, served from there, shares its origin with other endpoints only, never
+ * with the API or its documentation.
+ */
+function onlyEndpointsOn(endpointsHost: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (hostOf(req) !== endpointsHost || matchRoute(req.path)?.route.service === ENDPOINTS_SERVICE) {
+      next();
+      return;
+    }
+    notFound(req, res, `No route for ${req.method} ${req.path} on the endpoints host.`);
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
-import { IsInt, IsString, IsUrl, Max, Min } from 'class-validator';
-import { ServiceConfig } from '@strata/platform';
+import { IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsOptional, ServiceConfig } from '@strata/platform';
 
 const URL = { require_tld: false, require_protocol: true } as const;
 
@@ -34,6 +34,17 @@ export class GatewayConfig extends ServiceConfig {
   @IsInt()
   @Min(1000)
   GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS = 60_000;
+
+  /**
+   * A host name of their own for endpoint calls (docs/deployment.md, "Endpoints on a host of
+   * their own"): a request for that host is answered only on `{data_base}/endpoints/…`, and
+   * endpoint calls on any other host are answered 404. Unset: every host serves everything.
+   */
+  @IsOptional()
+  @Matches(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, {
+    message: 'must be a host name in lower case, without scheme or port',
+  })
+  GATEWAY_ENDPOINTS_HOST?: string;
 
   /** Comma-separated origins allowed by CORS; `*` for any. */
   @IsString()

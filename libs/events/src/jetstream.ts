@@ -1,6 +1,14 @@
 import { context } from '@opentelemetry/api';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, RetentionPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  jetstream,
+  jetstreamManager,
+  type JsMsg,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { publishAll, type PublishResult } from './publish-batch.js';
 import { extractTraceContext } from './trace-context.js';
 
@@ -16,8 +24,25 @@ export interface StreamSpec {
   readonly retention?: 'limits' | 'workqueue';
 }
 
-/** Creates the stream, or updates its subjects and windows when it exists. */
-export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
+export interface EnsureStreamOptions {
+  /**
+   * Whether this process may change the settings of the stream when it exists (default true):
+   * its owner does; a consumer of another service's stream only makes it when it is missing,
+   * and its NATS user is not allowed to change it (docs/events.md, "Who may do what").
+   */
+  readonly reshape?: boolean;
+}
+
+/**
+ * Creates the stream, or updates its subjects and windows when it exists with
+ * other ones (and `reshape` is not false). A stream already as asked is left
+ * alone: no update on every start.
+ */
+export async function ensureStream(
+  nc: NatsConnection,
+  spec: StreamSpec,
+  options: EnsureStreamOptions = {},
+): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const maxAgeMs = spec.maxAgeMs ?? 7 * 24 * 3_600_000;
   // JetStream refuses a duplicate window longer than the stream keeps messages.
@@ -29,13 +54,28 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
     max_age: maxAgeMs * NANOS_PER_MS,
     retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
   };
+  let existing: StreamConfig;
   try {
-    await jsm.streams.info(spec.name);
-    await jsm.streams.update(spec.name, config);
+    existing = (await jsm.streams.info(spec.name)).config;
   } catch (err) {
     if (!/stream not found/i.test(String((err as Error).message))) throw err;
     await jsm.streams.add(config);
+    return;
   }
+  if (options.reshape === false || sameShape(existing, config)) return;
+  await jsm.streams.update(spec.name, config);
+}
+
+function sameShape(
+  existing: StreamConfig,
+  wanted: Pick<StreamConfig, 'subjects' | 'duplicate_window' | 'max_age' | 'retention'>,
+) {
+  return (
+    [...(existing.subjects ?? [])].sort().join(' ') === [...wanted.subjects].sort().join(' ') &&
+    existing.duplicate_window === wanted.duplicate_window &&
+    existing.max_age === wanted.max_age &&
+    existing.retention === wanted.retention
+  );
 }
 
 export async function deleteStream(nc: NatsConnection, name: string): Promise<void> {

@@ -46,12 +46,14 @@ interface Waiting {
  * `<inbox>.*`, each publish replying to its own token under it.
  */
 class AckInbox {
-  private readonly prefix = createInbox();
+  /** Under the connection's own inbox prefix: a service's NATS user may subscribe to its replies alone. */
+  private readonly prefix: string;
   private readonly waiting = new Map<string, Waiting>();
   private readonly subscription: Subscription;
   private next = 0;
 
   constructor(private readonly nc: NatsConnection) {
+    this.prefix = createInbox(inboxPrefixOf(nc));
     this.subscription = nc.subscribe(`${this.prefix}.*`, {
       callback: (err, msg) => (err ? this.failAll(err) : this.settle(msg)),
     });
@@ -119,6 +121,15 @@ class AckInbox {
     this.waiting.clear();
     for (const w of waiting) w.reject(err);
   }
+}
+
+/**
+ * The inbox prefix the connection was opened with (`inboxPrefix`; `_INBOX` by default). The
+ * client's own request and JetStream helpers read it the same way: the interface does not show
+ * the options.
+ */
+function inboxPrefixOf(nc: NatsConnection): string | undefined {
+  return (nc as NatsConnection & { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
 }
 
 const inboxes = new WeakMap<NatsConnection, AckInbox>();

@@ -17,7 +17,7 @@ export interface RecordEventConsumerSpec<T> {
 /**
  * A durable consumer of the record events, as every service that reacts to them
  * runs one (webhook deliveries, function triggers, orchestration triggers): the
- * stream made if missing, every event delivered until handled (a failure is
+ * stream made if missing (never reshaped: that is the data service's), every event delivered until handled (a failure is
  * redelivered after 0.5 s, doubling up to 30 s), a payload that does not parse
  * terminated.
  */
@@ -26,7 +26,8 @@ export async function consumeRecordEvents<T>(
   spec: RecordEventConsumerSpec<T>,
 ): Promise<RunningConsumer> {
   const stream = recordEventsStream(spec.prefix);
-  await ensureStream(nc, stream);
+  // The data service owns the stream and shapes it; a consumer makes it only when it is missing.
+  await ensureStream(nc, stream, { reshape: false });
   return consumeJson(nc, {
     stream: stream.name,
     durable: `${spec.prefix}_${spec.name}`,

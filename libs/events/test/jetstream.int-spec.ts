@@ -56,6 +56,19 @@ describe('JetStream helpers against a real NATS server', () => {
     expect(restored.config.duplicate_window).toBe(120_000 * 1_000_000);
   });
 
+  it('leaves a stream as it is for a process that does not own it (reshape: false), and makes it when missing', async () => {
+    const jsm = await jetstreamManager(nc);
+    const other = `${prefix}_owned_elsewhere`;
+    await ensureStream(nc, { name: other, subjects: [`${prefix}_owned.>`], maxAgeMs: 60_000 }, { reshape: false });
+    expect((await jsm.streams.info(other)).config.max_age).toBe(60_000 * 1_000_000);
+    // Asked for other settings, a consumer's NATS user could not change them (it may not): it uses the stream as it is.
+    await ensureStream(nc, { name: other, subjects: [`${prefix}_owned.>`], maxAgeMs: 90_000 }, { reshape: false });
+    expect((await jsm.streams.info(other)).config.max_age).toBe(60_000 * 1_000_000);
+    await ensureStream(nc, { name: other, subjects: [`${prefix}_owned.>`], maxAgeMs: 90_000 });
+    expect((await jsm.streams.info(other)).config.max_age).toBe(90_000 * 1_000_000);
+    await deleteStream(nc, other);
+  });
+
   it('drops a second publish with the same Nats-Msg-Id', async () => {
     const first = await publishJson(nc, `${prefix}.dedup`, { n: 1 }, 'msg-1');
     const again = await publishJson(nc, `${prefix}.dedup`, { n: 1 }, 'msg-1');

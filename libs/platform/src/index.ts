@@ -28,6 +28,7 @@ export * from './jobs/reencryption.js';
 export * from './jobs/upgrade-steps.js';
 export * from './jobs/retention-sweep.js';
 export * from './nats/nats.provider.js';
+export * from './nats/nats-credentials.js';
 export * from './openapi/openapi.js';
 export * from './platform.module.js';
 export * from './rate-limit/rate-limit.decorator.js';

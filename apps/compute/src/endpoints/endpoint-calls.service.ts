@@ -18,7 +18,8 @@ import { refusalException } from '../suspensions/suspension-refusal.js';
 import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { EndpointRunner } from './endpoint-runner.js';
 import { endpointRequestOf, payloadOf } from './endpoint-request.js';
-import { RUN_ID_HEADER, sendEndpointResponse } from './endpoint-response.js';
+import { endpointCookiePath, type CookiePolicy } from './endpoint-response-policy.js';
+import { RUN_ID_HEADER, sendEndpointResponse, setEndpointSecurityHeaders } from './endpoint-response.js';
 
 /**
  * One call of an endpoint trigger, `{data_base}/endpoints/{path}`, in the
@@ -51,6 +52,8 @@ export class EndpointCalls {
     workspace: string,
     path: string,
   ): Promise<void> {
+    // Whatever the answer turns out to be (the function's, or an error), it is an endpoint's.
+    setEndpointSecurityHeaders(res);
     const notFound = () => StrataException.notFound(`No endpoint at /endpoints/${path}.`);
     if (!isWorkspaceSlug(workspace) || !TRIGGER_PATH.test(path)) throw notFound();
     // The URL's workspace, before any credential: the endpoint found in it names its own auth modes.
@@ -90,7 +93,11 @@ export class EndpointCalls {
       context: { ...base.context, endpoint: { path, method: req.method, auth: caller.mode } },
       limits: { wallMs: timeoutMs, cpuMs: Math.min(this.config.COMPUTE_CPU_MS, timeoutMs) },
     };
-    await this.execute(scope, res, run, timeoutMs);
+    const cookies: CookiePolicy = {
+      allowed: trigger.metadata['allowCookies'] === true,
+      path: endpointCookiePath(scope.workspace),
+    };
+    await this.execute(scope, res, run, timeoutMs, cookies);
   }
 
   private async execute(
@@ -98,6 +105,7 @@ export class EndpointCalls {
     res: ServerResponse,
     request: RunRequest,
     timeoutMs: number,
+    cookies: CookiePolicy,
   ): Promise<void> {
     const holder = `dispatch-${randomUUID()}`;
     const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
@@ -156,7 +164,7 @@ export class EndpointCalls {
           // The error stays on the run (the owner reads it there), not in the caller's answer.
           throw new StrataException(ErrorCode.INTERNAL, `The endpoint function failed (run ${run.id}).`);
         }
-        sendEndpointResponse(res, result.response);
+        sendEndpointResponse(res, result.response, cookies);
         return;
     }
   }

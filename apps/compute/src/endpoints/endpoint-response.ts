@@ -1,5 +1,13 @@
 import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
 import type { EndpointReplyResponse } from '@strata/contracts';
+import {
+  acceptedCookie,
+  acceptedLocation,
+  contentSecurityPolicy,
+  ENDPOINT_SECURITY_HEADERS,
+  REFUSED_HEADERS,
+  type CookiePolicy,
+} from './endpoint-response-policy.js';
 
 /** The header naming the run behind every endpoint answer (GET /function-runs/{id} shows it). */
 export const RUN_ID_HEADER = 'x-strata-run-id';
@@ -16,22 +24,43 @@ const RESERVED_HEADERS = new Set([
   'proxy-authenticate',
   'proxy-authorization',
   RUN_ID_HEADER,
+  'x-content-type-options',
 ]);
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
+/** Marks `res` as an endpoint's answer, whatever it turns out to be (the function's, or an error). */
+export function setEndpointSecurityHeaders(res: ServerResponse): void {
+  for (const [name, value] of Object.entries(ENDPOINT_SECURITY_HEADERS)) res.setHeader(name, value);
+}
+
 /**
  * Sends what the endpoint function answered. Headers it may not set, and names
- * or values HTTP cannot carry, are left out (never a 500). A string body with a
- * content type the function chose that is not JSON is sent as that text; any
- * other body as JSON. 204 and 304 carry no body.
+ * or values HTTP cannot carry, are left out (never a 500); its cookies only as
+ * `cookies` lets them through, a redirect only to an http(s) URL, its own
+ * content security policy only beside the platform's sandbox
+ * (endpoint-response-policy.ts). A string body with a content type the
+ * function chose that is not JSON is sent as that text; any other body as
+ * JSON. 204 and 304 carry no body.
  */
-export function sendEndpointResponse(res: ServerResponse, response: EndpointReplyResponse): void {
+export function sendEndpointResponse(
+  res: ServerResponse,
+  response: EndpointReplyResponse,
+  cookies: CookiePolicy,
+): void {
+  setEndpointSecurityHeaders(res);
   res.statusCode = response.statusCode;
   let contentType: string | undefined;
-  for (const [name, value] of Object.entries(response.headers)) {
+  for (const [name, given] of Object.entries(response.headers)) {
     const lower = name.toLowerCase();
-    if (RESERVED_HEADERS.has(lower) || !isSendable(name, value)) continue;
+    if (RESERVED_HEADERS.has(lower) || REFUSED_HEADERS.has(lower) || !isSendable(name, given)) continue;
+    if (lower === 'location' && !acceptedLocation(given)) continue;
+    if (lower === 'content-security-policy') {
+      res.setHeader(lower, contentSecurityPolicy(given));
+      continue;
+    }
+    const value = lower === 'set-cookie' ? acceptedCookie(given, cookies) : given;
+    if (value === undefined) continue;
     if (lower === 'content-type') contentType = value;
     res.setHeader(name, value);
   }

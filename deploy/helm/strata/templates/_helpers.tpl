@@ -124,6 +124,41 @@ STRATA_ENCRYPTION_KEYS: {{ required "secrets.encryptionKeys is required (or exis
 STRATA_FUNCTIONS_PRINCIPAL_KEY: {{ required "secrets.functionsPrincipalKey is required (or existingSecret)" .Values.secrets.functionsPrincipalKey | quote }}
 STRATA_ADMIN_EMAIL: {{ required "secrets.adminEmail is required (or existingSecret)" .Values.secrets.adminEmail | quote }}
 STRATA_ADMIN_PASSWORD: {{ required "secrets.adminPassword is required (or existingSecret)" .Values.secrets.adminPassword | quote }}
+{{- $mode := .Values.nats.auth.mode }}
+{{- range $app := splitList " " (include "strata.natsApps" .) }}
+{{- if eq $mode "password" }}
+{{- $password := required (printf "secrets.natsPasswords.%s is required with nats.auth.mode password (or existingSecret)" $app) (index $.Values.secrets.natsPasswords $app) }}
+{{- /* The NATS server reads it from its environment as a value of its configuration language: plain letters and digits parse as the string itself. */}}
+{{- if not (regexMatch "^[A-Za-z][A-Za-z0-9]{15,127}$" (toString $password)) }}
+{{- fail (printf "secrets.natsPasswords.%s must be 16 to 128 letters and digits, starting with a letter: the NATS server reads it from its environment as a configuration value, where other characters change or break it" $app) }}
+{{- end }}
+{{ include "strata.natsSecretKey" (dict "app" $app "kind" "PASSWORD") }}: {{ $password | quote }}
+{{- else if eq $mode "nkey" }}
+{{ include "strata.natsSecretKey" (dict "app" $app "kind" "NKEY_SEED") }}: {{ required (printf "secrets.natsNkeySeeds.%s is required with nats.auth.mode nkey (or existingSecret)" $app) (index $.Values.secrets.natsNkeySeeds $app) | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+How an app authenticates to NATS, as env entries (dict "root" $ "app" "data" "secret" "<name>"):
+its user and password, or its nkey seed, from the Secret, and its own inbox. Nothing with
+nats.auth.mode none, or for an app that does not connect.
+*/}}
+{{- define "strata.natsEnv" -}}
+{{- $mode := .root.Values.nats.auth.mode -}}
+{{- if and (ne $mode "none") (has .app (splitList " " (include "strata.natsApps" .root))) }}
+- name: NATS_INBOX_PREFIX
+  value: {{ include "strata.natsInbox" . | quote }}
+{{- if eq $mode "password" }}
+- name: NATS_USER
+  value: {{ include "strata.natsUser" . | quote }}
+- name: NATS_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ .secret }}, key: {{ include "strata.natsSecretKey" (dict "app" .app "kind" "PASSWORD") }} } }
+{{- else }}
+- name: NATS_NKEY_SEED
+  valueFrom: { secretKeyRef: { name: {{ .secret }}, key: {{ include "strata.natsSecretKey" (dict "app" .app "kind" "NKEY_SEED") }} } }
+{{- end }}
+{{- end }}
 {{- end -}}
 
 {{/* A worker drains for COMPUTE_WORKER_STOP_MS (45 s unless set) before it stops: its grace period is that and 15 s. */}}

@@ -1,5 +1,6 @@
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 import { IsOptional } from '../validation/optional.js';
+import { OneNatsCredential, UserWithPassword } from '../nats/nats-credentials.js';
 import { ActiveKeyInRing, ValidKeyRing } from './key-ring.config.js';
 import { Secret } from './load-config.js';
 import { NotDefaultInProduction } from './not-default-in-production.js';
@@ -31,6 +32,43 @@ export class ServiceConfig {
   /** Prefix of every JetStream stream, subject and KV bucket of this installation (tests isolate with it). */
   @Matches(/^[a-z][a-z0-9_]{0,31}$/, { message: 'must be lowercase letters, digits or _ (at most 32)' })
   NATS_PREFIX = 'strata';
+
+  /**
+   * How this service proves who it is to NATS (docs/deployment.md, "NATS users"): a user
+   * and password, an nkey seed (`SU…`), or a credentials file (a user JWT and its seed, as
+   * `nsc` writes it); at most one. None: the server lets anyone in, as the machine's local
+   * NATS does under `npm start` and the tests.
+   */
+  @IsOptional()
+  @Matches(/^[^\s*>.]{1,128}$/, { message: 'must be a NATS user name (no spaces, dots or wildcards)' })
+  @UserWithPassword()
+  NATS_USER?: string;
+
+  @Secret()
+  @IsOptional()
+  @IsString()
+  @UserWithPassword()
+  @OneNatsCredential()
+  NATS_PASSWORD?: string;
+
+  @Secret()
+  @IsOptional()
+  @Matches(/^SU[A-Z2-7]{56}$/, { message: 'must be an nkey user seed (SU and 56 base32 characters)' })
+  @OneNatsCredential()
+  NATS_NKEY_SEED?: string;
+
+  @IsOptional()
+  @IsString()
+  @OneNatsCredential()
+  NATS_CREDS_FILE?: string;
+
+  /**
+   * Where replies to this service's requests arrive (`<prefix>.<unique>`). Give each
+   * service its own (the chart gives `_INBOX.<its NATS user>`) so that its NATS user may
+   * subscribe to its own replies and no other service's.
+   */
+  @Matches(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, { message: 'must be a subject without wildcards' })
+  NATS_INBOX_PREFIX = '_INBOX';
 
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
@@ -138,3 +176,6 @@ export class ServiceConfig {
 
 /** Published in the source: accepted only when STRATA_ENV=development (the function principal's key). */
 export const DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY = 'c3RyYXRhLWRldmVsb3BtZW50LWZ1bmN0aW9ucy1rZXk=';
+
+/** Published in the source: accepted only when STRATA_ENV=development (the first administrator's password). */
+export const DEVELOPMENT_ADMIN_PASSWORD = 'strata-admin';

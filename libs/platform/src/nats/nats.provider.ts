@@ -1,6 +1,7 @@
 import { Logger, type OnApplicationShutdown, Injectable } from '@nestjs/common';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ServiceConfig } from '../config/service-config.js';
+import { natsConnectionOptions } from './nats-credentials.js';
 
 /** The service's one NATS connection, opened at boot and drained at shutdown. */
 @Injectable()
@@ -20,6 +21,7 @@ export class NatsConnectionHolder implements OnApplicationShutdown {
       // compare-and-set) captures two stack traces up front, in case it fails or
       // times out. A timeout's stack then points at the timer, not the caller.
       noAsyncTraces: true,
+      ...natsConnectionOptions(this.config),
     }).catch((err: unknown) => {
       this.connection = undefined;
       throw err;

@@ -23,6 +23,8 @@ export interface TriggerMetadata {
   readonly allowedMethods?: readonly ('GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH')[];
   readonly timeoutMs?: number;
   readonly auth?: JsonObject;
+  /** The function's `Set-Cookie` reaches the caller (host-only, kept to the workspace's endpoints); default false. */
+  readonly allowCookies?: boolean;
   readonly [option: string]: JsonValue | Readonly<Record<string, TriggerParam>> | readonly string[] | undefined;
 }
 

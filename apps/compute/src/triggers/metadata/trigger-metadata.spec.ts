@@ -907,8 +907,19 @@ describe('endpoint', () => {
       allowedMethods: ['POST'],
       timeoutMs: 30000,
       auth: { mode: 'bearer' },
+      allowCookies: false,
       params: {},
     });
+  });
+
+  it('takes allowCookies as a boolean only', () => {
+    expect(ok('endpoint', { path: 'p', allowCookies: true }).allowCookies).toBe(true);
+    for (const allowCookies of ['true', 1, null, {}]) {
+      expect(only('endpoint', { path: 'p', allowCookies })).toEqual([
+        'triggerMetadata.allowCookies',
+        'must be a boolean',
+      ]);
+    }
   });
 
   it.each([[['GET']], [['GET', 'POST', 'PUT', 'DELETE', 'PATCH']], [['PATCH', 'GET']]])(

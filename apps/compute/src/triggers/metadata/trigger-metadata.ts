@@ -57,7 +57,7 @@ export const TRIGGER_METADATA_FIELDS = {
     'autoPersist',
     'params',
   ],
-  endpoint: ['path', 'allowedMethods', 'timeoutMs', 'auth', 'params'],
+  endpoint: ['path', 'allowedMethods', 'timeoutMs', 'auth', 'allowCookies', 'params'],
 } as const satisfies Record<ExecutionType, readonly string[]>;
 
 /** The schedule fields each scheduleType takes (params aside); the others are refused. */
@@ -122,6 +122,11 @@ export interface EndpointMetadata {
   allowedMethods: HttpMethod[];
   timeoutMs: number;
   auth: EndpointAuth;
+  /**
+   * Whether the function's `Set-Cookie` reaches the caller: host-only, kept to the
+   * workspace's endpoints (docs/compute.md, "What an endpoint may answer"). Default false.
+   */
+  allowCookies: boolean;
   params: TriggerParams;
 }
 
@@ -442,8 +447,21 @@ function checkEndpoint(body: Record<string, unknown>, issues: Issues): WithoutPa
   }
 
   const auth = checkAuth(own(body, 'auth'), `${ROOT}.auth`, issues);
-  if (path === undefined || allowedMethods === undefined || !timeoutOk || auth === undefined) return undefined;
-  return { path, allowedMethods, timeoutMs, auth };
+
+  const rawCookies = own(body, 'allowCookies');
+  const allowCookies = rawCookies === undefined ? false : rawCookies;
+  if (typeof allowCookies !== 'boolean') issues.add(`${ROOT}.allowCookies`, 'must be a boolean');
+
+  if (
+    path === undefined ||
+    allowedMethods === undefined ||
+    !timeoutOk ||
+    auth === undefined ||
+    typeof allowCookies !== 'boolean'
+  ) {
+    return undefined;
+  }
+  return { path, allowedMethods, timeoutMs, auth, allowCookies };
 }
 
 /** A non-empty list of distinct members of `allowed`; each bad element is its own entry. */
