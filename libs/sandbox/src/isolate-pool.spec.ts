@@ -286,4 +286,32 @@ describe('IsolatePool', () => {
     lease.release();
     pool.tryAcquire(32, one)!.release();
   });
+
+  it('reads a tenant’s cap when it hands out a slot: waits queued before the cap was lowered wait too', async () => {
+    const { pool } = fakePool(2);
+    let cap = 2;
+    const a = {
+      key: 'a',
+      get maxRuns() {
+        return cap;
+      },
+    };
+    const first = pool.tryAcquire(32, a)!;
+    const second = pool.tryAcquire(32, a)!;
+    let third: { release(): void } | undefined;
+    const waiting = pool.acquire(32, { tenant: a }).then((lease) => (third = lease));
+    // The workspace loses an isolate meanwhile: one at a time from now on.
+    cap = 1;
+    first.release();
+    await Promise.resolve();
+    expect(third).toBeUndefined();
+    // Another tenant's run takes the free slot instead.
+    const other = pool.tryAcquire(32, { key: 'b', maxRuns: 1 });
+    expect(other).toBeDefined();
+    other!.release();
+    second.release();
+    await waiting;
+    expect(third).toBeDefined();
+    third!.release();
+  });
 });

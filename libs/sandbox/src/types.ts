@@ -37,7 +37,10 @@ export interface EndpointRequest {
  */
 export interface SandboxTenant {
   readonly key: string;
-  /** Isolates this key may hold at once (at least 1); its further runs wait while others go past them. */
+  /**
+   * Isolates this key may hold at once (at least 1); its further runs wait while others go past
+   * them. Read each time an isolate is handed out (a getter may change it while runs wait).
+   */
   readonly maxRuns: number;
 }
 

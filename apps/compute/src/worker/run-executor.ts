@@ -11,6 +11,7 @@ import {
   type SandboxEngine,
   type SandboxResult,
   type SandboxRunner,
+  type SandboxTenant,
 } from '@strata/sandbox';
 import { ComputeConfig } from '../compute.config.js';
 import { ComputeMetrics } from '../metrics/compute-metrics.js';
@@ -238,6 +239,22 @@ export class RunExecutor {
   ) {
     this.ring = keyRingOf(config);
     this.workspaceIsolates = workspaceIsolates(config, config.COMPUTE_WORKER_ISOLATES);
+  }
+
+  /**
+   * Whose run it is for the engine's cap of isolates held at once: all but one
+   * (COMPUTE_WORKSPACE_ISOLATES), one while the workspace or its creator is on
+   * probation. Read each time the engine hands out an isolate, so runs that
+   * were already waiting when a loss put the workspace on probation wait too.
+   */
+  private tenantOf(workspace: string, creator: string | undefined): SandboxTenant {
+    const { suspensions, workspaceIsolates } = this;
+    return {
+      key: workspace,
+      get maxRuns() {
+        return suspensions.onProbation(workspace, creator) ? 1 : workspaceIsolates;
+      },
+    };
   }
 
   /**
@@ -483,10 +500,7 @@ export class RunExecutor {
             stop: deferred ? AbortSignal.any([deferred.stop, refusal.signal]) : refusal.signal,
             ...(background ? { background: true } : {}),
             // One workspace never holds every isolate; after a loss, one at a time.
-            tenant: {
-              key: scope.workspace,
-              maxRuns: this.suspensions.onProbation(scope.workspace, creator) ? 1 : this.workspaceIsolates,
-            },
+            tenant: this.tenantOf(scope.workspace, creator),
             onStart,
             // A loss (now or after the run ended) counts against the workspace: it restarts a shared worker.
             onIsolateLost: () => this.suspensions.recordLoss(scope.workspace, run.functionCodeHash, creator),
