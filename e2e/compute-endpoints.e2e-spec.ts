@@ -14,6 +14,16 @@ import {
   type WorkerProcess,
 } from '@strata/testkit';
 
+/**
+ * The worker the gateway sends endpoint calls to: two endpoint isolates and one background one,
+ * all three the suite's one workspace's to hold (by default a workspace holds all of a worker's
+ * isolates but one: the routing tests count on the three).
+ */
+const GATEWAY_WORKER = {
+  COMPUTE_WORKER_ISOLATES: '1',
+  COMPUTE_WORKER_ENDPOINT_ISOLATES: '2',
+  COMPUTE_WORKSPACE_ISOLATES: '3',
+};
 let stack: Stack;
 /** The worker behind the gateway (started once the tests of no worker at all are done). */
 let gatewayWorker: WorkerProcess;
@@ -145,7 +155,7 @@ describe('endpoint triggers', () => {
     }
     expect(await runsOf(trigger.id)).toEqual([]);
     // From now on a worker serves the calls: those it takes itself, and those the API hands it over NATS.
-    gatewayWorker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '2' });
+    gatewayWorker = await stack.startWorker(GATEWAY_WORKER);
     expect(gatewayWorker.url).toBe(stack.workerUrl);
     for (const url of [endpoint('no-worker'), apiEndpoint('no-worker')]) {
       const answered = await call('POST', url, { body: { a: 1 } });
@@ -582,8 +592,7 @@ describe('endpoint triggers', () => {
   it('a call its worker has no isolate for goes to another worker over NATS, and only then is refused', async () => {
     await createEndpoint('nap', 'nap', { auth: { mode: 'public' }, timeoutMs: 10_000 });
     const four = () => Promise.all([1, 2, 3, 4].map(() => call('POST', endpoint('nap'), { body: {} })));
-    // The gateway's worker has two endpoint isolates and one background one, of which one workspace may
-    // hold all but one (2); this one adds two more, both the workspace's to hold.
+    // The gateway's worker has two endpoint isolates and one background one; this one adds two more.
     const other = await stack.startWorker({
       COMPUTE_WORKER_ISOLATES: '1',
       COMPUTE_WORKER_ENDPOINT_ISOLATES: '1',
@@ -610,7 +619,7 @@ describe('endpoint triggers', () => {
     expect(answered.body).toBe('rested');
     await stopping;
     expect((await finalRun(answered.headers.get('x-strata-run-id'))).status).toBe('succeeded');
-    gatewayWorker = await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '1', COMPUTE_WORKER_ENDPOINT_ISOLATES: '2' });
+    gatewayWorker = await stack.startWorker(GATEWAY_WORKER);
   });
 
   it('serves the odd forms of a call through the worker’s full stack, with the same answers', async () => {
