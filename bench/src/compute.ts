@@ -220,15 +220,26 @@ async function main(): Promise<void> {
     'worker',
   ]);
   const db = new pg.Pool({ connectionString: services.databaseUrl, max: 2 });
-  const cpu = () =>
-    sampleCpu({
-      auth: services.pid('auth'),
-      data: services.pid('data'),
-      compute: services.pid('compute'),
-      worker: services.pid('worker'),
-      worker2: services.pid('worker2'),
-      bench: process.pid,
-    });
+  const cpu = () => {
+    const sample = new Map(
+      sampleCpu({
+        auth: services.pid('auth'),
+        data: services.pid('data'),
+        compute: services.pid('compute'),
+        worker: services.pid('worker'),
+        worker2: services.pid('worker2'),
+        bench: process.pid,
+      }),
+    );
+    // The workers' sandbox processes, alive now (a process that ended took its time with it: rare here).
+    const workers = [services.pid('worker'), services.pid('worker2')].filter((pid) => pid !== undefined);
+    const sandboxes = workers.flatMap((pid) => childrenOf(pid));
+    if (sandboxes.length > 0) {
+      const ms = sandboxes.reduce((sum, pid) => sum + (sampleCpu({ s: pid }).get('s') ?? 0), 0);
+      sample.set('sandboxes', ms);
+    }
+    return sample;
+  };
   try {
     const { token } = await benchWorkspace(services);
     const base = `${services.computeUrl}/data/workspace/bench/api/v1`;
