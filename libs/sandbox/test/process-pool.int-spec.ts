@@ -165,6 +165,18 @@ describe('the process-pool engine', () => {
     expect(pool.stats().processes).toMatchObject({ serving: 1, crashed: 1 });
   }, 60_000);
 
+  it('leaves its processes’ stop to the engine: Ctrl-C or a TERM sent to them does not cut their runs', async () => {
+    const { engine: pool } = engine({ isolates: 2, isolatesPerProcess: 1 });
+    const held = heldBridge();
+    const running = pool.run(runJob('async function run() { return await api.fetchRecord("c", 1); }'), held.bridge);
+    await eventually(async () => (held.bridge.calls.length > 0 ? true : undefined), 10_000);
+    // What a terminal's Ctrl-C, or a start script stopping every process under it, sends them all.
+    for (const pid of sandboxPids()) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.kill(pid, signal);
+    held.answerAll();
+    expect(await running).toMatchObject({ status: 'succeeded', returnValue: 'answered' });
+    expect(pool.stats().processes).toMatchObject({ serving: 2, crashed: 0 });
+  });
+
   it('ends its processes when it closes', async () => {
     const { engine: pool } = engine({ isolates: 2, isolatesPerProcess: 1 });
     await pool.run(runJob('async function run() {}'), recordingBridge());

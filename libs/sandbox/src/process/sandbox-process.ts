@@ -154,4 +154,9 @@ process.on('message', (message: ToSandbox) => {
 // The engine is gone (it stopped, or its process died): nothing here is anyone's any more.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 
+// A stop is the engine's to make: Ctrl-C in a terminal (or a script's TERM to every process under
+// it) reaches this process too, and ending here would cut the runs under way that the worker's
+// graceful stop lets finish. The engine ends it when its runs are done, or the channel closing does.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
+
 send({ t: 'ready' });
