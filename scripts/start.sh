@@ -59,7 +59,7 @@ run data node --enable-source-maps apps/data/dist/main.js
 run webhooks node --enable-source-maps apps/webhooks/dist/main.js
 run compute node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js
 # Sandbox workers are processes of their own (COMPUTE_WORKERS of them, default 1), restarted
-# when one ends (a worker aborts when V8 loses control of an isolate: docs/compute.md). The
+# when one ends (a lost isolate costs only one of a worker's sandbox processes: docs/sandbox.md). The
 # first serves the gateway's endpoint calls on 8087; the others take any free port and the
 # calls the first hands them over NATS when its isolates are busy.
 for i in $(seq 1 "${COMPUTE_WORKERS:-1}"); do
