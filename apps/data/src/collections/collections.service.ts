@@ -5,26 +5,18 @@ import {
   type Collection,
   type CollectionMetadata,
   type FieldError,
-  type ReferenceProperty,
 } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
 import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
-import { CollectionsRepository, type CollectionRow } from './collections.repository.js';
+import { CollectionsRepository } from './collections.repository.js';
+import { checkNewCollection, targets } from './definition-checks.js';
+import { dependentsOf } from './dependents.js';
 import { Issues } from '../schema/issues.js';
 import { PropertyIndexer } from './indexes/property-indexer.js';
 import { SecretFieldsRepository } from './secret-fields.repository.js';
 import { validateProperties } from '../schema/validate-properties.js';
-import type { ReferenceTarget } from '../schema/references.js';
-import {
-  checkDefaultSearchField,
-  checkDependents,
-  checkImmutable,
-  discoveryMode,
-  freeSlug,
-  slugify,
-  type Dependent,
-} from './collection-rules.js';
+import { checkDefaultSearchField, checkDependents, checkImmutable, discoveryMode } from './collection-rules.js';
 import type {
   CreateCollectionRequest,
   ListCollectionsQuery,
@@ -41,6 +33,8 @@ export interface CollectionPage {
   results: Collection[];
   pagination: { limit: number; offset: number; total: number; hasMore: boolean };
 }
+
+export { dependentsOf };
 
 /**
  * Collections of a workspace. Every change runs under a per-workspace advisory
@@ -71,22 +65,11 @@ export class CollectionsService {
     const run = <T>(work: (tx: Tx) => Promise<T>) => (within ? work(within) : this.transactions.run(work));
     const created = await run(async (tx) => {
       const others = await this.repository.lockWorkspace(scope, tx);
-      const taken = new Set(others.map((c) => c.record_slug));
-      if (body.recordSlug !== undefined && taken.has(body.recordSlug)) {
+      if (body.recordSlug !== undefined && others.some((c) => c.record_slug === body.recordSlug)) {
         throw StrataException.conflict(`A collection with recordSlug '${body.recordSlug}' already exists`);
       }
-      const recordSlug = body.recordSlug ?? freeSlug(slugify(body.name ?? ''), taken);
-      const issues = new Issues();
-      earlier.forEach((e) => issues.add(e.field, e.message));
-      const mode = discoveryMode(body, issues);
-      const { properties, issues: propertyIssues } = validateProperties(body.properties ?? [], {
-        collectionSlug: recordSlug,
-        collections: targets(others),
-        newId: newUuid,
-      });
-      propertyIssues.list.forEach((i) => issues.add(i.field, i.message));
-      checkDefaultSearchField(body.defaultSearchField, properties, issues);
-      if (issues.count) throw StrataException.validation([...issues.list]);
+      const { recordSlug, mode, properties, issues } = checkNewCollection(body, earlier, others);
+      if (issues.length) throw StrataException.validation([...issues]);
       return this.repository.insert(scope, tx, {
         id: newUuid(),
         recordSlug,
@@ -246,23 +229,6 @@ export class CollectionsService {
     this.indexes.schedule(id);
     return restored;
   }
-}
-
-function targets(rows: readonly CollectionRow[]): ReadonlyMap<string, ReferenceTarget> {
-  return new Map(rows.map((r) => [r.record_slug, { recordSlug: r.record_slug, properties: r.properties }]));
-}
-
-/** The references of other collections that point at `recordSlug`, with each field they name. */
-export function dependentsOf(recordSlug: string, others: readonly CollectionRow[]): Dependent[] {
-  return others.flatMap((c) =>
-    c.properties
-      .filter((p): p is ReferenceProperty => p.type === 'reference' && p.target === recordSlug)
-      .flatMap((p) =>
-        [p.targetField, p.displayField]
-          .filter((f): f is string => f !== undefined)
-          .map((field) => ({ collection: c.record_slug, property: p.name, field })),
-      ),
-  );
 }
 
 function notFound(message: string): StrataException {

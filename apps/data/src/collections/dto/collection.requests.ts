@@ -1,14 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
-  ArrayMinSize,
   IsArray,
   IsBoolean,
   IsIn,
   IsInt,
   IsNotEmpty,
   IsString,
-  IsUUID,
   Matches,
   Max,
   MaxLength,
@@ -172,33 +170,4 @@ export class ListCollectionsQuery extends PageQuery {
   @IsOptional()
   @IsQueryFlag()
   includeDeleted?: boolean;
-}
-
-/** `POST /structures/bulk`: each item is checked as `POST /structures` checks its body. */
-export class BulkCreateCollectionsRequest {
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'collection definitions, created in order' })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(50)
-  structures!: unknown[];
-}
-
-/** `DELETE /structures/bulk`. */
-export class BulkDeleteCollectionsRequest {
-  @ApiProperty({ type: [String], format: 'uuid' })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(100)
-  @IsUUID('4', { each: true, message: 'ids must be UUIDs' })
-  ids!: string[];
-}
-
-/** `DELETE /structures/{id}/properties`. */
-export class RemovePropertiesRequest {
-  @ApiProperty({ type: [String], description: 'names of top-level properties' })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(200)
-  @IsString({ each: true })
-  names!: string[];
 }
