@@ -129,9 +129,16 @@ describe('the SDK', () => {
       },
       { name: 'Pair B', properties: [] },
     ]);
-    const trimmed = await client.collections.removeProperties(pair.results[0]!.id, ['y']);
-    expect(trimmed.properties.map((p) => p.name)).toEqual(['x']);
-    const gone = await client.collections.bulkDelete(pair.results.map((c) => c.id));
+    const trimmed = await client.collections.removeProperties(pair.results[0]!.id, ['y'], { force: true });
+    expect(trimmed.collection.properties.map((p) => p.name)).toEqual(['x']);
+    expect(await client.collections.validateDefinition({ name: 'Pair C', properties: [] })).toEqual({ valid: true });
+    const change = await client.collections.validateChange(pair.results[0]!.id, { properties: [] });
+    expect(change).toEqual({ valid: true, errors: [], records: { checked: 0, failed: 0, byField: {}, sample: [] } });
+    const gone = await client.collections.bulkDelete({
+      ids: [pair.results[0]!.id],
+      slugs: [pair.results[1]!.recordSlug],
+    });
+    expect(gone).toMatchObject({ success: true, failed: 0 });
     expect(gone.deleted).toHaveLength(2);
     const slugs: string[] = [];
     for await (const each of client.collections.iterate()) slugs.push(each.recordSlug);

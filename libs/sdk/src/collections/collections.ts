@@ -1,6 +1,15 @@
 import { ITERATOR_PAGE_SIZE as SIZE, walkPages } from '../http/pages.js';
 import { Resource, segment, type CallOptions, type JsonObject } from '../http/resource.js';
-import type { Collection, CollectionInput, CollectionList, CollectionListQuery } from './types.js';
+import type {
+  BulkDeleteResult,
+  ChangeCheck,
+  Collection,
+  CollectionInput,
+  CollectionList,
+  CollectionListQuery,
+  DefinitionCheck,
+  PropertyRemoval,
+} from './types.js';
 
 /** `{data_base}/structures`: collections and their schemas. */
 export class Collections extends Resource {
@@ -54,21 +63,53 @@ export class Collections extends Resource {
     return this.call('POST', `/structures/${segment(id)}/validate`, { body: { data }, signal: options?.signal });
   }
 
-  /** Creates collections in order, in one transaction (all or none); problems come as `structures[i].…`. */
+  /** Checks a definition as a create would (every problem, a taken slug), saving nothing. */
+  validateDefinition(input: CollectionInput, options?: CallOptions): Promise<DefinitionCheck> {
+    return this.call('POST', '/structures/validate', { body: input, signal: options?.signal });
+  }
+
+  /**
+   * Checks a proposed definition (a PUT's body) as the update would, then the collection's live
+   * records against it (counts and a sample of the failing ones), saving nothing.
+   */
+  validateChange(id: string, input: Partial<CollectionInput>, options?: CallOptions): Promise<ChangeCheck> {
+    return this.call('POST', `/structures/${segment(id)}/validate`, { body: input, signal: options?.signal });
+  }
+
+  /**
+   * Creates collections in one transaction (all or none); one may reference another of the same
+   * call in any order. Problems come as `structures[i].…`.
+   */
   bulkCreate(structures: readonly CollectionInput[], options?: CallOptions): Promise<{ results: Collection[] }> {
     return this.call('POST', '/structures/bulk', { body: { structures }, signal: options?.signal });
   }
 
-  /** Soft-deletes collections together (all or none). */
+  /**
+   * Soft-deletes collections by id (or `{ids, slugs}`), answering per item: one another
+   * collection references stays unless that one goes in the same call.
+   */
   bulkDelete(
-    ids: readonly string[],
+    which: readonly string[] | { ids?: readonly string[]; slugs?: readonly string[] },
     options?: CallOptions,
-  ): Promise<{ success: true; deleted: { id: string; deletedAt: string }[] }> {
-    return this.call('DELETE', '/structures/bulk', { body: { ids }, signal: options?.signal });
+  ): Promise<BulkDeleteResult> {
+    const body = isIdList(which) ? { ids: which } : which;
+    return this.call('DELETE', '/structures/bulk', { body, signal: options?.signal });
   }
 
-  /** Removes top-level properties by name. */
-  removeProperties(id: string, names: readonly string[], options?: CallOptions): Promise<Collection> {
-    return this.call('DELETE', `/structures/${segment(id)}/properties`, { body: { names }, signal: options?.signal });
+  /**
+   * Removes top-level properties by name: refused (409) while records hold values for them,
+   * unless `force`, which removes the values too.
+   */
+  removeProperties(
+    id: string,
+    names: readonly string[],
+    options?: CallOptions & { force?: boolean },
+  ): Promise<PropertyRemoval> {
+    const body = { names, ...(options?.force !== undefined ? { force: options.force } : {}) };
+    return this.call('DELETE', `/structures/${segment(id)}/properties`, { body, signal: options?.signal });
   }
+}
+
+function isIdList(which: unknown): which is readonly string[] {
+  return Array.isArray(which);
 }

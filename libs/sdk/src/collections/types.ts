@@ -79,3 +79,42 @@ export interface CollectionList {
   readonly results: Collection[];
   readonly pagination: OffsetPagination;
 }
+
+/** A problem of a request, at the field it names (`properties[2].maxLength`, `data.email`). */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** `DELETE /structures/bulk`: per item, the deleted collections and the refused ones (by their place, `ids[1]`). */
+export interface BulkDeleteResult {
+  success: boolean;
+  deleted: { id: string; recordSlug: string; deletedAt: string }[];
+  failed: number;
+  errors: { field: string; error: { code: string; message: string } }[];
+}
+
+/** `DELETE /structures/{id}/properties`. */
+export interface PropertyRemoval {
+  success: true;
+  collection: Collection;
+  /** How many records lost a value (with `force`). */
+  valuesRemoved: number;
+}
+
+/** `POST /structures/validate`: a definition as a create would find it. */
+export type DefinitionCheck = { valid: true } | { valid: false; errors: FieldProblem[] };
+
+/** `POST /structures/{id}/validate` with a proposed definition: its problems, or how the live records fit it. */
+export type ChangeCheck =
+  | { valid: false; errors: FieldProblem[] }
+  | {
+      valid: boolean;
+      errors: FieldProblem[];
+      records: {
+        checked: number;
+        failed: number;
+        byField: Record<string, number>;
+        sample: { id: string; errors: FieldProblem[] }[];
+      };
+    };
