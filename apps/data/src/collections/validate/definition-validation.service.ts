@@ -22,6 +22,8 @@ export const SCAN_BATCH = 500;
 /** Failing records answered by id, and problems answered per record. */
 export const SAMPLE_SIZE = 20;
 const ERRORS_PER_RECORD = 20;
+/** Field paths counted in `byField` at most. */
+export const MAX_FIELDS = 200;
 
 /** The answer of a definition check: it would be accepted, or every problem a create or an update would answer. */
 export type DefinitionCheck = { valid: true } | { valid: false; errors: FieldError[] };
@@ -30,7 +32,7 @@ export type DefinitionCheck = { valid: true } | { valid: false; errors: FieldErr
 export interface RecordsFit {
   readonly checked: number;
   readonly failed: number;
-  /** Failing records per field path (`data.age`). */
+  /** Failing records per field path (`data.age`), for the first {@link MAX_FIELDS} paths found. */
   readonly byField: Record<string, number>;
   /** The first failing records (in creation order), at most {@link SAMPLE_SIZE}, with their problems. */
   readonly sample: { id: string; errors: FieldError[] }[];
@@ -93,7 +95,7 @@ export class DefinitionValidationService {
   }
 
   private async fit(scope: WorkspaceScope, current: Collection, proposed: ProposedSchema): Promise<RecordsFit> {
-    const tally = new FailureTally(SAMPLE_SIZE, ERRORS_PER_RECORD);
+    const tally = new FailureTally(SAMPLE_SIZE, ERRORS_PER_RECORD, MAX_FIELDS);
     for (let after: ScannedRecord | undefined; ;) {
       const page = await this.scan.page(scope, current.id, after, SCAN_BATCH);
       const problems = await this.pageProblems(scope, current, proposed, page);

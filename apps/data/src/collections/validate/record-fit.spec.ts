@@ -64,14 +64,17 @@ describe('referenceValues', () => {
 
 describe('FailureTally', () => {
   it('counts every failing record and field, and keeps a bounded sample', () => {
-    const tally = new FailureTally(2, 1);
+    const tally = new FailureTally(2, 1, 2);
     tally.add('r1', []);
     tally.add('r2', [
       { field: 'data.a', message: 'x' },
       { field: 'data.a', message: 'y' },
     ]);
     tally.add('r3', [{ field: 'data.b', message: 'z' }]);
-    tally.add('r4', [{ field: 'data.a', message: 'w' }]);
+    tally.add('r4', [
+      { field: 'data.a', message: 'w' },
+      { field: 'data.c', message: 'past the fields counted' },
+    ]);
     expect(tally.failed).toBe(3);
     expect(tally.byField).toEqual({ 'data.a': 2, 'data.b': 1 });
     expect(tally.sample).toEqual([

@@ -59,12 +59,18 @@ export class FailureTally {
   constructor(
     readonly sampleSize: number,
     private readonly errorsPerRecord: number,
+    /** Fields counted at most (paths inside arrays are many): later fields are left out of `byField`. */
+    private readonly maxFields: number,
   ) {}
 
   add(id: string, problems: readonly FieldError[]): void {
     if (problems.length === 0) return;
     this.failed++;
-    for (const field of new Set(problems.map((p) => p.field))) this.byField[field] = (this.byField[field] ?? 0) + 1;
+    for (const field of new Set(problems.map((p) => p.field))) {
+      const seen = Object.hasOwn(this.byField, field);
+      if (seen || Object.keys(this.byField).length < this.maxFields)
+        this.byField[field] = (this.byField[field] ?? 0) + 1;
+    }
     if (this.sample.length < this.sampleSize) this.sample.push({ id, errors: problems.slice(0, this.errorsPerRecord) });
   }
 }
