@@ -122,7 +122,7 @@ export class RerunsService {
     return {
       originalRunId: original.id,
       rerunCount: original.rerunCount,
-      reruns: reruns.map((r) => runView(r, false)),
+      reruns: reruns.map((r) => runView(r)),
     };
   }
 
