@@ -244,6 +244,47 @@ describe('function runs through the test endpoint', () => {
     );
   });
 
+  it("answers a test run's result and logs in the list filtered by its jobId; other lists stay light", async () => {
+    const jobId = await test(
+      `async function run() {
+        console.log('starting', executionParams.n);
+        api.log.warn('careful');
+        for (let i = 0; i < 1005; i++) console.log('line ' + i);
+        return { success: true, data: { doubled: executionParams.n * 2 } };
+      }`,
+      { n: 21 },
+    );
+    // The spec's "Test results: GET /function-runs?jobId=<job_id>", polled until the run has ended.
+    const row = await eventually(
+      async () => {
+        const listed = await call('GET', `${base()}/function-runs?jobId=${jobId}`, { token });
+        expect(listed.status).toBe(200);
+        const r = listed.body.runs[0];
+        return r && FINAL.includes(r.status) ? r : undefined;
+      },
+      45_000,
+      100,
+    );
+    expect(row).toMatchObject({ jobId, status: 'succeeded', result: { success: true, data: { doubled: 42 } } });
+    expect(row.logs.slice(0, 2)).toEqual([
+      { level: 'info', message: 'starting 21', at: expect.any(Number) },
+      { level: 'warn', message: 'careful', at: expect.any(Number) },
+    ]);
+    // Bounded as the detail bounds them: the same lines, cut at COMPUTE_MAX_LOG_ENTRIES.
+    const detail = await call('GET', `${base()}/function-runs/${row.id}`, { token });
+    expect(row.logsTruncated).toBe(true);
+    expect(row.logs).toEqual(detail.body.logs);
+    expect(row.result).toEqual(detail.body.result);
+    expect(row).not.toHaveProperty('apiCalls');
+    expect(row).not.toHaveProperty('storedParameters');
+    // A list not filtered by job leaves them out.
+    const unfiltered = await call('GET', `${base()}/function-runs?limit=100`, { token });
+    const same = unfiltered.body.runs.find((r: Record<string, unknown>) => r['id'] === row.id);
+    expect(same).toMatchObject({ jobId, status: 'succeeded' });
+    expect(same).not.toHaveProperty('result');
+    expect(same).not.toHaveProperty('logs');
+  });
+
   it('filters the run list and refuses bad filters', async () => {
     const since = new Date(Date.now() - 60_000).toISOString();
     const listed = await call('GET', `${base()}/function-runs?status=succeeded&since=${since}&limit=2&page=1`, {

@@ -26,6 +26,11 @@ const CODE = {
   count:
     'async function run() { return { success: true, data: { n: (executionParams.steps.count?.n ?? 0) + 1, at: Math.random() } }; }',
   echoInput: 'async function run() { return { success: true, data: executionParams.input }; }',
+  // An earlier step's output where the paths name it (docs/orchestration.md), and the same read the old way.
+  doubled:
+    'async function run() { return { success: true, data: { x: executionParams.steps.charge.output.amount * 2 } }; }',
+  doubledOld:
+    'async function run() { return { success: true, data: { x: executionParams.steps.charge.amount * 2 } }; }',
 };
 
 async function orchestration(slug: string, steps: unknown[]): Promise<string> {
@@ -157,6 +162,69 @@ describe.each<[string, Record<string, string>]>([['embedded', { TEMPORAL_ADDRESS
       expect(steps.body.data).toHaveLength(2);
       const listed = await call('GET', `${base()}/orchestrations/${id}/runs?status=completed`, { token });
       expect(listed.body.meta).toEqual({ total: 2, page: 1, pageSize: 20 });
+    });
+
+    it("hands a compute step's function the earlier outputs at steps.<id>.output, the old form warned in its run's logs", async () => {
+      const functionRun = async (runId: string) =>
+        (await call('GET', `${stack.baseUrl}/data/workspace/${ws}/api/v1/function-runs/${runId}`, { token })).body;
+      const outcomes: Record<string, { run: any; logs: any[] }> = {};
+      for (const fn of ['doubled', 'doubledOld']) {
+        const id = await orchestration(`paths-${fn.toLowerCase()}`, [
+          { id: 'charge', type: 'compute', functionId: fns['charge'], nextStepId: 'double' },
+          { id: 'double', type: 'compute', functionId: fns[fn] },
+        ]);
+        const started = await call('POST', `${base()}/orchestrations/${id}/runs`, {
+          token,
+          body: { input: { amount: 21 } },
+        });
+        const run = await runUntil(id, started.body.id, final);
+        outcomes[fn] = { run, logs: (await functionRun(run.steps[1].functionRunId)).logs };
+      }
+      for (const fn of ['doubled', 'doubledOld']) {
+        const { run } = outcomes[fn]!;
+        expect({ fn, run }).toMatchObject({
+          fn,
+          run: { status: 'completed', stepOutputs: { charge: { amount: 21 }, double: { x: 42 } } },
+        });
+        // The step row's input is what its function was sent (less `orchestration`).
+        expect(run.steps[1].input).toEqual({
+          input: { amount: 21 },
+          context: {},
+          steps: { charge: { output: { amount: 21 } } },
+        });
+      }
+      // A re-run of the old-form step's function run keeps the old form, and warns again.
+      const rerun = await call(
+        'POST',
+        `${stack.baseUrl}/data/workspace/${ws}/api/v1/function-runs/${outcomes['doubledOld']!.run.steps[1].functionRunId}/rerun`,
+        { token, body: {} },
+      );
+      expect(rerun.status).toBe(200);
+      const rerunRow = await eventually(
+        async () => {
+          const listed = await call(
+            'GET',
+            `${stack.baseUrl}/data/workspace/${ws}/api/v1/function-runs?jobId=${rerun.body.jobId}`,
+            { token },
+          );
+          const r = listed.body.runs[0];
+          return r && r.status !== 'queued' && r.status !== 'running' ? r : undefined;
+        },
+        45_000,
+        50,
+      );
+      expect(rerunRow).toMatchObject({ status: 'succeeded', result: { success: true, data: { x: 42 } } });
+      expect(rerunRow.logs.map((l: any) => l.level)).toEqual(['warn']);
+      expect(outcomes['doubled']!.logs).toEqual([]);
+      expect(outcomes['doubledOld']!.logs).toEqual([
+        {
+          level: 'warn',
+          message:
+            "Deprecated: executionParams.steps.charge.amount reads step 'charge' output the old way; read " +
+            'executionParams.steps.charge.output.amount instead. The old form is removed after 2027-03-01 (docs/orchestration.md).',
+          at: expect.any(Number),
+        },
+      ]);
     });
 
     it('retries a failing compute step with its backoff, each attempt its own step, then applies onFailure', async () => {

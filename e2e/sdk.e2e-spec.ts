@@ -178,6 +178,10 @@ describe('the SDK', () => {
       result: { success: true, data: { executionParams: { n: 1 } } },
     });
     expect(tested.logs.map((l) => l.message)).toEqual(['hello']);
+    // The list filtered by the job answers the test's result and logs too (typed on byJobId).
+    const byJob = await client.functionRuns.byJobId(queued.jobId);
+    expect(byJob?.result).toEqual(tested.result);
+    expect(byJob?.logs.map((l) => l.message)).toEqual(['hello']);
 
     const trigger = await client.functionTriggers.create({
       name: 'by hand',

@@ -451,6 +451,13 @@ export interface FunctionRunStart {
   readonly functionId: string;
   /** The function's executionParams. */
   readonly executionParams: Readonly<Record<string, unknown>>;
+  /**
+   * Set while the old form of `executionParams.steps` is kept (docs/orchestration.md, "What a
+   * compute step's function receives"): `steps.<id>` holds `{output}`, and the function may still
+   * read `steps.<id>.<field>` as before, each step's first such read logging a deprecation warning
+   * in the run's logs that names `sunset` (YYYY-MM-DD). Absent: executionParams as they are.
+   */
+  readonly legacyStepOutputs?: { readonly sunset: string };
   /** The run's wall-clock limit (the step's timeoutMs). */
   readonly timeoutMs: number;
   /** Shown on the run record's executionContext. */

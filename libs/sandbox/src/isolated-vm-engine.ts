@@ -451,6 +451,8 @@ async function executeOnIsolate(
     triggerParams: job.triggerParams ?? null,
     executionParams: job.executionParams ?? null,
     request: job.kind === 'endpoint' ? (job.request ?? null) : null,
+    legacyStepOutputs:
+      job.kind === 'run' && job.legacyStepOutputs ? { sunset: String(job.legacyStepOutputs.sunset) } : null,
     maxOutputBytes: limits.maxOutputBytes,
     maxLogBytes: limits.maxLogBytes,
     maxLogEntries: limits.maxLogEntries,

@@ -23,6 +23,8 @@ export interface PreludeConfig {
   triggerParams: unknown;
   executionParams: unknown;
   request: unknown;
+  /** An orchestration step's run: the old form of `executionParams.steps` kept until `sunset` (below). */
+  legacyStepOutputs: { sunset: string } | null;
   maxOutputBytes: number;
   maxLogBytes: number;
   maxLogEntries: number;
@@ -48,7 +50,14 @@ const ReflectApply = Reflect.apply;
 const ObjectFreeze = Object.freeze;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectKeys = Object.keys;
+const ObjectHasOwn = Object.hasOwn;
+const ObjectCtor = Object;
 const ArrayIsArray = Array.isArray;
+const ReflectGet = Reflect.get;
+const ReflectHas = Reflect.has;
+const ProxyCtor = Proxy;
+const FunctionBind = Function.prototype.bind;
+const SymbolToPrimitive = Symbol.toPrimitive;
 const NumberIsInteger = Number.isInteger;
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
@@ -232,6 +241,62 @@ const clearTimeout = function clearTimeout(id) {
   timersPending--;
   ReflectApply(clearApplyIgnored, hostClearTimer, [undefined, [id]]);
 };
+
+// ---- an orchestration step's executionParams.steps: each output at steps.<id>.output, the old form kept ----
+// Before 2026-11-29 the output itself was at steps.<id>. Until the sunset, steps.<id> answers the old
+// reads too: a key the wrapper lacks and the output has (its fields, a list's items, length and methods,
+// a string's), and a primitive output used as a value. Each step's first such read logs one warning.
+// Enumeration and JSON (Object.keys, spread, JSON.stringify) see only the new form.
+const legacyWarned = { __proto__: null };
+const warnLegacyStep = (id, key) => {
+  if (legacyWarned[id] === true) return;
+  legacyWarned[id] = true;
+  const at = 'executionParams.steps.' + id;
+  const old = typeof key === 'string' ? at + '.' + key : key === SymbolToPrimitive ? at + ' used as a value' : at + ' (' + safeString(key) + ')';
+  const now = typeof key === 'string' ? at + '.output.' + key : at + '.output';
+  emitLog('warn', ['Deprecated: ' + old + " reads step '" + id + "' output the old way; read " + now + ' instead. The old form is removed after ' + config.legacyStepOutputs.sunset + ' (docs/orchestration.md).']);
+};
+const legacyStep = (id, wrapper) => {
+  const output = wrapper.output;
+  const primitive = output !== null && typeof output !== 'object';
+  const source = output === null ? null : primitive ? ObjectCtor(output) : output;
+  const isLegacyKey = (target, key) => source !== null && (ObjectHasOwn(source, key) || (!ReflectHas(target, key) && ReflectHas(source, key)));
+  return new ProxyCtor(wrapper, {
+    __proto__: null,
+    get(target, key, receiver) {
+      if (!ObjectHasOwn(target, key)) {
+        if (isLegacyKey(target, key)) {
+          warnLegacyStep(id, key);
+          const value = ReflectGet(source, key);
+          return typeof value === 'function' ? ReflectApply(FunctionBind, value, [source]) : value;
+        }
+        if (primitive && key === SymbolToPrimitive) {
+          warnLegacyStep(id, key);
+          return () => output;
+        }
+      }
+      return ReflectGet(target, key, receiver);
+    },
+    has(target, key) {
+      if (ObjectHasOwn(target, key) || !isLegacyKey(target, key)) return ReflectHas(target, key);
+      warnLegacyStep(id, key);
+      return true;
+    },
+  });
+};
+const keepLegacyStepOutputs = (params) => {
+  if (params === null || typeof params !== 'object' || ArrayIsArray(params)) return;
+  const steps = params.steps;
+  if (steps === null || typeof steps !== 'object' || ArrayIsArray(steps)) return;
+  const ids = ObjectKeys(steps);
+  for (let i = 0; i < ids.length; i++) {
+    const wrapper = steps[ids[i]];
+    if (wrapper === null || typeof wrapper !== 'object' || ArrayIsArray(wrapper) || !ObjectHasOwn(wrapper, 'output')) continue;
+    // Defined, not assigned: a step id __proto__ is a key like any other.
+    ObjectDefineProperty(steps, ids[i], { __proto__: null, value: legacyStep(ids[i], wrapper), writable: true, enumerable: true, configurable: true });
+  }
+};
+if (config.kind === 'run' && config.legacyStepOutputs !== null) keepLegacyStepOutputs(config.executionParams);
 
 // ---- the globals user code sees ----
 delete global.console; // V8's own console (prints nowhere); replaced below

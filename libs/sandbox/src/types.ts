@@ -53,6 +53,13 @@ export interface SandboxJob {
   executionParams: JsonValue;
   /** kind 'endpoint': `context.req`. */
   request?: EndpointRequest;
+  /**
+   * kind 'run', an orchestration compute step's: `executionParams.steps.<id>` is `{output}`, and
+   * reading it the old way (`steps.<id>.<field>`, the output used as a value) still answers the
+   * output's, the first such read of each step logging a deprecation warning naming `sunset`
+   * (docs/orchestration.md). Nothing is done for a run without it.
+   */
+  legacyStepOutputs?: { readonly sunset: string };
   limits: SandboxLimits;
   /**
    * When set, the run's context is made (an endpoint module compiled) at once, but no

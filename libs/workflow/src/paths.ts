@@ -54,3 +54,24 @@ export function readPath(scope: RunScope, path: string): { exists: boolean; valu
   }
   return { exists: current !== undefined, value: current };
 }
+
+/** The run's scope in the shape its paths name it: each earlier step's output under `steps.<id>.output`. */
+export interface ScopeByPath {
+  readonly input: JsonValue;
+  readonly context: JsonValue;
+  readonly steps: { readonly [stepId: string]: { readonly output: JsonValue } };
+}
+
+/**
+ * The scope as the paths read it (`input.`, `context.`, `steps.<id>.output.`): what a compute
+ * step's function receives as executionParams, and what a step row records as its input. A
+ * step's output is wrapped whatever it is (an object, a list, a number, a string, null).
+ */
+export function scopeByPath(scope: RunScope): ScopeByPath {
+  const steps: Record<string, { output: JsonValue }> = {};
+  for (const [id, output] of Object.entries(scope.steps)) {
+    // Defined, not assigned: a step id `__proto__` is a key like any other.
+    Object.defineProperty(steps, id, { value: { output }, enumerable: true, writable: true, configurable: true });
+  }
+  return { input: scope.input, context: scope.context, steps };
+}

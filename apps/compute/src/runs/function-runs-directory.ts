@@ -74,12 +74,17 @@ export class FunctionRunsDirectory implements OnApplicationBootstrap, OnApplicat
     const fn = await this.functions.find(scope, s.functionId);
     if (!fn) return { started: false, reason: 'Function not found.' };
     const triggerId = await this.triggers.systemTrigger(scope, randomUUID(), this.clock.now());
+    const sunset: unknown = s.legacyStepOutputs?.sunset;
     const wallMs = Math.min(MAX_STEP_WALL_MS, Math.max(1000, Math.round(Number(s.timeoutMs) || 300_000)));
     const request: RunRequest = {
       target: { kind: 'function', functionId: fn.id, version: fn.version, codeHash: fn.codeHash },
       triggerId,
       source: 'trigger',
-      params: { triggerParams: {}, executionParams: s.executionParams ?? {} },
+      params: {
+        triggerParams: {},
+        executionParams: s.executionParams ?? {},
+        ...(isSunset(sunset) ? { legacyStepOutputs: { sunset } } : {}),
+      },
       context: {
         trigger: { id: triggerId, name: SYSTEM_TRIGGER_NAME, executionType: 'on-demand' },
         invocationDepth: 0,
@@ -118,6 +123,9 @@ export class FunctionRunsDirectory implements OnApplicationBootstrap, OnApplicat
     };
   }
 }
+
+/** A sunset date as orchestration names it (YYYY-MM-DD): it is written into the run's logs. */
+const isSunset = (value: unknown): value is string => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
 
 function started(queued: QueuedJob): FunctionRunStartReply {
   return { started: true, runId: queued.runId, jobId: queued.jobId, rateLimited: queued.status === 'rate_limited' };

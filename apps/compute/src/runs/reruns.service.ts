@@ -99,6 +99,8 @@ export class RerunsService {
               }),
           executionParams,
           ...(params.request ? { request: rerunRequest(params.request, body.overrideParams) } : {}),
+          // A compute step's run read again as it was: the old form of its steps still answered.
+          ...(params.legacyStepOutputs ? { legacyStepOutputs: params.legacyStepOutputs } : {}),
         },
         context: {
           trigger: { id: trigger.id, name: trigger.name, executionType: trigger.executionType },
@@ -122,7 +124,7 @@ export class RerunsService {
     return {
       originalRunId: original.id,
       rerunCount: original.rerunCount,
-      reruns: reruns.map((r) => runView(r, false)),
+      reruns: reruns.map((r) => runView(r)),
     };
   }
 

@@ -16,6 +16,12 @@ export interface RunParams {
    * on runs queued by earlier releases.
    */
   readonly secretParams?: readonly string[];
+  /**
+   * An orchestration compute step's run: `executionParams.steps.<id>` holds `{output}`, and the
+   * old form `steps.<id>.<field>` is still answered, with a deprecation warning naming `sunset`
+   * in the run's logs (docs/orchestration.md). Absent on every other run.
+   */
+  readonly legacyStepOutputs?: { readonly sunset: string };
 }
 
 /** Where a run's parameters are sealed: bound to the run (earlier releases: the legacy binding). */

@@ -10,10 +10,22 @@ function parsed(text: string | null): unknown {
   }
 }
 
-/** A function run as the API answers it; the detail adds logs, API calls, the return value and the error. */
-export function runView(r: RunEntity, detail: boolean): Record<string, unknown> {
+/**
+ * What a run produced for its user: `result` (what `run()` returned) and `logs`, bounded when the
+ * worker wrote them (COMPUTE_MAX_OUTPUT_BYTES, COMPUTE_MAX_LOG_BYTES and COMPUTE_MAX_LOG_ENTRIES).
+ * The detail answers them, and so does the list filtered by `jobId` (the spec's "test results").
+ */
+export function runOutputView(r: RunEntity): { result: unknown; logs: unknown } {
+  return { result: parsed(r.returnValue), logs: parsed(r.logs) ?? [] };
+}
+
+/**
+ * A function run as the API answers it. `detail` (one run) adds the stored parameters' key,
+ * `result`, `logs` and API calls; `output` (a list row of one job) adds `result` and `logs`.
+ */
+export function runView(r: RunEntity, shape: 'row' | 'output' | 'detail' = 'row'): Record<string, unknown> {
   const durationMs = r.startedAt && r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null;
-  return {
+  const row: Record<string, unknown> = {
     id: r.id,
     jobId: r.jobId,
     workspaceSlug: r.workspaceSlug,
@@ -38,13 +50,13 @@ export function runView(r: RunEntity, detail: boolean): Record<string, unknown> 
     rerunBy: r.rerunBy,
     rerunReason: r.rerunReason,
     createdBy: r.createdBy,
-    ...(detail
-      ? {
-          storedParameters: { encrypted: true, keyVersion: r.paramsKeyVersion },
-          result: parsed(r.returnValue),
-          logs: parsed(r.logs) ?? [],
-          apiCalls: parsed(r.apiCalls) ?? [],
-        }
-      : {}),
+  };
+  if (shape === 'output') return { ...row, ...runOutputView(r) };
+  if (shape === 'row') return row;
+  return {
+    ...row,
+    storedParameters: { encrypted: true, keyVersion: r.paramsKeyVersion },
+    ...runOutputView(r),
+    apiCalls: parsed(r.apiCalls) ?? [],
   };
 }

@@ -40,6 +40,8 @@ export type HeldRun = NewRun & { readonly held: NonNullable<NewRun['held']> };
 
 export interface RunFilters {
   readonly jobId?: string | undefined;
+  /** Reads the return value and the logs too (the list of one job's runs answers them). */
+  readonly withOutput?: boolean;
   readonly functionId?: string | undefined;
   readonly triggerId?: string | undefined;
   readonly status?: RunStatus | undefined;
@@ -259,11 +261,11 @@ export class RunsRepository {
     return row ?? undefined;
   }
 
-  /** A page of runs, newest first, without logs, return values or parameters. */
+  /** A page of runs, newest first, without parameters; without logs and return values unless `withOutput`. */
   async list(scope: WorkspaceScope, f: RunFilters): Promise<{ rows: RunEntity[]; total: number }> {
     const query = this.db
       .createQueryBuilder(RunEntity, 'r')
-      .select(LIST_COLUMNS)
+      .select(f.withOutput ? [...LIST_COLUMNS, 'r.returnValue', 'r.logs'] : LIST_COLUMNS)
       .where('r.workspace_slug = :workspace', { workspace: scope.workspace });
     if (f.jobId) query.andWhere('r.job_id = :jobId', { jobId: f.jobId });
     if (f.functionId) query.andWhere('r.function_id = :functionId', { functionId: f.functionId });

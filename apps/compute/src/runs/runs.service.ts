@@ -7,7 +7,10 @@ import { RunsRepository } from './runs.repository.js';
 
 export const RUN_NOT_FOUND = 'Function run not found.';
 
-/** Reading function runs: the list (filters, newest first) and the detail with logs. */
+/**
+ * Reading function runs: the list (filters, newest first; one job's with their result and logs)
+ * and the detail with logs.
+ */
 @Injectable()
 export class RunsService {
   constructor(private readonly runs: RunsRepository) {}
@@ -17,6 +20,7 @@ export class RunsService {
     const limit = q.limit ?? 50;
     const { rows, total } = await this.runs.list(scope, {
       jobId: q.jobId,
+      withOutput: q.jobId !== undefined,
       functionId: q.functionId,
       triggerId: q.triggerId,
       status: q.status,
@@ -25,12 +29,14 @@ export class RunsService {
       page,
       limit,
     });
-    return { runs: rows.map((r) => runView(r, false)), total, page, limit };
+    // One job's runs (the spec's "test results") with what they produced; other lists stay light.
+    const shape = q.jobId === undefined ? 'row' : 'output';
+    return { runs: rows.map((r) => runView(r, shape)), total, page, limit };
   }
 
   async get(scope: WorkspaceScope, id: string) {
     const run = await this.runs.find(scope, id);
     if (!run) throw StrataException.notFound(RUN_NOT_FOUND);
-    return runView(run, true);
+    return runView(run, 'detail');
   }
 }

@@ -494,6 +494,7 @@ export class RunExecutor {
             triggerParams: (params.triggerParams ?? {}) as JsonValue,
             executionParams: (params.executionParams ?? {}) as JsonValue,
             ...(params.request ? { request: params.request } : {}),
+            ...(params.legacyStepOutputs && !params.request ? { legacyStepOutputs: params.legacyStepOutputs } : {}),
             limits: run.limits as unknown as RunLimits,
             // The context is made while the gate settles; no user code runs before.
             ...(gate ? { gate } : {}),

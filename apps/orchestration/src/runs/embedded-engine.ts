@@ -28,6 +28,7 @@ import {
   recordComputeOutcome,
   resumeFromDelay,
   scopeOf,
+  stepInputOf,
   startingStepRow,
   startRun,
 } from './run-progress.js';
@@ -336,7 +337,7 @@ export class EmbeddedEngine extends RunEngine implements OnApplicationBootstrap,
       const { result, transition } = afterDecision(step, scopeOf(run));
       const row = newStepRow(run, step, now, {
         status: 'succeeded',
-        input: scopeOf(run) as unknown as JsonValue,
+        input: stepInputOf(run) as unknown as JsonValue,
         decision_result: result as unknown as JsonValue,
         completed_at: now,
       });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { isUUID } from 'class-validator';
-import { applyStartReply, startingStepRow, stepAttemptJobId } from './run-progress.js';
+import {
+  applyStartReply,
+  functionRunOf,
+  LEGACY_STEP_OUTPUTS_SUNSET,
+  startingStepRow,
+  stepAttemptJobId,
+} from './run-progress.js';
 import type { RunRow } from './run-rows.js';
 
 describe('stepAttemptJobId', () => {
@@ -72,5 +78,36 @@ describe("a compute attempt's row before and after compute answers its start", (
       error: { message: 'too big', code: 'PARAMETERS_TOO_LARGE' },
     });
     expect(large).toMatchObject({ status: 'failed', function_run_id: null, error: { code: 'PARAMETERS_TOO_LARGE' } });
+  });
+});
+
+describe("what a compute step's function is sent", () => {
+  const step = { id: 'notify', type: 'compute' as const, functionId: '0b8e2f4c-5a1d-4c3e-9f7a-2d6b8c0e1f3a' };
+  const run = {
+    id: 'orun_01JX0000000000000000',
+    orchestration_id: 'orch_01JX0000000000000000',
+    current_attempt: 1,
+    executed_steps: ['charge', 'count'],
+    input: { amount: 3 },
+    context: { region: 'eu' },
+    step_outputs: { charge: { amount: 3 }, count: 7 },
+  } as unknown as RunRow;
+
+  it('has the earlier outputs under steps.<id>.output, as the paths name them, with the old form kept until its sunset', () => {
+    const start = functionRunOf(run, step);
+    expect(start.executionParams).toEqual({
+      input: { amount: 3 },
+      context: { region: 'eu' },
+      steps: { charge: { output: { amount: 3 } }, count: { output: 7 } },
+      orchestration: { runId: run.id, stepId: 'notify', attempt: 1 },
+    });
+    expect(start.legacyStepOutputs).toEqual({ sunset: LEGACY_STEP_OUTPUTS_SUNSET });
+    expect(LEGACY_STEP_OUTPUTS_SUNSET).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it("records the same on the attempt's row as its input", () => {
+    const row = startingStepRow(run, step, new Date('2026-11-29T10:00:00Z'));
+    const { orchestration: _, ...sent } = functionRunOf(run, step).executionParams;
+    expect(row.input).toEqual(sent);
   });
 });

@@ -6,7 +6,9 @@ import {
   type ComputeOutcome,
   type ComputeStep,
   type JsonValue,
+  scopeByPath,
   type RunScope,
+  type ScopeByPath,
   type Step,
   type Transition,
 } from '@strata/workflow';
@@ -78,10 +80,26 @@ export function pendingRun(
   };
 }
 
-/** The paths a decision and a compute step see: `input.`, `context.`, `steps.<id>.output.`. */
+/** What a decision's paths read: `input.`, `context.`, `steps.<id>.output.`. */
 export function scopeOf(run: RunRow): RunScope {
   return { input: run.input, context: run.context, steps: run.step_outputs };
 }
+
+/**
+ * The scope in the paths' shape (`steps.<id>.output`): what a compute step's function receives,
+ * and the `input` a compute or decision step row records.
+ */
+export function stepInputOf(run: RunRow): ScopeByPath {
+  return scopeByPath(scopeOf(run));
+}
+
+/**
+ * Until this date a compute step's function may still read an earlier step's output the old way,
+ * `executionParams.steps.<id>.<field>` (before 2026-11-29 the output itself was at `steps.<id>`),
+ * each step's first such read logging a deprecation warning in the function run's logs
+ * (docs/orchestration.md). A release after it stops sending `legacyStepOutputs`.
+ */
+export const LEGACY_STEP_OUTPUTS_SUNSET = '2027-03-01';
 
 /** A pending run starts at its first step. */
 export function startRun(run: RunRow, steps: readonly Step[], now: Date): void {
@@ -137,9 +155,10 @@ export function functionRunOf(run: RunRow, step: ComputeStep): Omit<FunctionRunS
   return {
     functionId: step.functionId,
     executionParams: {
-      ...scopeOf(run),
+      ...stepInputOf(run),
       orchestration: { runId: run.id, stepId: step.id, attempt: run.current_attempt },
     },
+    legacyStepOutputs: { sunset: LEGACY_STEP_OUTPUTS_SUNSET },
     timeoutMs: step.timeoutMs ?? DEFAULT_COMPUTE_TIMEOUT_MS,
     origin: { orchestrationId: run.orchestration_id, runId: run.id, stepId: step.id, attempt: run.current_attempt },
     jobId: stepAttemptJobId(run.id, step.id, run.current_attempt, run.executed_steps.length),
@@ -170,7 +189,7 @@ export function startedStepRow(
 export function startingStepRow(run: RunRow, step: ComputeStep, now: Date): StepRow {
   return newStepRow(run, step, now, {
     status: 'running',
-    input: scopeOf(run) as unknown as JsonValue,
+    input: stepInputOf(run) as unknown as JsonValue,
     function_id: step.functionId,
     execution_id: functionRunOf(run, step).jobId,
   });

@@ -23,6 +23,7 @@ import {
   recordComputeOutcome,
   resumeFromDelay,
   scopeOf,
+  stepInputOf,
   startedStepRow,
   startRun,
 } from '../runs/run-progress.js';
@@ -109,7 +110,7 @@ export class RunActivities implements Omit<RunPorts, 'sleep'> {
           tx,
           newStepRow(run, step, now, {
             status: 'succeeded',
-            input: scopeOf(run) as unknown as JsonValue,
+            input: stepInputOf(run) as unknown as JsonValue,
             decision_result: result as unknown as JsonValue,
             completed_at: now,
           }),

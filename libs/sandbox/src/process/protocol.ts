@@ -34,6 +34,7 @@ export interface JobData {
   readonly triggerParams: JsonValue;
   readonly executionParams: JsonValue;
   readonly request?: EndpointRequest;
+  readonly legacyStepOutputs?: { readonly sunset: string };
   readonly limits: SandboxLimits;
   readonly gated: boolean;
 }

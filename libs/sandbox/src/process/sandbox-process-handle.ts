@@ -137,6 +137,7 @@ export class SandboxProcessHandle {
         triggerParams: job.triggerParams ?? null,
         executionParams: job.executionParams ?? null,
         ...(job.request ? { request: job.request } : {}),
+        ...(job.legacyStepOutputs ? { legacyStepOutputs: job.legacyStepOutputs } : {}),
         limits: job.limits,
         gated: job.gate !== undefined,
       };

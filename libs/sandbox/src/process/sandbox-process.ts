@@ -102,6 +102,7 @@ function start(id: number, message: Extract<ToSandbox, { t: 'run' }>): void {
     triggerParams: data.triggerParams,
     executionParams: data.executionParams,
     ...(data.request ? { request: data.request } : {}),
+    ...(data.legacyStepOutputs ? { legacyStepOutputs: data.legacyStepOutputs } : {}),
     limits: data.limits,
     stop: run.stop.signal,
     onStart: () => send({ t: 'started', id }),

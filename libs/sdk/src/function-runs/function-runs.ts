@@ -5,6 +5,7 @@ import type {
   FunctionRunDetail,
   FunctionRunList,
   FunctionRunListQuery,
+  FunctionRunWithOutput,
   RerunInput,
   RunDocument,
 } from './types.js';
@@ -15,6 +16,12 @@ export const isFinal = (run: Pick<FunctionRun, 'status'>): boolean =>
 
 /** `{data_base}/function-runs`: every execution of a function (`client.runs` is its deprecated name). */
 export class FunctionRuns extends Resource {
+  /** Filtered by `jobId`, each run comes with its `result` and `logs` (the spec's "test results"). */
+  list(
+    query: FunctionRunListQuery & { readonly jobId: string },
+    options?: CallOptions,
+  ): Promise<FunctionRunList<FunctionRunWithOutput>>;
+  list(query?: FunctionRunListQuery, options?: CallOptions): Promise<FunctionRunList>;
   list(query: FunctionRunListQuery = {}, options?: CallOptions): Promise<FunctionRunList> {
     return this.read('/function-runs', { ...query }, options);
   }
@@ -34,8 +41,11 @@ export class FunctionRuns extends Resource {
     return this.read(`/function-runs/${segment(id)}`, undefined, options);
   }
 
-  /** The run of a job (a test run's or an execute's `jobId`), or undefined while it is not written yet. */
-  async byJobId(jobId: string, options?: CallOptions): Promise<FunctionRun | undefined> {
+  /**
+   * The run of a job (a test run's or an execute's `jobId`) with its `result` and `logs`, or
+   * undefined while it is not written yet.
+   */
+  async byJobId(jobId: string, options?: CallOptions): Promise<FunctionRunWithOutput | undefined> {
     return (await this.list({ jobId }, options)).runs[0];
   }
 

@@ -36,11 +36,25 @@ export interface FunctionRun {
   readonly createdBy: string | null;
 }
 
-/** The detail: the list row with what the run produced. */
-export interface FunctionRunDetail extends FunctionRun {
+/** A log line of a run: `at` in ms since the run started. */
+export interface FunctionRunLog {
+  readonly level: string;
+  readonly message: string;
+  readonly at: number;
+}
+
+/**
+ * A run of the list filtered by `jobId` (the spec's "test results"): the row with what the run
+ * produced, bounded as in the detail. `result` is null and `logs` empty until the run has ended.
+ */
+export interface FunctionRunWithOutput extends FunctionRun {
   /** What `run()` returned. */
   readonly result?: JsonValue;
-  readonly logs: { level: string; message: string; at: number }[];
+  readonly logs: FunctionRunLog[];
+}
+
+/** The detail: the list row with what the run produced. */
+export interface FunctionRunDetail extends FunctionRunWithOutput {
   readonly apiCalls: { method: string; startedAtMs: number; durationMs: number; ok: boolean; error?: string }[];
   readonly storedParameters?: { encrypted: true; keyVersion: number };
 }
@@ -58,8 +72,8 @@ export interface FunctionRunListQuery {
   readonly limit?: number;
 }
 
-export interface FunctionRunList {
-  readonly runs: FunctionRun[];
+export interface FunctionRunList<Run extends FunctionRun = FunctionRun> {
+  readonly runs: Run[];
   readonly total: number;
   readonly page: number;
   readonly limit: number;
