@@ -64,3 +64,79 @@ describe('the string language', () => {
     expect(records.body.data.map((r: { data: { total: number } }) => r.data.total)).toEqual([7]);
   });
 });
+
+describe('deprecated forms', () => {
+  const sunset = 'Thu, 29 Oct 2026 23:59:59 GMT';
+
+  it('marks {{var}} placeholders and a promoted legacy join at every execution', async () => {
+    const makers = await collection({ name: 'Makers', properties: [{ name: 'country', type: 'string' }] });
+    const tools = await collection({
+      name: 'Tools',
+      properties: [
+        { name: 'name', type: 'string' },
+        { name: 'price', type: 'number' },
+        { name: 'makerId', type: 'string' },
+      ],
+    });
+    const maker = await api('POST', '/records', { structureId: makers.id, data: { country: 'NO' } });
+    await api('POST', '/records', { structureId: tools.id, data: { name: 'saw', price: 5, makerId: maker.body.id } });
+
+    const legacyVars = await api('POST', '/saved-queries', {
+      name: 'cheap',
+      query: { resource: 'tools', where: { 'data.price': { lte: '{{max}}' } } },
+      variables: { max: { type: 'number' } },
+    });
+    expect(legacyVars.status).toBe(201);
+    const legacyJoin = await api('POST', '/saved-queries', {
+      name: 'with maker',
+      query: { resource: 'tools', join: { foreignSlug: 'makers', localField: 'makerId', foreignField: 'id' } },
+    });
+    expect(legacyJoin.status).toBe(201);
+    expect(legacyJoin.headers.get('sunset')).toBe(sunset);
+    const current = await api('POST', '/saved-queries', {
+      name: 'current',
+      query: { resource: 'tools', where: { 'data.price': { lte: '${max}' } } },
+      variables: { max: { type: 'number' } },
+    });
+
+    const forms = (id: string) => [
+      `/saved-queries/${id}/execute`,
+      `/saved-queries/tools/${id}/execute`,
+      `/saved-queries/slug/tools/execute/${id}`,
+    ];
+    for (const path of forms(legacyVars.body.id)) {
+      const res = await api('POST', path, { variables: { max: 10 } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('deprecation')).toBe('true');
+      expect(res.headers.get('sunset')).toBe(sunset);
+      expect(res.headers.get('link')).toContain('</docs/data.json#saved-query-variables>; rel="successor-version"');
+    }
+    for (const path of forms(legacyJoin.body.id)) {
+      const res = await api('POST', path, {});
+      expect(res.status).toBe(200);
+      expect(res.headers.get('deprecation')).toBe('true');
+      expect(res.headers.get('sunset')).toBe(sunset);
+      expect(res.headers.get('link')).toContain('</docs/data.json#joins>; rel="successor-version"');
+    }
+    const now = await api('POST', `/saved-queries/${current.body.id}/execute`, { variables: { max: 10 } });
+    expect(now.status).toBe(200);
+    expect(now.headers.get('deprecation')).toBeNull();
+
+    // A definition tested without saving, and a canonical query, say the same.
+    const tested = await api('POST', '/saved-queries/tools/test', {
+      query: { where: { 'data.price': { lte: '{{max}}' } } },
+      variables: { max: { type: 'number' } },
+      values: { max: 10 },
+    });
+    expect(tested.status).toBe(200);
+    expect(tested.headers.get('sunset')).toBe(sunset);
+    expect(tested.headers.get('link')).toContain('#saved-query-variables');
+    const canonical = await api('POST', '/records/query', {
+      resource: 'tools',
+      join: { foreignSlug: 'makers', localField: 'makerId', foreignField: 'id' },
+    });
+    expect(canonical.status).toBe(200);
+    expect(canonical.headers.get('sunset')).toBe(sunset);
+    expect(canonical.headers.get('link')).toBe('</docs/data.json#joins>; rel="successor-version"');
+  });
+});
