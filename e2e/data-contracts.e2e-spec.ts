@@ -68,6 +68,20 @@ describe('the string language', () => {
 describe('deprecated forms', () => {
   const sunset = 'Thu, 29 Oct 2026 23:59:59 GMT';
 
+  it('answers the legacy list form on both list paths with its headers, after its sunset too', async () => {
+    const items = await collection({ name: 'Items', properties: [{ name: 'n', type: 'number' }] });
+    await api('POST', '/records', { structureId: items.id, data: { n: 1 } });
+    await api('POST', '/records', { structureId: items.id, data: { n: 2 } });
+    for (const path of [`/records?structureId=${items.id}&data.n[gt]=1`, `/records/slug/items?data.n[gt]=1`]) {
+      const res = await api('GET', path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('deprecation')).toBe('true');
+      expect(res.headers.get('sunset')).toBe('Thu, 10 Sep 2026 23:59:59 GMT');
+      expect(res.headers.get('link')).toBe('</docs/data.json#filter>; rel="successor-version"');
+      expect(res.body.results.map((r: { data: { n: number } }) => r.data.n)).toEqual([2]);
+    }
+  });
+
   it('marks {{var}} placeholders and a promoted legacy join at every execution', async () => {
     const makers = await collection({ name: 'Makers', properties: [{ name: 'country', type: 'string' }] });
     const tools = await collection({
