@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
 
 /**
  * Contract points of the data service (issue 36): the changelog's userName, the legacy list
@@ -28,6 +28,44 @@ async function collection(body: Record<string, unknown>): Promise<{ id: string; 
   expect(res.status).toBe(200);
   return res.body;
 }
+
+describe('a record read at a version', () => {
+  it("answers that version's timestamps and actor, not the current record's", async () => {
+    const docs = await collection({
+      name: 'Docs',
+      enableVersioning: true,
+      properties: [{ name: 'title', type: 'string' }],
+    });
+    const editor = await serviceAccountToken(stack, ws, token, {
+      name: 'editor-bot',
+      resource: 'records',
+      actions: ['create', 'retrieve', 'update'],
+    });
+    const created = await api('POST', '/records', { structureId: docs.id, data: { title: 'v1' } });
+    const id = created.body.id;
+    const updated = await api('PATCH', `/records/${id}`, { data: { title: 'v2' } }, editor);
+    expect(updated.status).toBe(200);
+    expect(updated.body.updatedBy).not.toBe(created.body.createdBy);
+    expect(updated.body.updatedAt).not.toBe(created.body.updatedAt);
+
+    const first = await api('GET', `/records/${id}?version=1`);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      version: 1,
+      data: { title: 'v1' },
+      createdAt: created.body.createdAt,
+      createdBy: created.body.createdBy,
+      updatedAt: created.body.updatedAt,
+      updatedBy: created.body.createdBy,
+    });
+    const second = await api('GET', `/records/${id}?version=2`);
+    expect(second.body).toMatchObject({
+      version: 2,
+      updatedAt: updated.body.updatedAt,
+      updatedBy: updated.body.updatedBy,
+    });
+  });
+});
 
 describe('the string language', () => {
   it("accepts the spec's FROM-first order besides SQL's", async () => {

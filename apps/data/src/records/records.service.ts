@@ -87,10 +87,14 @@ export class RecordsService {
     let response = await this.presenter.record(c, row, grants);
     if (query.version !== undefined && query.version !== row.version) {
       const version = await this.history.version(scope, row.id, query.version);
+      // That version as it was written: its data, its time and its actor (createdAt and
+      // createdBy are the record's, the same in every version).
       response = {
         ...response,
         version: version.version,
         data: await this.presenter.data(c, row.id, version.data, grants),
+        updatedAt: version.updated_at.toISOString(),
+        updatedBy: version.updated_by,
       };
     }
     if (paths.length) await this.expander.expand(scope, c, [response.data], paths, grants);
