@@ -67,6 +67,62 @@ describe('a record read at a version', () => {
   });
 });
 
+describe('an inactive collection', () => {
+  it('refuses every record write with 409 in the records shape, and keeps serving reads', async () => {
+    const parked = await collection({
+      name: 'Parked',
+      enableVersioning: true,
+      properties: [{ name: 'sku', type: 'string' }],
+    });
+    const kept = await api('POST', '/records', { structureId: parked.id, data: { sku: 'a' } });
+    await api('PATCH', `/records/${kept.body.id}`, { data: { sku: 'b' } });
+    const gone = await api('POST', '/records', { structureId: parked.id, data: { sku: 'gone' } });
+    await api('DELETE', `/records/${gone.body.id}`);
+    const off = await api('PUT', `/structures/${parked.id}`, { status: 'inactive' });
+    expect(off.status).toBe(200);
+    expect(off.body.status).toBe('inactive');
+
+    const id = kept.body.id;
+    const writes: [string, string, unknown][] = [
+      ['POST', '/records', { structureId: parked.id, data: { sku: 'c' } }],
+      ['PATCH', `/records/${id}`, { data: { sku: 'c' } }],
+      ['PUT', `/records/${id}`, { data: { sku: 'c' } }],
+      ['POST', `/records/slug/${parked.recordSlug}/upsert`, { match: { sku: 'b' }, data: { sku: 'b' } }],
+      ['POST', '/records/bulk', { structureId: parked.id, records: [{ data: { sku: 'd' } }] }],
+      ['POST', '/records/batch', { structureId: parked.id, records: [{ data: { sku: 'd' } }] }],
+      ['PATCH', '/records/bulk', { updates: [{ id, data: { sku: 'e' } }] }],
+      ['DELETE', '/records/bulk', { ids: [id], permanent: false }],
+      ['DELETE', `/records/${id}`, undefined],
+      ['POST', `/records/${id}/restore`, { version: 1 }],
+      ['POST', `/records/${gone.body.id}/restore`, { version: 1 }],
+    ];
+    for (const [method, path, body] of writes) {
+      const res = await api(method, path, body);
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 409 });
+      expect(res.body).toEqual({
+        error: {
+          code: 'CONFLICT',
+          message: expect.stringMatching(/Collection 'parked' is inactive: its records can be read but not written/),
+          details: { structureId: parked.id, recordSlug: 'parked', status: 'inactive' },
+        },
+      });
+    }
+
+    // Nothing was written, and reads work.
+    const read = await api('GET', `/records/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ version: 2, data: { sku: 'b' } });
+    const list = await api('GET', `/records/slug/${parked.recordSlug}`);
+    expect(list.status).toBe(200);
+    expect(list.body.results).toHaveLength(1);
+    expect((await api('POST', '/records/query', { resource: parked.recordSlug })).status).toBe(200);
+
+    // Active again, writable again.
+    expect((await api('PUT', `/structures/${parked.id}`, { status: 'active' })).status).toBe(200);
+    expect((await api('PATCH', `/records/${id}`, { data: { sku: 'f' } })).status).toBe(200);
+  });
+});
+
 describe('the string language', () => {
   it("accepts the spec's FROM-first order besides SQL's", async () => {
     const orders = await collection({

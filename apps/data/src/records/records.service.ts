@@ -25,6 +25,7 @@ import { RecordPresenter } from './record-presenter.js';
 import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
+import { refuseInactive } from './inactive-collection.js';
 import { checkReferenceTargets, hasReferences } from './reference-integrity.js';
 import { RecordsRepository } from './records.repository.js';
 import type { RecordResponse, RecordRow } from './record.types.js';
@@ -63,6 +64,7 @@ export class RecordsService {
     return this.failures.guard(scope, { event: 'record_created_failed', actor: { createdBy: actor } }, (reached) =>
       this.writeCollections.write(scope, body.structureId, async (c, guard) => {
         reached(c);
+        refuseInactive(c);
         // A plain collection's create is one guarded statement. Reference checks lock their
         // targets and discovery records suggestions: those need the insert's transaction.
         const create = async (tx: Tx | undefined) => {
@@ -190,6 +192,7 @@ export class RecordsService {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
           reached(c);
+          refuseInactive(c);
           checkVersion(row, expectedVersion);
           await this.writer.delete(scope, tx, c, row, actor, { permanent, emit: true });
           return { success: true as const, id, deletedAt: new Date().toISOString() };
@@ -224,6 +227,7 @@ export class RecordsService {
     return this.transactions.run(async (tx) => {
       const row = await this.records.load(scope, id, { tx, forUpdate: true, includeDeleted: true });
       const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+      refuseInactive(c);
       const old = await this.history.version(scope, id, body.version, tx);
       const plain = this.secrets.open(c, id, old.data);
       const deleted = row.deleted_at !== null;
@@ -293,6 +297,7 @@ export class RecordsService {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
           reached(c);
+          refuseInactive(c);
           checkVersion(row, options.expectedVersion);
           const previous = this.secrets.open(c, row.id, row.data);
           const data = await this.validator.forWrite(scope, tx, c, mode, input, previous, options.validate);
