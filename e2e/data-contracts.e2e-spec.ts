@@ -29,6 +29,16 @@ async function collection(body: Record<string, unknown>): Promise<{ id: string; 
   return res.body;
 }
 
+/** A raw answer: status, the body's exact text, and headers. */
+async function raw(method: string, url: string, body: unknown, headers: Record<string, string>) {
+  const res = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
 describe('a record read at a version', () => {
   it("answers that version's timestamps and actor, not the current record's", async () => {
     const docs = await collection({
@@ -246,5 +256,61 @@ describe('deprecated forms', () => {
     expect(canonical.status).toBe(200);
     expect(canonical.headers.get('sunset')).toBe(sunset);
     expect(canonical.headers.get('link')).toBe('</docs/data.json#joins>; rel="successor-version"');
+  });
+});
+
+describe('Idempotency-Key replays', () => {
+  it('repeat an upsert answer byte for byte: status, body text and content type', async () => {
+    await collection({
+      name: 'Accounts',
+      properties: [
+        { name: 'email', type: 'string' },
+        // Declared, and sent, in an order jsonb would not keep (it sorts keys by length).
+        { name: 'zzzzzzzzzz', type: 'string' },
+        { name: 'b', type: 'number' },
+        { name: 'nested', type: 'object', properties: [] },
+        // Answered in plaintext to a caller holding secrets:reveal, and kept masked: with a key, both answers mask it.
+        { name: 'token', type: 'string', isSecret: true },
+      ],
+    });
+    const url = `${base()}/records/slug/accounts/upsert`;
+    const body = {
+      match: { email: 'a@example.test' },
+      data: { zzzzzzzzzz: 'long key first', b: 1.5, nested: { yy: 1, x: [1, { b: 2, a: 1 }] }, token: 's3cret' },
+    };
+    const headers = { 'idempotency-key': `upsert-${ws}` };
+    const first = await raw('POST', url, body, headers);
+    expect(first.status).toBe(201);
+    const replay = await raw('POST', url, body, headers);
+    expect(replay.status).toBe(first.status);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(replay.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(JSON.parse(first.text).data.data.token).toBe('********');
+
+    // An update answered with a key replays as it was too, after the record moved on.
+    const updateKey = { 'idempotency-key': `upsert-update-${ws}` };
+    const updated = await raw('POST', url, { ...body, data: { ...body.data, b: 2 } }, updateKey);
+    expect(updated.status).toBe(200);
+    await raw('POST', url, { ...body, data: { ...body.data, b: 3 } }, {});
+    const again = await raw('POST', url, { ...body, data: { ...body.data, b: 2 } }, updateKey);
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(updated.text);
+  });
+
+  it('repeat a webhook subscription create byte for byte', async () => {
+    const url = `${base()}/webhook-subscriptions`;
+    const body = {
+      name: 'replayed',
+      url: 'https://hooks.example.test/strata',
+      events: ['record_created', 'record_updated'],
+    };
+    const headers = { 'idempotency-key': `subscription-${ws}` };
+    const first = await raw('POST', url, body, headers);
+    expect(first.status).toBe(201);
+    const replay = await raw('POST', url, body, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get('content-type')).toBe(first.headers.get('content-type'));
   });
 });
