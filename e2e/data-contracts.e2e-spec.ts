@@ -39,6 +39,31 @@ async function raw(method: string, url: string, body: unknown, headers: Record<s
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 
+describe('the changelog', () => {
+  it("names who changed a record: a user's name, a service account's name", async () => {
+    const notes = await collection({ name: 'Notes', properties: [{ name: 'text', type: 'string' }] });
+    const bot = await serviceAccountToken(stack, ws, token, {
+      name: 'importer-bot',
+      resource: 'records',
+      actions: ['create', 'retrieve', 'update'],
+    });
+    const created = await api('POST', '/records', { structureId: notes.id, data: { text: 'a' } });
+    expect(created.status).toBe(201);
+    const patched = await api('PATCH', `/records/${created.body.id}`, { data: { text: 'b' } }, bot);
+    expect(patched.status).toBe(200);
+
+    const log = await api('GET', `/records/${created.body.id}/changelog`);
+    expect(log.status).toBe(200);
+    const byAction = Object.fromEntries(
+      log.body.entries.map((e: { action: string; userId: string; userName: string }) => [e.action, e]),
+    );
+    // The administrator's display name, not its user id; the account's name, not its client id.
+    expect(byAction.create).toMatchObject({ userId: created.body.createdBy, userName: 'Administrator' });
+    expect(byAction.update).toMatchObject({ userId: patched.body.updatedBy, userName: 'importer-bot' });
+    expect(byAction.update.userId).toMatch(/^ci_/);
+  });
+});
+
 describe('a record read at a version', () => {
   it("answers that version's timestamps and actor, not the current record's", async () => {
     const docs = await collection({

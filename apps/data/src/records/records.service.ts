@@ -260,8 +260,8 @@ export class RecordsService {
         recordId: e.record_id,
         action: e.action,
         userId: e.user_id,
-        // The data service knows principals by id only.
-        userName: e.user_id,
+        // The name at the time of the change; entries written before names were kept have the id.
+        userName: e.user_name ?? e.user_id,
         timestamp: e.at.toISOString(),
         changes: Object.fromEntries(
           Object.entries(this.presenter.changes(c, e.changes)).map(([field, change]) => [
