@@ -649,7 +649,8 @@ describe('joins', () => {
     expect(legacy.body.data).toHaveLength(1);
     expect(legacy.headers.get('deprecation')).toBe('true');
     expect(legacy.headers.get('link')).toBe('</docs/data.json#joins>; rel="successor-version"');
-    expect(legacy.headers.get('sunset')).toBeNull(); // the spec announces no date for it
+    // The spec announces no date of its own: it goes with the other saved-query forms.
+    expect(legacy.headers.get('sunset')).toBe('Thu, 29 Oct 2026 23:59:59 GMT');
     const canonical = await post('/records/query', {
       resource: 'books',
       join: { foreignSlug: 'writers', localField: 'writerId', foreignField: 'id', alias: 'writer' },

@@ -62,14 +62,29 @@ describe('rate limits', () => {
     expect(records.status).toBe(429);
     expect(records.headers.get('retry-after')).toBe('40');
     expect(records.body).toEqual({ error: { code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/rate limit/i) } });
-    // A query is a read whatever its method: POST /records/query and POST /query spend the read budget too.
-    for (const path of ['records/query', 'query']) {
+    // A query is a read whatever its method: POST /records/query, POST /query and saved-query
+    // execution (every path form, the /smart-queries alias too) and test spend the read budget,
+    // and are refused in the records shape with Retry-After.
+    const id = '7d3c7d5e-4b1a-4f0e-9a55-0c8f3c2b9e11';
+    for (const path of [
+      'records/query',
+      'query',
+      `saved-queries/${id}/execute`,
+      `saved-queries/orders/${id}/execute`,
+      `saved-queries/slug/orders/execute/${id}`,
+      `smart-queries/${id}/execute`,
+      'saved-queries/orders/test',
+    ]) {
       const query = await call('POST', `${stack.baseUrl}/data/workspace/${wsA}/api/v1/${path}`, {
         token: tokens[wsA]!,
         body: {},
       });
-      expect(query.status).toBe(429);
-      expect(query.body.error.message).toMatch(/read operations/);
+      expect({ path, status: query.status }).toEqual({ path, status: 429 });
+      expect(query.headers.get('retry-after')).toBe('40');
+      expect(query.headers.get('x-ratelimit-limit')).toBe('3');
+      expect(query.body).toEqual({
+        error: { code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/read operations/) },
+      });
     }
 
     // Another workspace has a budget of its own.

@@ -279,14 +279,17 @@ describe('secret fields in the record read paths', () => {
       'Idempotency-Key': key,
     });
     expect(asRevealer.status).toBe(201);
-    revealed(asRevealer.body.data.data, 'f');
+    // With a key the first answer is the stored one, masked even for a revealer, so that a
+    // repeat is the same bytes (docs/data.md, Upsert); the revealer reads the record for them.
+    hidden(asRevealer.body);
     // The same key and request from a caller without secrets:reveal: the stored answer, masked.
     const replayed = await reader('POST', `/records/slug/${vault.recordSlug}/upsert`, keyed, {
       'Idempotency-Key': key,
     });
     expect(replayed.status).toBe(201);
-    expect(replayed.body.data.id).toBe(asRevealer.body.data.id);
+    expect(replayed.body).toEqual(asRevealer.body);
     hidden(replayed.body);
+    revealed((await revealer('GET', `/records/${asRevealer.body.data.id}`)).body.data, 'f');
 
     const bulk = await reader('POST', '/records/bulk', {
       structureId: vault.id,

@@ -3,6 +3,7 @@ export * from './auth/access.guard.js';
 export * from './auth/jwt.strategy.js';
 export * from './auth/permission-resolver.js';
 export * from './auth/principal.js';
+export * from './auth/principal-names.js';
 export * from './auth/route-access.check.js';
 export * from './bootstrap.js';
 export * from './clock/clock.js';

@@ -6,6 +6,7 @@ import { ServiceConfig } from './config/service-config.js';
 import { AccessGuard, BearerAuthorizer } from './auth/access.guard.js';
 import { JwtStrategy } from './auth/jwt.strategy.js';
 import { HttpPermissionResolver, PermissionResolver } from './auth/permission-resolver.js';
+import { PrincipalNames } from './auth/principal-names.js';
 import { RouteAccessCheck } from './auth/route-access.check.js';
 import { PathParamsGuard } from './http/path-params.guard.js';
 import { HealthController } from './health/health.controller.js';
@@ -62,6 +63,7 @@ export class PlatformModule {
         RouteAccessCheck,
         BearerAuthorizer,
         { provide: PermissionResolver, useClass: options.permissionResolver ?? HttpPermissionResolver },
+        PrincipalNames,
         { provide: RateLimitStore, useClass: NatsKvRateLimitStore },
         // Guards run in this order: parameters checked before any is passed on.
         { provide: APP_GUARD, useClass: PathParamsGuard },
@@ -80,6 +82,8 @@ export class PlatformModule {
         BearerAuthorizer,
         // Work done on a principal's behalf without a request (compute's api.invokeTrigger) checks its permissions.
         PermissionResolver,
+        // Who acted, by name, for what a request writes (the data service's changelog).
+        PrincipalNames,
       ],
     };
   }

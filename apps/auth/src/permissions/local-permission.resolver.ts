@@ -12,6 +12,9 @@ export class LocalPermissionResolver extends PermissionResolver {
 
   async resolve(principal: Principal, scope: WorkspaceScope | undefined): Promise<ResolvedPermissions> {
     const resolved = await this.permissions.resolve(principal, scope);
-    return { permissions: new Set(resolved.permissions) };
+    return {
+      permissions: new Set(resolved.permissions),
+      ...(resolved.displayName !== undefined ? { displayName: resolved.displayName } : {}),
+    };
   }
 }

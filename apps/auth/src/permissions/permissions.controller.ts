@@ -35,7 +35,12 @@ export class PermissionsController {
     const resolved = await this.permissions.resolve(principal, scope);
     return {
       workspace: scope.workspace,
-      principal: { type: principal.type, id: principal.id, groups: resolved.groups },
+      principal: {
+        type: principal.type,
+        id: principal.id,
+        groups: resolved.groups,
+        ...(resolved.displayName !== undefined ? { displayName: resolved.displayName } : {}),
+      },
       permissions: resolved.permissions,
     };
   }

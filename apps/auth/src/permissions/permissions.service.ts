@@ -11,6 +11,8 @@ import { effectivePermissions, type GroupGrant } from './effective-permissions.j
 export interface ResolvedPrincipal {
   readonly groups: string[];
   readonly permissions: string[];
+  /** How the principal is named to people: a user's name (else email), a service account's name. */
+  readonly displayName?: string;
 }
 
 /**
@@ -35,12 +37,16 @@ export class PermissionsService {
         if (!account || account.workspace_slug !== principal.workspace) {
           throw StrataException.unauthorized('The service account is revoked or no longer exists');
         }
-        return scope ? this.fromGroups(scope, 'service_account', principal.id) : { groups: [], permissions: [] };
+        const resolved = scope
+          ? await this.fromGroups(scope, 'service_account', principal.id)
+          : { groups: [], permissions: [] };
+        return { ...resolved, displayName: account.name };
       }
       case 'user': {
         const user = await this.users.findById(principal.id);
         if (!user || user.disabled) throw StrataException.unauthorized('The user is disabled or no longer exists');
-        return scope ? this.fromGroups(scope, 'user', principal.id) : { groups: [], permissions: [] };
+        const resolved = scope ? await this.fromGroups(scope, 'user', principal.id) : { groups: [], permissions: [] };
+        return { ...resolved, displayName: user.displayName.trim() || user.email };
       }
       default: {
         const never: never = principal.type;

@@ -12,6 +12,7 @@ import { CollectionsRepository } from '../collections/collections.repository.js'
 import { Outbox } from '../events/outbox.js';
 import type { BulkCreateRequest, BulkDeleteRequest, BulkUpdateRequest } from './dto/bulk.requests.js';
 import { FailureEvents } from './failure-events.js';
+import { InactiveCollection, refuseInactive } from './inactive-collection.js';
 import { RecordPresenter } from './record-presenter.js';
 import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
@@ -60,6 +61,7 @@ export class BulkRecordsService {
       this.transactions.run(async (tx) => {
         const c = await this.collections.find(scope, { id: body.structureId }, { tx, lock: true });
         reach(c);
+        refuseInactive(c);
         reached = c;
         const created: RecordRow[] = [];
         const errors: BulkItemError[] = [];
@@ -206,7 +208,8 @@ export class BulkRecordsService {
     try {
       return await this.transactions.savepoint(tx, work);
     } catch (err) {
-      if (!(err instanceof StrataException)) throw err;
+      // An inactive collection refuses the whole request, not one item.
+      if (!(err instanceof StrataException) || err instanceof InactiveCollection) throw err;
       errors.push({
         index,
         ...(id ? { id } : {}),
@@ -225,6 +228,7 @@ export class BulkRecordsService {
     const known = cache.get(id);
     if (known) return known;
     const c = await this.collections.find(scope, { id }, { tx, lock: true });
+    refuseInactive(c);
     cache.set(id, c);
     return c;
   }

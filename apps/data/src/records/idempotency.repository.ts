@@ -27,8 +27,9 @@ export class IdempotencyRepository {
     key: string,
     windowHours: number,
   ): Promise<StoredIdempotentResponse<T> | undefined> {
+    // `response_exact` (json) keeps the response's text, key order included; older rows have only `response`.
     const [stored] = await managerOf(this.db, tx).query<StoredIdempotentResponse<T>[]>(
-      `SELECT request_hash, status, response FROM data.idempotency_keys
+      `SELECT request_hash, status, COALESCE(response_exact, response::json) AS response FROM data.idempotency_keys
         WHERE workspace_slug = $1 AND key = $2 AND created_at > now() - make_interval(hours => $3)`,
       [scope.workspace, key, windowHours],
     );
@@ -44,8 +45,10 @@ export class IdempotencyRepository {
     response: unknown,
   ): Promise<void> {
     await managerOf(this.db, tx).query(
-      `INSERT INTO data.idempotency_keys (workspace_slug, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (workspace_slug, key) DO UPDATE SET request_hash = $3, status = $4, response = $5, created_at = now()`,
+      `INSERT INTO data.idempotency_keys (workspace_slug, key, request_hash, status, response, response_exact)
+       VALUES ($1, $2, $3, $4, $5::text::jsonb, $5::text::json)
+       ON CONFLICT (workspace_slug, key)
+       DO UPDATE SET request_hash = $3, status = $4, response = $5::text::jsonb, response_exact = $5::text::json, created_at = now()`,
       [scope.workspace, key, requestHash, status, JSON.stringify(response)],
     );
   }

@@ -18,7 +18,8 @@ export interface StoredResponse<T> {
  * first to finish. Reusing a key for a different request is a 422.
  * `toStore` turns the response into what may be kept (a record's secrets masked:
  * a stored response is neither a place for plaintext at rest nor a way around
- * `secrets:reveal` for whoever repeats the key).
+ * `secrets:reveal` for whoever repeats the key). The first answer is that kept form too, and
+ * the store keeps its JSON text (key order included), so a replay answers the same bytes.
  */
 @Injectable()
 export class Idempotency {
@@ -49,8 +50,10 @@ export class Idempotency {
       return { status: stored.status, body: stored.response };
     }
     const result = await work();
-    await this.repository.store(scope, tx, key, this.ring.mac(canonical), result.status, toStore(result.body));
-    return result;
+    const kept = toStore(result.body);
+    await this.repository.store(scope, tx, key, this.ring.mac(canonical), result.status, kept);
+    // The first answer is the one kept, so that a replay repeats it byte for byte.
+    return { status: result.status, body: kept };
   }
 
   /**

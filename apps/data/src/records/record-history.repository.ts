@@ -18,6 +18,8 @@ export interface ChangelogRow {
   record_id: string;
   action: string;
   user_id: string;
+  /** The actor's name when the entry was written; null for entries written before names were kept. */
+  user_name: string | null;
   at: Date;
   changes: Record<string, { old: unknown; new: unknown }>;
   metadata: Record<string, unknown> | null;
@@ -154,7 +156,7 @@ export class RecordHistoryRepository {
 
   async changelog(scope: WorkspaceScope, recordId: string, window: ChangelogWindow): Promise<ChangelogRow[]> {
     return this.db.query<ChangelogRow[]>(
-      `SELECT l.id, l.record_id, l.action, l.user_id, l.at, l.changes, l.metadata
+      `SELECT l.id, l.record_id, l.action, l.user_id, l.user_name, l.at, l.changes, l.metadata
          FROM data.record_changelog l JOIN data.records r ON r.id = l.record_id
         WHERE r.workspace_slug = $1 AND l.record_id = $2
           AND ($3::timestamptz IS NULL OR l.at >= $3) AND ($4::timestamptz IS NULL OR l.at <= $4)

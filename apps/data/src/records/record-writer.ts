@@ -7,7 +7,7 @@ import {
 } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
 import type { Tx, WorkspaceScope } from '@strata/db';
-import { StrataException } from '@strata/platform';
+import { PrincipalNames, StrataException } from '@strata/platform';
 import { CollectionsRepository } from '../collections/collections.repository.js';
 import { SuggestionsRepository } from '../collections/suggestions/suggestions.repository.js';
 import { CollectionChanged, type CollectionGuard } from '../collections/write-collections.js';
@@ -63,6 +63,7 @@ export class RecordWriter {
     private readonly secrets: RecordSecrets,
     private readonly outbox: Outbox,
     private readonly suggestions: SuggestionsRepository,
+    private readonly names: PrincipalNames,
   ) {}
 
   /**
@@ -101,7 +102,7 @@ export class RecordWriter {
         updated_at: new FromHead(() => 'r.updated_at'),
       });
     }
-    this.logMasked(side, id, 'create', actor, changes);
+    this.logMasked(scope, side, id, 'create', actor, changes);
     if (options.emit) {
       const event = this.outbox.row({
         event: 'record_created',
@@ -195,7 +196,7 @@ export class RecordWriter {
     const side = new SideWrites();
     addUniqueValues(side, c.id, current.id, uniqueFields(c.properties), plain);
     if (c.enableVersioning || options.createVersion) this.addVersion(side, row, before, plain, sealed, c.properties);
-    this.log(side, c, current.id, options.action, actor, diff(before, plain));
+    this.log(scope, side, c, current.id, options.action, actor, diff(before, plain));
     if (options.emit) {
       side.add(
         'data.outbox',
@@ -234,7 +235,7 @@ export class RecordWriter {
     const side = new SideWrites();
     if (!options.permanent) {
       await this.records.clearUniqueValues(scope, tx, current.id);
-      this.log(side, c, current.id, 'delete', actor, {});
+      this.log(scope, side, c, current.id, 'delete', actor, {});
     }
     if (options.emit) {
       side.add(
@@ -350,6 +351,7 @@ export class RecordWriter {
   }
 
   private log(
+    scope: WorkspaceScope,
     side: SideWrites,
     c: WriteCollection,
     recordId: string,
@@ -357,17 +359,27 @@ export class RecordWriter {
     actor: string,
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
-    this.logMasked(side, recordId, action, actor, this.secrets.maskChanges(c.properties, changes));
+    this.logMasked(scope, side, recordId, action, actor, this.secrets.maskChanges(c.properties, changes));
   }
 
   /** A changelog entry whose secret fields are already masked. */
   private logMasked(
+    scope: WorkspaceScope,
     side: SideWrites,
     recordId: string,
     action: string,
     actor: string,
     changes: Record<string, { old: unknown; new: unknown }>,
   ): void {
-    side.add('data.record_changelog', { id: newUuid(), record_id: recordId, action, user_id: actor, changes });
+    side.add('data.record_changelog', {
+      id: newUuid(),
+      record_id: recordId,
+      action,
+      user_id: actor,
+      // The actor's name as the permission lookup gave it for this request: the name at the
+      // time of the change (null for work without a caller, such as TTL expiry).
+      user_name: this.names.nameOf(scope, actor) ?? null,
+      changes,
+    });
   }
 }

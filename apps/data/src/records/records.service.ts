@@ -25,6 +25,7 @@ import { RecordPresenter } from './record-presenter.js';
 import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
+import { refuseInactive } from './inactive-collection.js';
 import { checkReferenceTargets, hasReferences } from './reference-integrity.js';
 import { RecordsRepository } from './records.repository.js';
 import type { RecordResponse, RecordRow } from './record.types.js';
@@ -63,6 +64,7 @@ export class RecordsService {
     return this.failures.guard(scope, { event: 'record_created_failed', actor: { createdBy: actor } }, (reached) =>
       this.writeCollections.write(scope, body.structureId, async (c, guard) => {
         reached(c);
+        refuseInactive(c);
         // A plain collection's create is one guarded statement. Reference checks lock their
         // targets and discovery records suggestions: those need the insert's transaction.
         const create = async (tx: Tx | undefined) => {
@@ -87,10 +89,14 @@ export class RecordsService {
     let response = await this.presenter.record(c, row, grants);
     if (query.version !== undefined && query.version !== row.version) {
       const version = await this.history.version(scope, row.id, query.version);
+      // That version as it was written: its data, its time and its actor (createdAt and
+      // createdBy are the record's, the same in every version).
       response = {
         ...response,
         version: version.version,
         data: await this.presenter.data(c, row.id, version.data, grants),
+        updatedAt: version.updated_at.toISOString(),
+        updatedBy: version.updated_by,
       };
     }
     if (paths.length) await this.expander.expand(scope, c, [response.data], paths, grants);
@@ -186,6 +192,7 @@ export class RecordsService {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
           reached(c);
+          refuseInactive(c);
           checkVersion(row, expectedVersion);
           await this.writer.delete(scope, tx, c, row, actor, { permanent, emit: true });
           return { success: true as const, id, deletedAt: new Date().toISOString() };
@@ -220,6 +227,7 @@ export class RecordsService {
     return this.transactions.run(async (tx) => {
       const row = await this.records.load(scope, id, { tx, forUpdate: true, includeDeleted: true });
       const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+      refuseInactive(c);
       const old = await this.history.version(scope, id, body.version, tx);
       const plain = this.secrets.open(c, id, old.data);
       const deleted = row.deleted_at !== null;
@@ -252,8 +260,8 @@ export class RecordsService {
         recordId: e.record_id,
         action: e.action,
         userId: e.user_id,
-        // The data service knows principals by id only.
-        userName: e.user_id,
+        // The name at the time of the change; entries written before names were kept have the id.
+        userName: e.user_name ?? e.user_id,
         timestamp: e.at.toISOString(),
         changes: Object.fromEntries(
           Object.entries(this.presenter.changes(c, e.changes)).map(([field, change]) => [
@@ -289,6 +297,7 @@ export class RecordsService {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
           reached(c);
+          refuseInactive(c);
           checkVersion(row, options.expectedVersion);
           const previous = this.secrets.open(c, row.id, row.data);
           const data = await this.validator.forWrite(scope, tx, c, mode, input, previous, options.validate);

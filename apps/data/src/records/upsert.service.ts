@@ -7,6 +7,7 @@ import { at, Issues } from '../schema/issues.js';
 import { canonicalJson } from '../schema/value-check.js';
 import type { UpsertRecordRequest } from './dto/upsert.requests.js';
 import { Idempotency, type StoredResponse } from './idempotency.js';
+import { refuseInactive } from './inactive-collection.js';
 import { RecordPresenter } from './record-presenter.js';
 import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
@@ -48,6 +49,7 @@ export class UpsertService {
   ): Promise<StoredResponse<UpsertResult>> {
     return this.transactions.run(async (tx) => {
       const c = await this.collections.find(scope, { slug }, { tx, lock: true });
+      refuseInactive(c);
       checkMatch(c, body.match);
       const masked = (result: UpsertResult): UpsertResult => ({
         ...result,

@@ -20,6 +20,7 @@ import {
 import { JWT_STRATEGY } from './jwt.strategy.js';
 import { ServiceConfig } from '../config/service-config.js';
 import { PermissionResolver } from './permission-resolver.js';
+import { PrincipalNames } from './principal-names.js';
 import { VerifiedTokens } from './verified-tokens.js';
 import type { Principal } from './principal.js';
 
@@ -66,6 +67,7 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly resolver: PermissionResolver,
     config: ServiceConfig,
+    private readonly names: PrincipalNames,
   ) {
     this.verified = new VerifiedTokens(config.TOKEN_CACHE_TTL_MS);
   }
@@ -101,8 +103,9 @@ export class AccessGuard implements CanActivate {
     // The credential holds this workspace (the token's claim; a key's own workspace is what the
     // resolver confirms): once resolved, the request acts within it and nothing wider.
     const scope = workspace === undefined ? undefined : issueWorkspaceScope(workspace);
-    const { permissions } = await this.resolver.resolve(principal, scope);
+    const { permissions, displayName } = await this.resolver.resolve(principal, scope);
     req[GRANTED] = permissions;
+    if (scope && displayName !== undefined) this.names.remember(scope, principal.id, displayName);
     if (scope) req[SCOPE] = scope;
     // The permission first, then the OAuth scope (docs/identity.md): a caller lacking both is told of
     // the permission, which its administrator grants, before the scope its token requests.

@@ -8,6 +8,8 @@ import type { Principal } from './principal.js';
 
 export interface ResolvedPermissions {
   readonly permissions: ReadonlySet<string>;
+  /** The principal's name for people (a user's name or email, a service account's name), when known. */
+  readonly displayName?: string;
 }
 
 /**
@@ -31,7 +33,7 @@ interface CacheEntry {
 /** Answer of `GET {auth_url}/workspace/{workspace}/api/v1/permissions/me`. */
 export interface PermissionsResponse {
   workspace: string;
-  principal: { type: string; id: string; groups: string[] };
+  principal: { type: string; id: string; groups: string[]; displayName?: string };
   permissions: string[];
 }
 
@@ -109,7 +111,8 @@ export class HttpPermissionResolver extends PermissionResolver {
     if (!res.ok)
       throw new StrataException(ErrorCode.UNAVAILABLE, `Permission resolution failed with status ${res.status}`);
     const body = (await res.json()) as PermissionsResponse;
-    return { permissions: new Set(body.permissions) };
+    const displayName = body.principal.displayName;
+    return { permissions: new Set(body.permissions), ...(typeof displayName === 'string' ? { displayName } : {}) };
   }
 
   private evictExpired(now: number): void {

@@ -8,6 +8,11 @@
  *     [GROUP BY <field>, ...] [ORDER BY <field|alias> [ASC|DESC], ...]
  *     [LIMIT <n>] [OFFSET <n>]
  *
+ * or FROM first (spec document 1's order), with the SELECT after FROM, after its WHERE and
+ * INCLUDEs, after GROUP BY, after ORDER BY or at the end, once:
+ *
+ *   FROM orders GROUP BY data.status SELECT data.status, COUNT(*)
+ *
  * Conditions: comparisons (= != <> < <= > >=), IN / NOT IN (...), BETWEEN a AND b,
  * CONTAINS, STARTS WITH, ENDS WITH, HAS ANY (...), HAS ALL (...), IS [NOT] NULL,
  * SEARCH('text') IN (field, ...) and SEARCH FUZZY(...) for typo tolerance,
@@ -16,8 +21,18 @@
  */
 export const GRAMMAR = String.raw`
 Query
-  = _ select:(@Select __)? FromKw __ resource:Resource where:(__ @Where)? includes:(__ @Include)* group:(__ @GroupBy)? order:(__ @OrderBy)? limit:(__ @Limit)? offset:(__ @Offset)? _ ";"? _
-    { return { select: select ?? null, resource, where: where ?? null, includes, group: group ?? null, order: order ?? null, limit: limit ?? null, offset: offset ?? null }; }
+  = _ lead:(@PlacedSelect __)? FromKw __ resource:Resource s1:(__ @PlacedSelect)? where:(__ @Where)? includes:(__ @Include)* s2:(__ @PlacedSelect)? group:(__ @GroupBy)? s3:(__ @PlacedSelect)? order:(__ @OrderBy)? s4:(__ @PlacedSelect)? limit:(__ @Limit)? offset:(__ @Offset)? s5:(__ @PlacedSelect)? _ ";"? _
+    {
+      const selects = [lead, s1, s2, s3, s4, s5].filter((s) => s !== null);
+      if (selects.length > 1) error("SELECT may appear only once: before FROM (SQL's order) or after it (FROM first)", selects[1].loc);
+      const select = selects.length ? selects[0].items : null;
+      return { select, resource, where: where ?? null, includes, group: group ?? null, order: order ?? null, limit: limit ?? null, offset: offset ?? null };
+    }
+
+// SQL's order puts SELECT before FROM; the FROM-first order (spec document 1) after FROM, or
+// after its WHERE and INCLUDEs, its GROUP BY, its ORDER BY, or at the end.
+PlacedSelect
+  = items:Select { return { items, loc: location() }; }
 
 Select
   = SelectKw __ items:SelectItems { return items; }

@@ -79,6 +79,51 @@ describe('parseQuery', () => {
     expect(parseQuery(source).where).toEqual(where);
   });
 
+  describe('FROM first (spec document 1), besides SQL order', () => {
+    const sql = parseQuery(
+      'SELECT status, COUNT(*) AS n FROM orders WHERE price > 1 GROUP BY status ORDER BY n DESC LIMIT 5 OFFSET 2',
+    );
+    const withoutPositions = (q: object) => JSON.parse(JSON.stringify(q, (k, v) => (k === 'at' ? 0 : v)));
+
+    it.each([
+      'FROM orders SELECT status, COUNT(*) AS n WHERE price > 1 GROUP BY status ORDER BY n DESC LIMIT 5 OFFSET 2',
+      'FROM orders WHERE price > 1 SELECT status, COUNT(*) AS n GROUP BY status ORDER BY n DESC LIMIT 5 OFFSET 2',
+      'FROM orders WHERE price > 1 GROUP BY status SELECT status, COUNT(*) AS n ORDER BY n DESC LIMIT 5 OFFSET 2',
+      'FROM orders WHERE price > 1 GROUP BY status ORDER BY n DESC SELECT status, COUNT(*) AS n LIMIT 5 OFFSET 2',
+      'from orders where price > 1 group by status order by n desc limit 5 offset 2 select status, count(*) as n',
+    ])('%s reads as the SQL order', (source) => {
+      expect(withoutPositions(parseQuery(source))).toEqual(withoutPositions(sql));
+    });
+
+    it("reads the spec's example", () => {
+      expect(parseQuery('FROM orders GROUP BY data.status SELECT COUNT(*)')).toMatchObject({
+        resource: 'orders',
+        group: ['data.status'],
+        select: [{ kind: 'aggregate', fn: 'count', field: null, alias: null, at: 40 }],
+      });
+    });
+
+    it('reads FROM x WHERE ... ORDER BY ... LIMIT ... without a SELECT', () => {
+      expect(parseQuery("FROM x WHERE a = 'b' ORDER BY a DESC LIMIT 3")).toMatchObject({
+        select: null,
+        where: { condition: expect.objectContaining({ field: 'a' }) },
+        order: [{ field: 'a', direction: 'desc' }],
+        limit: 3,
+      });
+    });
+
+    it('refuses a second SELECT at its position', () => {
+      const source = 'SELECT a FROM t WHERE a = 1 SELECT b';
+      expect(() => parseQuery(source)).toThrow(QuerySyntaxError);
+      try {
+        parseQuery(source);
+      } catch (err) {
+        expect((err as QuerySyntaxError).position).toBe(source.lastIndexOf('SELECT'));
+        expect((err as QuerySyntaxError).message).toMatch(/SELECT may appear only once/);
+      }
+    });
+  });
+
   it('reads INCLUDE clauses', () => {
     expect(parseQuery("FROM books INCLUDE author FROM authors WHERE country = 'NO' LIMIT 3")).toMatchObject({
       resource: 'books',

@@ -22,6 +22,7 @@ import {
 } from './dto/saved-query.requests.js';
 import { SavedQueriesService } from './saved-queries.service.js';
 import { SAVED_QUERIES_SUNSET } from './deprecated-routes.js';
+import { markDeprecatedForms } from './deprecated-forms.js';
 
 const BASE = 'data/workspace/:workspace/api/v1';
 
@@ -46,9 +47,7 @@ export class SavedQueriesController {
     @Res({ passthrough: true }) res: Response,
   ) {
     const saved = await this.saved.create(scope, principal.id, checked.body, checked.problems);
-    if (saved.deprecatedPlaceholders) {
-      setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: '/docs/data.json#saved-query-variables' });
-    }
+    markDeprecatedForms(res, { placeholders: saved.deprecatedPlaceholders, join: false });
     return saved;
   }
 
@@ -70,7 +69,9 @@ export class SavedQueriesController {
     const base = req.path.slice(0, req.path.indexOf('/slug/')).replace('/smart-queries', '/saved-queries');
     setDeprecationHeaders(res, { sunset: SAVED_QUERIES_SUNSET, successor: `${base}/${id}/execute` });
     const body = bodyOrThrow(checked);
-    const { data, meta } = await this.saved.execute(scope, grants, id, body.variables ?? {}, recordSlug);
+    const { result, deprecated } = await this.saved.execute(scope, grants, id, body.variables ?? {}, recordSlug);
+    markDeprecatedForms(res, deprecated);
+    const { data, meta } = result;
     const fields = [...new Set(data.flatMap((row) => Object.keys((row as { data?: object }).data ?? {})))];
     return { result: { rows: data, meta, fields } };
   }
@@ -87,13 +88,16 @@ export class SavedQueriesController {
   @ApiOperation({ summary: 'Check and run a definition without saving it' })
   @ApiBody({ type: TestSavedQueryRequest })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
-  test(
+  async test(
     @CallerScope() scope: WorkspaceScope,
     @Param('resource') resource: string,
     @CallerGrants() grants: Grants,
     @Body(new CheckedBodyPipe(TestSavedQueryRequest)) checked: CheckedBody<TestSavedQueryRequest>,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.saved.test(scope, grants, resource, checked.body, checked.problems);
+    const { result, deprecated } = await this.saved.test(scope, grants, resource, checked.body, checked.problems);
+    markDeprecatedForms(res, deprecated);
+    return result;
   }
 
   @Post(':id/execute')
@@ -101,13 +105,16 @@ export class SavedQueriesController {
   @HttpCode(200)
   @ApiBody({ type: ExecuteSavedQueryRequest })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
-  execute(
+  async execute(
     @CallerScope() scope: WorkspaceScope,
     @Param('id', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
     @Body(new CheckedBodyPipe(ExecuteSavedQueryRequest)) checked: CheckedBody<ExecuteSavedQueryRequest>,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.saved.execute(scope, grants, id, bodyOrThrow(checked).variables ?? {});
+    const { result, deprecated } = await this.saved.execute(scope, grants, id, bodyOrThrow(checked).variables ?? {});
+    markDeprecatedForms(res, deprecated);
+    return result;
   }
 
   @Post(':resource/:id/execute')
@@ -116,13 +123,17 @@ export class SavedQueriesController {
   @ApiOperation({ summary: 'Earlier canonical execution path' })
   @ApiBody({ type: ExecuteSavedQueryRequest })
   @RequireAllPermissions('saved-queries:execute', 'records:list')
-  executeInResource(
+  async executeInResource(
     @CallerScope() scope: WorkspaceScope,
     @Param('resource') resource: string,
     @Param('id', UuidPipe) id: string,
     @CallerGrants() grants: Grants,
     @Body(new CheckedBodyPipe(ExecuteSavedQueryRequest)) checked: CheckedBody<ExecuteSavedQueryRequest>,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.saved.execute(scope, grants, id, bodyOrThrow(checked).variables ?? {}, resource);
+    const variables = bodyOrThrow(checked).variables ?? {};
+    const { result, deprecated } = await this.saved.execute(scope, grants, id, variables, resource);
+    markDeprecatedForms(res, deprecated);
+    return result;
   }
 }

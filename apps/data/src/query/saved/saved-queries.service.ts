@@ -11,6 +11,7 @@ import { parseCanonical } from '../canonical.js';
 import { resolveJoins } from '../joins.js';
 import type { CreateSavedQueryRequest, TestSavedQueryRequest } from './dto/saved-query.requests.js';
 import { SavedQueriesRepository, type SavedQuery } from './saved-queries.repository.js';
+import { deprecatedForms, type DeprecatedForms } from './deprecated-forms.js';
 import {
   fitsType,
   SAMPLE_VALUES,
@@ -64,15 +65,17 @@ export class SavedQueriesService {
     return this.repository.get(scope, id, resource);
   }
 
+  /** Runs a saved query; `deprecated` names the deprecated forms it holds, for the answer's headers. */
   async execute(
     scope: WorkspaceScope,
     grants: Grants,
     id: string,
     values: Readonly<Record<string, unknown>>,
     resource?: string,
-  ): Promise<QueryResult> {
+  ): Promise<{ result: QueryResult; deprecated: DeprecatedForms }> {
     const saved = await this.get(scope, id, resource);
-    return this.run(scope, grants, saved.query, saved.variables, values);
+    const result = await this.run(scope, grants, saved.query, saved.variables, values);
+    return { result, deprecated: deprecatedForms(saved.query, saved.deprecatedPlaceholders) };
   }
 
   /** Checks and runs a definition without saving it. */
@@ -82,7 +85,7 @@ export class SavedQueriesService {
     resource: string,
     body: TestSavedQueryRequest,
     earlier: readonly FieldError[] = [],
-  ): Promise<QueryResult> {
+  ): Promise<{ result: QueryResult; deprecated: DeprecatedForms }> {
     if (!isPlainObject(body.query)) throw StrataException.validation([...earlier]);
     const query = { ...body.query, resource: body.query['resource'] ?? resource };
     if (query.resource !== resource) {
@@ -90,8 +93,9 @@ export class SavedQueriesService {
         { field: 'query.resource', message: `must be ${resource}, the collection in the path` },
       ]);
     }
-    const { variables } = await this.check(scope, query, body.variables, earlier);
-    return this.run(scope, grants, query, variables, body.values ?? {});
+    const { variables, legacy } = await this.check(scope, query, body.variables, earlier);
+    const result = await this.run(scope, grants, query, variables, body.values ?? {});
+    return { result, deprecated: deprecatedForms(query, legacy) };
   }
 
   private async run(
