@@ -12,6 +12,6 @@ export class LocalPermissionResolver extends PermissionResolver {
 
   async resolve(principal: Principal, scope: WorkspaceScope | undefined): Promise<ResolvedPermissions> {
     const resolved = await this.permissions.resolve(principal, scope);
-    return { permissions: new Set(resolved.permissions) };
+    return { permissions: new Set(resolved.permissions), collections: resolved.collections };
   }
 }

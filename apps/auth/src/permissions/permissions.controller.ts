@@ -37,6 +37,9 @@ export class PermissionsController {
       workspace: scope.workspace,
       principal: { type: principal.type, id: principal.id, groups: resolved.groups },
       permissions: resolved.permissions,
+      collectionPermissions: Object.fromEntries(
+        Object.entries(resolved.collections).map(([permission, slugs]) => [permission, [...slugs]]),
+      ),
     };
   }
 }

@@ -26,6 +26,7 @@ import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { checkReferenceTargets, hasReferences } from './reference-integrity.js';
+import { requireCollection, requireRecordIn } from './collection-access.js';
 import { RecordsRepository } from './records.repository.js';
 import type { RecordResponse, RecordRow } from './record.types.js';
 
@@ -62,6 +63,7 @@ export class RecordsService {
     const expiresAt = expiryOf(body, this.clock.now().getTime()) ?? undefined;
     return this.failures.guard(scope, { event: 'record_created_failed', actor: { createdBy: actor } }, (reached) =>
       this.writeCollections.write(scope, body.structureId, async (c, guard) => {
+        requireCollection(grants, 'create', c);
         reached(c);
         // A plain collection's create is one guarded statement. Reference checks lock their
         // targets and discovery records suggestions: those need the insert's transaction.
@@ -84,6 +86,7 @@ export class RecordsService {
     const paths = parseExpand(query.expand);
     const row = await this.records.load(scope, id);
     const c = await this.collections.find(scope, { id: row.collection_id });
+    requireRecordIn(grants, 'retrieve', c, id);
     let response = await this.presenter.record(c, row, grants);
     if (query.version !== undefined && query.version !== row.version) {
       const version = await this.history.version(scope, row.id, query.version);
@@ -97,7 +100,7 @@ export class RecordsService {
     return {
       ...response,
       ...(query.includeHistory ? { history: (await this.versions(scope, id, grants)).versions } : {}),
-      ...(query.includeChangelog ? { changelog: (await this.changelog(scope, id, {})).entries } : {}),
+      ...(query.includeChangelog ? { changelog: (await this.changelog(scope, id, grants, {})).entries } : {}),
     };
   }
 
@@ -114,6 +117,7 @@ export class RecordsService {
   ): Promise<RecordListPage> {
     const paths = parseExpand(query.expand);
     const c = await this.collections.find(scope, collection);
+    requireCollection(grants, 'list', c, collection);
     const q = buildListQuery(scope, c, {
       filter: query.filter,
       sort: query.sort,
@@ -150,7 +154,7 @@ export class RecordsService {
     body: PatchRecordRequest,
     expectedVersion?: number,
   ) {
-    if (body.options?.skipValidation && !grants.can('records', 'manage')) {
+    if (body.options?.skipValidation && !grants.canAnywhere('records', 'manage')) {
       throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
     }
     return this.change(scope, id, actor, grants, 'patch', body.data, {
@@ -177,7 +181,14 @@ export class RecordsService {
     });
   }
 
-  async delete(scope: WorkspaceScope, id: string, actor: string, permanent: boolean, expectedVersion?: number) {
+  async delete(
+    scope: WorkspaceScope,
+    id: string,
+    actor: string,
+    grants: Grants,
+    permanent: boolean,
+    expectedVersion?: number,
+  ) {
     return this.failures.guard(
       scope,
       { event: 'record_deleted_failed', actor: { deletedBy: actor }, recordId: id },
@@ -185,6 +196,7 @@ export class RecordsService {
         this.transactions.run(async (tx) => {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+          requireRecordIn(grants, 'delete', c, id);
           reached(c);
           checkVersion(row, expectedVersion);
           await this.writer.delete(scope, tx, c, row, actor, { permanent, emit: true });
@@ -197,6 +209,7 @@ export class RecordsService {
   async versions(scope: WorkspaceScope, id: string, grants: Grants) {
     const row = await this.records.load(scope, id);
     const c = await this.collections.find(scope, { id: row.collection_id });
+    requireRecordIn(grants, 'retrieve', c, id);
     const versions = await this.history.versions(scope, id);
     return {
       versions: await Promise.all(
@@ -220,6 +233,7 @@ export class RecordsService {
     return this.transactions.run(async (tx) => {
       const row = await this.records.load(scope, id, { tx, forUpdate: true, includeDeleted: true });
       const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+      requireRecordIn(grants, 'update', c, id);
       const old = await this.history.version(scope, id, body.version, tx);
       const plain = this.secrets.open(c, id, old.data);
       const deleted = row.deleted_at !== null;
@@ -238,9 +252,10 @@ export class RecordsService {
     });
   }
 
-  async changelog(scope: WorkspaceScope, id: string, query: ChangelogQuery) {
+  async changelog(scope: WorkspaceScope, id: string, grants: Grants, query: ChangelogQuery) {
     const record = await this.records.load(scope, id, { includeDeleted: true });
     const c = await this.collections.find(scope, { id: record.collection_id });
+    requireRecordIn(grants, 'retrieve', c, id);
     const rows = await this.history.changelog(scope, id, {
       startDate: query.startDate,
       endDate: query.endDate,
@@ -288,6 +303,10 @@ export class RecordsService {
         this.transactions.run(async (tx) => {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+          requireRecordIn(grants, 'update', c, id);
+          if (!options.validate && !grants.canOnCollection('manage', c.recordSlug)) {
+            throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
+          }
           reached(c);
           checkVersion(row, options.expectedVersion);
           const previous = this.secrets.open(c, row.id, row.data);
