@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
-import { WEBHOOK_TEST_SETTINGS, workspaceApi, type WorkspaceApi } from './support/webhooks.js';
+import { Receivers } from './support/webhook-receiver.js';
+import { WEBHOOK_TEST_SETTINGS, settled, workspaceApi, type WorkspaceApi } from './support/webhooks.js';
 
 /**
  * Permissions scoped to collections (docs/identity.md): a service account whose
@@ -15,6 +16,7 @@ let stack: Stack;
 let admin: WorkspaceApi;
 let scoped: WorkspaceApi;
 let scopedToken: string;
+const receivers = new Receivers();
 const suffix = Date.now().toString(36);
 const ws = `scoped-${suffix}`;
 const iam = () => `${stack.authUrl}/workspace/${ws}/api/v1`;
@@ -82,6 +84,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await receivers.stopAll();
   await stack?.stop();
 });
 
@@ -264,6 +267,34 @@ describe('queries', () => {
       { field: 'query.joins[0].foreignSlug', message: 'names no collection in this workspace: "hidden"' },
     ]);
     expect((await scoped('POST', '/saved-queries/shown/test', { query: {} })).status).toBe(200);
+  });
+});
+
+describe('webhook subscriptions', () => {
+  it("deliver only the events of collections the subscription's owner may list", async () => {
+    const receiver = await receivers.start();
+    const sub = await scoped('POST', '/webhook-subscriptions', {
+      name: 'scoped owner',
+      url: receiver.url(),
+      events: ['record_created'],
+    });
+    expect(sub.status).toBe(201);
+    const adminSub = await admin('POST', '/webhook-subscriptions', {
+      name: 'admin owner',
+      url: receiver.url('/admin'),
+      events: ['record_created'],
+    });
+    expect(adminSub.status).toBe(201);
+    const hiddenMade = (await admin('POST', '/records', { structureId: hidden.id, data: { title: 'later' } })).body.id;
+    const shownMade = (await admin('POST', '/records', { structureId: shown.id, data: { title: 'later' } })).body.id;
+    // The administrator's subscription gets both: by then the scoped one has had every chance to.
+    await receiver.waitFor((a) => a.path === '/admin', 2);
+    await settled(stack, admin, sub.body.id);
+    const got = receiver.arrivals
+      .filter((a) => a.path === '/hook')
+      .map((a) => (a.body as { recordId: string }).recordId);
+    expect(got).toEqual([shownMade]);
+    expect(got).not.toContain(hiddenMade);
   });
 });
 
