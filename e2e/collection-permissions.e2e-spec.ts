@@ -100,6 +100,11 @@ describe('policies naming collections', () => {
       'records:retrieve': ['shown'],
       'records:update': ['shown'],
     });
+    // What a member may see is asked by the services as the function principal, by nobody else.
+    const memberUrl = `${stack.authUrl}/internal/workspaces/${ws}/principals/service_account/${me.body.principal.id}/permissions`;
+    for (const token of [scopedToken, adminToken]) {
+      expect((await call('GET', memberUrl, { token })).status).toBe(403);
+    }
     const group = (await call('POST', `${iam()}/groups`, { token: adminToken, body: { name: 'checks' } })).body;
     const policies = `${iam()}/groups/${group.id}/policies`;
     const post = (body: unknown) => call('POST', policies, { token: adminToken, body });
