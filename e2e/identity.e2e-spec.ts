@@ -51,6 +51,9 @@ describe('tokens', () => {
     );
     const tokens = await oidc.clientCredentialsGrant(config);
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    // The spec's value exactly, as the token endpoint sends it (the client above normalises case).
+    const raw = await ccToken(account.clientId, account.clientSecret);
+    expect(raw.body.token_type).toBe('Bearer');
     expect(tokens.expires_in).toBe(25200);
     expect(tokens.scope).toBe('openid');
     const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
@@ -295,12 +298,12 @@ describe('groups and policies', () => {
     const group = await call('POST', groups, { token: userToken, body: { name: 'readers' } });
     expect(group.status).toBe(201);
 
-    const read = await call('POST', `${groups}/${group.body.id}/policies`, {
+    const unknown = await call('POST', `${groups}/${group.body.id}/policies`, {
       token: userToken,
-      body: { resource: 'groups', actions: ['read', 'list'] },
+      body: { resource: 'groups', actions: ['fly', 'list'] },
     });
-    expect(read.status).toBe(400);
-    expect(read.body.details).toEqual([
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details).toEqual([
       { field: 'actions[0]', message: expect.stringContaining('valid actions: create, retrieve, list') },
     ]);
     const badResource = await call('POST', `${groups}/${group.body.id}/policies`, {
@@ -309,11 +312,18 @@ describe('groups and policies', () => {
     });
     expect(badResource.status).toBe(400);
 
+    // The spec: `read` is not valid and silently grants nothing. Accepted, with a warning.
     const policy = await call('POST', `${groups}/${group.body.id}/policies`, {
       token: userToken,
-      body: { resource: 'groups', actions: ['list'] },
+      body: { resource: 'groups', actions: ['read', 'list'] },
     });
     expect(policy.status).toBe(201);
+    expect(policy.body.actions).toEqual(['read', 'list']);
+    expect(policy.body.warnings).toEqual([
+      { field: 'actions[0]', message: expect.stringContaining("'read' is not an action and grants nothing") },
+    ]);
+    const shown = await call('GET', `${groups}/${group.body.id}`, { token: userToken });
+    expect(shown.body.policies[0].warnings).toHaveLength(1);
     const account = await createServiceAccount('reader');
     const member = await call('POST', `${groups}/${group.body.id}/members`, {
       token: userToken,
@@ -323,6 +333,9 @@ describe('groups and policies', () => {
 
     const token = (await ccToken(account.clientId, account.clientSecret)).body.access_token as string;
     expect((await call('GET', groups, { token })).status).toBe(200);
+    const me = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, { token });
+    expect(me.body.permissions).toEqual(['groups:list']);
+    expect((await call('GET', `${groups}/${group.body.id}`, { token })).status).toBe(403);
     const forbidden = await call('POST', groups, { token, body: { name: 'nope' } });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.message).toBe('Missing permission: groups:create');
@@ -362,6 +375,22 @@ describe('publishable keys', () => {
     expect(me.body.permissions).toEqual(['records:list', 'records:retrieve']);
     const elsewhere = await call('GET', keys, { headers: { 'x-publishable-key': created.body.key } });
     expect(elsewhere.status).toBe(403);
+
+    // On another workspace's URL the key is a credential for the wrong workspace, as a token would be.
+    const otherWs = `${ws}-other`;
+    await adminWorkspaceToken(stack, otherWs);
+    for (const url of [
+      `${stack.authUrl}/workspace/${otherWs}/api/v1/permissions/me`,
+      `${stack.baseUrl}/data/workspace/${otherWs}/api/v1/records/slug/anything`,
+    ]) {
+      const wrong = await call('GET', url, { headers: { 'x-publishable-key': created.body.key } });
+      expect([url, wrong.status, wrong.body.code ?? wrong.body.error?.code]).toEqual([url, 403, 'WORKSPACE_MISMATCH']);
+    }
+    // A key that is no key at all stays a 401.
+    const unknownKey = await call('GET', `${stack.authUrl}/workspace/${otherWs}/api/v1/permissions/me`, {
+      headers: { 'x-publishable-key': `pk_live_${'0'.repeat(43)}` },
+    });
+    expect(unknownKey.status).toBe(401);
 
     await call('POST', `${keys}/${created.body.id}/revoke`, { token: userToken });
     const after = await call('GET', `${stack.authUrl}/workspace/${ws}/api/v1/permissions/me`, {

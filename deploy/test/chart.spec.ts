@@ -355,12 +355,13 @@ describe('the Helm chart', () => {
       name: 'STRATA_ADMIN_PASSWORD',
       valueFrom: { secretKeyRef: { name: 'strata-secrets', key: 'STRATA_ADMIN_PASSWORD' } },
     });
-    // Only auth reads the administrator's credentials; only auth and compute the principal key.
+    // Only auth reads the administrator's credentials; only auth, compute and webhooks (which asks
+    // auth what a subscription's owner may see) the principal key.
     for (const app of APPS) {
       const names = envNames(container(find(objects, 'Deployment', `strata-${app}`)));
       expect(names.includes('STRATA_ADMIN_PASSWORD')).toBe(app === 'auth');
       expect(names.includes('STRATA_FUNCTIONS_PRINCIPAL_KEY')).toBe(
-        ['auth', 'compute', 'compute-worker'].includes(app),
+        ['auth', 'compute', 'compute-worker', 'webhooks'].includes(app),
       );
     }
 

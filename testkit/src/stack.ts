@@ -420,8 +420,10 @@ export async function serviceAccountToken(
     name: string;
     resource: string;
     actions: string[];
+    /** The collections a `records` policy is scoped to (docs/identity.md); omitted for every one. */
+    collections?: string[];
     scope?: string;
-    morePolicies?: { resource: string; actions: string[] }[];
+    morePolicies?: { resource: string; actions: string[]; collections?: string[] }[];
   },
 ): Promise<string> {
   const iam = `${stack.authUrl}/workspace/${workspace}/api/v1`;
@@ -434,7 +436,12 @@ export async function serviceAccountToken(
     'group',
     call('POST', `${iam}/groups`, { token: adminToken, body: { name: grant.name } }),
   );
-  for (const policy of [{ resource: grant.resource, actions: grant.actions }, ...(grant.morePolicies ?? [])]) {
+  const first = {
+    resource: grant.resource,
+    actions: grant.actions,
+    ...(grant.collections ? { collections: grant.collections } : {}),
+  };
+  for (const policy of [first, ...(grant.morePolicies ?? [])]) {
     await expect201('policy', call('POST', `${iam}/groups/${group.id}/policies`, { token: adminToken, body: policy }));
   }
   const account = await expect201(

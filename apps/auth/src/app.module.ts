@@ -15,6 +15,7 @@ import { GroupsController } from './groups/groups.controller.js';
 import { PublishableKeysService } from './publishable-keys/publishable-keys.service.js';
 import { PublishableKeysController } from './publishable-keys/publishable-keys.controller.js';
 import { PermissionsService } from './permissions/permissions.service.js';
+import { MemberPermissionsController } from './permissions/member-permissions.controller.js';
 import { PermissionsController } from './permissions/permissions.controller.js';
 import { LocalPermissionResolver } from './permissions/local-permission.resolver.js';
 import { SigningKeysService } from './oidc/signing-keys.service.js';
@@ -100,6 +101,7 @@ export class AuthAppModule {
         GroupsController,
         PublishableKeysController,
         PermissionsController,
+        MemberPermissionsController,
         InteractionController,
       ],
       providers: [

@@ -12,6 +12,8 @@ import { DeliveryStore } from './deliveries/delivery-store.repository.js';
 import { SubscriptionDeliveriesController } from './deliveries/subscription-deliveries.controller.js';
 import { SubscriptionHealthService } from './deliveries/subscription-health.service.js';
 import { RecordEventConsumer } from './events/record-event-consumer.js';
+import { ServiceTokens } from './owners/service-tokens.js';
+import { SubscriptionOwners } from './owners/subscription-owners.js';
 import { WEBHOOKS_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { WebhooksRetention } from './retention/webhooks-retention.js';
 import { WebhooksRetentionRepository } from './retention/webhooks-retention.repository.js';
@@ -64,6 +66,8 @@ export class WebhooksAppModule {
         DeliveryMetrics,
         ReceiverCircuits,
         RecordEventConsumer,
+        ServiceTokens,
+        SubscriptionOwners,
         WebhooksRetentionRepository,
         WebhooksRetention,
         DatabaseReadiness,

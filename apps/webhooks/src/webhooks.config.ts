@@ -1,6 +1,6 @@
 import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { dnsServersProblem } from '@strata/egress';
-import { ServiceConfig } from '@strata/platform';
+import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
 
 /** Settings of the webhooks service (environment variables; initialisers are the defaults). */
 export class WebhooksConfig extends ServiceConfig {
@@ -115,4 +115,15 @@ export class WebhooksConfig extends ServiceConfig {
   @Min(50)
   @Max(86_400_000)
   WEBHOOKS_RETENTION_SWEEP_INTERVAL_MS = 60_000;
+
+  /**
+   * The key the auth and compute services share to derive each workspace's function
+   * principal secret (docs/identity.md). The webhooks service presents that principal's
+   * token to ask the auth service what a subscription's owner may see
+   * (docs/webhooks.md, "Whose events a subscription receives").
+   */
+  @Secret()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be the base64 of 32 bytes' })
+  @NotDefaultInProduction(DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY)
+  STRATA_FUNCTIONS_PRINCIPAL_KEY = DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY;
 }

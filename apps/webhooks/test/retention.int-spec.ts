@@ -146,8 +146,14 @@ describe('webhooks retention, against a real PostgreSQL', () => {
 
   it("the migration's down clears what replays name that retention deleted, and gives the foreign key back", async () => {
     const other = await createTestDatabase('strata_webhooks_retention_down');
+    // The migrations up to retention's, so that it is the last one whatever later ones add.
+    const upToRetention = MIGRATIONS.slice(
+      0,
+      MIGRATIONS.findIndex((m) => m.name === 'WebhooksRetention1766400000000') + 1,
+    );
+    expect(upToRetention.length).toBeGreaterThan(0);
     const ds = new DataSource(
-      serviceDataSourceOptions({ url: other.url, schema: WEBHOOKS_SCHEMA, entities: [], migrations: MIGRATIONS }),
+      serviceDataSourceOptions({ url: other.url, schema: WEBHOOKS_SCHEMA, entities: [], migrations: upToRetention }),
     );
     try {
       await ds.initialize();

@@ -66,3 +66,55 @@ export const FUNCTIONS_GROUP_POLICIES: readonly { resource: Resource; actions: A
   // api.invokeTrigger (before 2026-11-27 it was not checked at all).
   { resource: 'function-triggers', actions: ['execute'] },
 ];
+
+/**
+ * Policies scoped to collections (docs/identity.md): a `records` policy may name
+ * the collections (by slug) its actions apply to; without a list it applies to
+ * every collection. Only `records` takes a list.
+ */
+export const COLLECTION_SCOPED_RESOURCES: readonly Resource[] = ['records'];
+
+/** A collection's slug (`recordSlug`), as the data service accepts it. */
+export const COLLECTION_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/**
+ * Permissions held on some collections only: `records:<action>` → the slugs of
+ * those collections (sorted, no duplicates). A permission held on every
+ * collection is in the unscoped set instead, never here.
+ */
+export type CollectionPermissions = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * Whether the caller may do `records:action` on the records of the collection
+ * `slug`: held unscoped (on every collection, `records:manage` or `*`), or
+ * scoped to a list naming `slug` (the action itself or `manage`). Pure.
+ */
+export function permitsOnCollection(
+  granted: ReadonlySet<string>,
+  collections: CollectionPermissions,
+  action: string,
+  slug: string,
+): boolean {
+  if (permits(granted, 'records', action)) return true;
+  return (
+    (collections[`records:${action}`]?.includes(slug) ?? false) ||
+    (collections['records:manage']?.includes(slug) ?? false)
+  );
+}
+
+/**
+ * Whether `resource:action` is held on anything at all: unscoped, or on at
+ * least one collection. What a route's permission check asks before its
+ * handler decides per collection.
+ */
+export function permitsAnywhere(
+  granted: ReadonlySet<string>,
+  collections: CollectionPermissions,
+  resource: string,
+  action: string,
+): boolean {
+  if (permits(granted, resource, action)) return true;
+  return (
+    (collections[`${resource}:${action}`]?.length ?? 0) > 0 || (collections[`${resource}:manage`]?.length ?? 0) > 0
+  );
+}

@@ -65,7 +65,7 @@ export class GroupsController {
     @Param('groupId', UuidPipe) groupId: string,
     @Body() body: PolicyRequest,
   ): Promise<Policy> {
-    return this.groups.addPolicy(scope, groupId, body.resource, body.actions);
+    return this.groups.addPolicy(scope, groupId, body);
   }
 
   @Put(':groupId/policies/:policyId')
@@ -76,7 +76,7 @@ export class GroupsController {
     @Param('policyId', UuidPipe) policyId: string,
     @Body() body: UpdatePolicyRequest,
   ): Promise<Policy> {
-    return this.groups.updatePolicy(scope, groupId, policyId, body.actions);
+    return this.groups.updatePolicy(scope, groupId, policyId, body);
   }
 
   @Delete(':groupId/policies/:policyId')

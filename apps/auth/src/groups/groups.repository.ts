@@ -16,6 +16,8 @@ export interface PolicyRow {
   group_id: string;
   resource: string;
   actions: string[];
+  /** The collections a `records` policy applies to; null for every collection. */
+  collections: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -34,6 +36,7 @@ export interface GrantRow {
   group_name: string;
   resource: string | null;
   actions: string[] | null;
+  collections: string[] | null;
 }
 
 /**
@@ -99,12 +102,12 @@ export class GroupsRepository {
   async addPolicy(
     scope: WorkspaceScope,
     groupId: string,
-    policy: { id: string; resource: string; actions: string[] },
+    policy: { id: string; resource: string; actions: string[]; collections: string[] | null },
   ): Promise<PolicyRow | undefined> {
     const rows = await this.db.query<PolicyRow[]>(
-      `INSERT INTO iam.policies (id, group_id, resource, actions)
-       SELECT $3, g.id, $4, $5 FROM iam.groups g WHERE g.workspace_slug = $1 AND g.id = $2 RETURNING *`,
-      [scope.workspace, groupId, policy.id, policy.resource, policy.actions],
+      `INSERT INTO iam.policies (id, group_id, resource, actions, collections)
+       SELECT $3, g.id, $4, $5, $6 FROM iam.groups g WHERE g.workspace_slug = $1 AND g.id = $2 RETURNING *`,
+      [scope.workspace, groupId, policy.id, policy.resource, policy.actions, policy.collections],
     );
     return rows[0];
   }
@@ -118,17 +121,18 @@ export class GroupsRepository {
     return rows[0];
   }
 
-  async setPolicyActions(
+  /** Sets a policy's actions and collections (null: every collection). */
+  async setPolicy(
     scope: WorkspaceScope,
     groupId: string,
     policyId: string,
-    actions: string[],
+    policy: { actions: string[]; collections: string[] | null },
   ): Promise<PolicyRow | undefined> {
     const rows = rowsOf<PolicyRow>(
       await this.db.query(
-        `UPDATE iam.policies p SET actions = $4, updated_at = now() FROM iam.groups g
+        `UPDATE iam.policies p SET actions = $4, collections = $5, updated_at = now() FROM iam.groups g
           WHERE g.id = p.group_id AND g.workspace_slug = $1 AND p.group_id = $2 AND p.id = $3 RETURNING p.*`,
-        [scope.workspace, groupId, policyId, actions],
+        [scope.workspace, groupId, policyId, policy.actions, policy.collections],
       ),
     );
     return rows[0];
@@ -204,7 +208,7 @@ export class GroupsRepository {
   /** Every policy of every group of the workspace that the principal belongs to. */
   grantsOf(scope: WorkspaceScope, type: PrincipalType, principalId: string): Promise<GrantRow[]> {
     return this.db.query<GrantRow[]>(
-      `SELECT g.name AS group_name, p.resource, p.actions
+      `SELECT g.name AS group_name, p.resource, p.actions, p.collections
          FROM iam.group_members m
          JOIN iam.groups g ON g.id = m.group_id
          LEFT JOIN iam.policies p ON p.group_id = g.id

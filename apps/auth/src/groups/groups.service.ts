@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ADMIN_GROUP, ID_FORMATS } from '@strata/contracts';
+import { ADMIN_GROUP, ID_FORMATS, type FieldError } from '@strata/contracts';
 import { newUuid } from '@strata/crypto';
 import { isUniqueViolation, Transactions, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
-import { invalidActions } from './validate-actions.js';
+import { invalidActions, invalidCollections, policyWarnings } from './validate-actions.js';
 import { UsersService } from '../users/users.service.js';
 import { ServiceAccountsService } from '../service-accounts/service-accounts.service.js';
 import { GroupsRepository, type GroupRow, type PolicyRow } from './groups.repository.js';
@@ -12,8 +12,12 @@ export interface Policy {
   id: string;
   resource: string;
   actions: string[];
+  /** `records` only: the collections (slugs) the actions apply to; null for every collection. */
+  collections: string[] | null;
   createdAt: string;
   updatedAt: string;
+  /** What the policy grants that its writer may not expect (`read` grants nothing); absent when none. */
+  warnings?: FieldError[];
 }
 
 export interface Member {
@@ -33,13 +37,18 @@ export interface Group {
   updatedAt: string;
 }
 
-const toPolicy = (p: PolicyRow): Policy => ({
-  id: p.id,
-  resource: p.resource,
-  actions: p.actions,
-  createdAt: p.created_at.toISOString(),
-  updatedAt: p.updated_at.toISOString(),
-});
+const toPolicy = (p: PolicyRow): Policy => {
+  const warnings = policyWarnings(p.actions);
+  return {
+    id: p.id,
+    resource: p.resource,
+    actions: p.actions,
+    collections: p.collections,
+    createdAt: p.created_at.toISOString(),
+    updatedAt: p.updated_at.toISOString(),
+    ...(warnings.length ? { warnings } : {}),
+  };
+};
 
 /** Groups of a workspace, the policies they carry, and their members. */
 @Injectable()
@@ -86,12 +95,18 @@ export class GroupsService {
     await this.groups.delete(scope, id);
   }
 
-  async addPolicy(scope: WorkspaceScope, groupId: string, resource: string, actions: string[]): Promise<Policy> {
-    const bad = invalidActions(resource, actions);
-    if (bad.length) throw StrataException.validation(bad, 'Invalid policy actions');
+  async addPolicy(
+    scope: WorkspaceScope,
+    groupId: string,
+    policy: { resource: string; actions: string[]; collections?: string[] | null | undefined },
+  ): Promise<Policy> {
+    const { resource, actions } = policy;
+    const collections = policy.collections ?? null;
+    const bad = [...invalidActions(resource, actions), ...invalidCollections(resource, collections)];
+    if (bad.length) throw StrataException.validation(bad, 'Invalid policy');
     await this.row(scope, groupId);
     try {
-      const row = await this.groups.addPolicy(scope, groupId, { id: newUuid(), resource, actions });
+      const row = await this.groups.addPolicy(scope, groupId, { id: newUuid(), resource, actions, collections });
       if (!row) throw StrataException.notFound(`Group ${groupId} not found`);
       return toPolicy(row);
     } catch (err) {
@@ -102,13 +117,24 @@ export class GroupsService {
     }
   }
 
-  async updatePolicy(scope: WorkspaceScope, groupId: string, policyId: string, actions: string[]): Promise<Policy> {
+  /** Replaces a policy's actions; its collections too when `collections` is given (null: every collection). */
+  async updatePolicy(
+    scope: WorkspaceScope,
+    groupId: string,
+    policyId: string,
+    update: { actions: string[]; collections?: string[] | null | undefined },
+  ): Promise<Policy> {
     await this.row(scope, groupId);
     const existing = await this.groups.findPolicy(scope, groupId, policyId);
     if (!existing) throw StrataException.notFound(`Policy ${policyId} not found`);
-    const bad = invalidActions(existing.resource, actions);
-    if (bad.length) throw StrataException.validation(bad, 'Invalid policy actions');
-    const row = await this.groups.setPolicyActions(scope, groupId, policyId, actions);
+    // Omitted, the policy keeps its collections: a PUT of the actions alone never widens it.
+    const collections = update.collections === undefined ? existing.collections : update.collections;
+    const bad = [
+      ...invalidActions(existing.resource, update.actions),
+      ...invalidCollections(existing.resource, update.collections),
+    ];
+    if (bad.length) throw StrataException.validation(bad, 'Invalid policy');
+    const row = await this.groups.setPolicy(scope, groupId, policyId, { actions: update.actions, collections });
     if (!row) throw StrataException.notFound(`Policy ${policyId} not found`);
     return toPolicy(row);
   }

@@ -1,12 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { invalidActions } from './validate-actions.js';
+import { invalidActions, invalidCollections, policyWarnings } from './validate-actions.js';
 import { effectivePermissions } from '../permissions/effective-permissions.js';
 import { invalidPublishablePermissions } from '../publishable-keys/publishable-keys.service.js';
 
 describe('policy actions', () => {
-  it('refuses read with a hint and unknown actions with the valid list', () => {
+  it('accepts read, which grants nothing, with a warning; refuses unknown actions with the valid list', () => {
     expect(invalidActions('records', ['retrieve', 'read', 'fly'])).toEqual([
-      { field: 'actions[1]', message: expect.stringContaining('use retrieve and list') },
       {
         field: 'actions[2]',
         message: expect.stringContaining(
@@ -14,6 +13,10 @@ describe('policy actions', () => {
         ),
       },
     ]);
+    expect(policyWarnings(['retrieve', 'read'])).toEqual([
+      { field: 'actions[1]', message: expect.stringContaining("'read' is not an action and grants nothing") },
+    ]);
+    expect(policyWarnings(['retrieve', 'list'])).toEqual([]);
   });
 
   it('accepts reveal on secrets only, and refuses duplicates', () => {
@@ -21,6 +24,15 @@ describe('policy actions', () => {
     expect(invalidActions('records', ['reveal'])).toHaveLength(1);
     expect(invalidActions('records', ['list', 'list'])).toEqual([
       { field: 'actions[1]', message: "'list' appears more than once" },
+    ]);
+  });
+
+  it('lets only a records policy name collections', () => {
+    expect(invalidCollections('records', ['orders'])).toEqual([]);
+    expect(invalidCollections('structures', undefined)).toEqual([]);
+    expect(invalidCollections('structures', null)).toEqual([]);
+    expect(invalidCollections('structures', ['orders'])).toEqual([
+      { field: 'collections', message: expect.stringContaining('only a policy on records') },
     ]);
   });
 });
@@ -33,10 +45,39 @@ describe('effective permissions', () => {
         { groupName: 'b', resource: 'records', actions: ['list', 'create'] },
         { groupName: 'c', resource: null, actions: null },
       ]),
-    ).toEqual(['records:create', 'records:list']);
-    expect(effectivePermissions([{ groupName: 'workspace_administrators', resource: null, actions: null }])).toEqual([
-      '*',
-    ]);
+    ).toEqual({ permissions: ['records:create', 'records:list'], collections: {} });
+    expect(effectivePermissions([{ groupName: 'workspace_administrators', resource: null, actions: null }])).toEqual({
+      permissions: ['*'],
+      collections: {},
+    });
+  });
+
+  it('grants nothing for read', () => {
+    expect(effectivePermissions([{ groupName: 'a', resource: 'records', actions: ['read', 'list'] }])).toEqual({
+      permissions: ['records:list'],
+      collections: {},
+    });
+  });
+
+  it('keeps scoped records actions per collection, unless another policy grants them everywhere', () => {
+    expect(
+      effectivePermissions([
+        { groupName: 'a', resource: 'records', actions: ['list', 'update'], collections: ['orders'] },
+        { groupName: 'b', resource: 'records', actions: ['list', 'retrieve'], collections: ['users', 'orders'] },
+        { groupName: 'c', resource: 'records', actions: ['update'], collections: null },
+        { groupName: 'd', resource: 'structures', actions: ['list'] },
+      ]),
+    ).toEqual({
+      permissions: ['records:update', 'structures:list'],
+      collections: { 'records:list': ['orders', 'users'], 'records:retrieve': ['orders', 'users'] },
+    });
+    // An unscoped manage covers every scoped action.
+    expect(
+      effectivePermissions([
+        { groupName: 'a', resource: 'records', actions: ['list'], collections: ['orders'] },
+        { groupName: 'b', resource: 'records', actions: ['manage'] },
+      ]),
+    ).toEqual({ permissions: ['records:manage'], collections: {} });
   });
 });
 

@@ -14,6 +14,7 @@ export class LocalPermissionResolver extends PermissionResolver {
     const resolved = await this.permissions.resolve(principal, scope);
     return {
       permissions: new Set(resolved.permissions),
+      collections: resolved.collections,
       ...(resolved.displayName !== undefined ? { displayName: resolved.displayName } : {}),
     };
   }

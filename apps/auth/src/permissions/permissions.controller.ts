@@ -42,6 +42,9 @@ export class PermissionsController {
         ...(resolved.displayName !== undefined ? { displayName: resolved.displayName } : {}),
       },
       permissions: resolved.permissions,
+      collectionPermissions: Object.fromEntries(
+        Object.entries(resolved.collections).map(([permission, slugs]) => [permission, [...slugs]]),
+      ),
     };
   }
 }

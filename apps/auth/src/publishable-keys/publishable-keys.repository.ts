@@ -55,4 +55,17 @@ export class PublishableKeysRepository {
     );
     return rows[0]?.permissions;
   }
+
+  /**
+   * Whether a live key with this hash belongs to a workspace other than the
+   * scope's (it was presented on another workspace's URL). Answers nothing
+   * about which one.
+   */
+  async belongsElsewhere(scope: WorkspaceScope, keyHash: string): Promise<boolean> {
+    const rows = await this.db.query<unknown[]>(
+      'SELECT 1 FROM iam.publishable_keys WHERE key_hash = $1 AND workspace_slug <> $2 AND revoked_at IS NULL',
+      [keyHash, scope.workspace],
+    );
+    return rows.length > 0;
+  }
 }

@@ -17,6 +17,7 @@ import { CanonicalQueryRequest } from './dto/canonical.request.js';
 import { checkBody } from '../schema/checked-body.js';
 import { resolveJoins, type JoinSettings, type ResolvedJoins } from './joins.js';
 import { project } from './project.js';
+import { visibleCollections, type CollectionLookup } from '../records/collection-access.js';
 
 /** A primary row that an outer join did not find: every record column null. */
 const NULL_RECORD: Record<string, null> = Object.fromEntries(
@@ -66,10 +67,10 @@ export class QueryService {
   ): Promise<QueryResult> {
     checkComplexity(body.where, this.config.DATA_QUERY_MAX_CONDITIONS);
     if (typeof body.resource !== 'string') throw StrataException.validation([...earlier]);
-    const c = await this.resourceOf(scope, body.resource, earlier);
+    const c = await this.resourceOf(scope, grants, body.resource, earlier);
     const problems: FieldError[] = [...earlier];
     const parts = parseCanonical(c, body, problems);
-    const joins = await resolveJoins(scope, this.collections, c, body, this.joinSettings(), problems);
+    const joins = await resolveJoins(scope, this.readable(grants), c, body, this.joinSettings(), problems);
     const page = body.page ?? {};
     if (page.cursor !== undefined && page.offset)
       problems.push({ field: 'page.cursor', message: 'cannot be combined with page.offset' });
@@ -117,9 +118,14 @@ export class QueryService {
    * The collection a query names. When the body already has problems, an unknown
    * collection is one more of them (a 400 listing all), not a 404 on its own.
    */
-  private async resourceOf(scope: WorkspaceScope, slug: string, earlier: readonly FieldError[]): Promise<Collection> {
+  private async resourceOf(
+    scope: WorkspaceScope,
+    grants: Grants,
+    slug: string,
+    earlier: readonly FieldError[],
+  ): Promise<Collection> {
     try {
-      return await this.collections.find(scope, { slug });
+      return await this.readable(grants).find(scope, { slug });
     } catch (err) {
       if (!earlier.length || !(err instanceof StrataException) || err.code !== ErrorCode.STRUCTURE_NOT_FOUND) throw err;
       throw StrataException.validation([
@@ -127,6 +133,11 @@ export class QueryService {
         { field: 'resource', message: `names no collection of this workspace: '${slug}'` },
       ]);
     }
+  }
+
+  /** The collections whose records the caller may list: the others are not found (docs/identity.md). */
+  readable(grants: Grants): CollectionLookup {
+    return visibleCollections(this.collections, grants, 'list');
   }
 
   joinSettings(): JoinSettings {

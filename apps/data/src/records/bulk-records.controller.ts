@@ -70,8 +70,9 @@ export class BulkRecordsController {
   delete(
     @CallerScope() scope: WorkspaceScope,
     @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
     @Body() body: BulkDeleteRequest,
   ) {
-    return this.bulk.delete(scope, principal.id, body);
+    return this.bulk.delete(scope, principal.id, grants, body);
   }
 }

@@ -19,6 +19,7 @@ import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { RecordsRepository } from './records.repository.js';
 import type { RecordResponse, RecordRow } from './record.types.js';
+import { requireCollection, requireRecordIn } from './collection-access.js';
 
 /** Why one item of a bulk request was not applied. */
 export interface BulkItemError {
@@ -54,12 +55,16 @@ export class BulkRecordsService {
     body: BulkCreateRequest,
     perRecordEvents: boolean,
   ) {
-    requireManageFor(body.options?.skipValidation, grants);
+    if (body.options?.skipValidation && !grants.canAnywhere('records', 'manage')) {
+      throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
+    }
     const event = perRecordEvents ? 'record_created_failed' : 'records_bulk_created_failed';
     let reached: Collection | undefined;
     const result = await this.failures.guard(scope, { event, actor: { createdBy: actor } }, (reach) =>
       this.transactions.run(async (tx) => {
         const c = await this.collections.find(scope, { id: body.structureId }, { tx, lock: true });
+        requireCollection(grants, 'create', c);
+        requireManageFor(body.options?.skipValidation, grants, c);
         reach(c);
         refuseInactive(c);
         reached = c;
@@ -115,7 +120,10 @@ export class BulkRecordsService {
   }
 
   async update(scope: WorkspaceScope, actor: string, grants: Grants, body: BulkUpdateRequest) {
-    requireManageFor(body.options?.skipValidation, grants);
+    // Held nowhere: the whole request is refused; held on some collections: each item is checked.
+    if (body.options?.skipValidation && !grants.canAnywhere('records', 'manage')) {
+      throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
+    }
     const collections = new Map<string, Collection>();
     const result = await this.transactions.run(async (tx) => {
       const updated = new Map<string, RecordRow[]>();
@@ -124,7 +132,8 @@ export class BulkRecordsService {
       for (const [index, item] of body.updates.entries()) {
         const done = await this.attempt(tx, index, item.id, errors, async () => {
           const row = await this.records.load(scope, item.id, { tx, forUpdate: true });
-          const c = await this.collection(scope, tx, collections, row.collection_id);
+          const c = await this.collection(scope, tx, collections, row, grants, 'update');
+          requireManageFor(body.options?.skipValidation, grants, c);
           const previous = this.secrets.open(c, row.id, row.data);
           const skip = body.options?.skipValidation;
           const data = await this.validator.forWrite(scope, tx, c, 'patch', item.data, previous, !skip);
@@ -162,7 +171,7 @@ export class BulkRecordsService {
     return result;
   }
 
-  async delete(scope: WorkspaceScope, actor: string, body: BulkDeleteRequest) {
+  async delete(scope: WorkspaceScope, actor: string, grants: Grants, body: BulkDeleteRequest) {
     const collections = new Map<string, Collection>();
     const result = await this.transactions.run(async (tx) => {
       const deleted = new Map<string, string[]>();
@@ -170,7 +179,7 @@ export class BulkRecordsService {
       for (const [index, id] of body.ids.entries()) {
         const c = await this.attempt(tx, index, id, errors, async () => {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
-          const collection = await this.collection(scope, tx, collections, row.collection_id);
+          const collection = await this.collection(scope, tx, collections, row, grants, 'delete');
           const permanent = body.permanent ?? false;
           await this.writer.delete(scope, tx, collection, row, actor, { permanent, emit: false });
           return collection;
@@ -219,17 +228,28 @@ export class BulkRecordsService {
     }
   }
 
+  /**
+   * The record's collection, once the caller may do `action` on its records
+   * (else the item is refused as a record that does not exist). Only such
+   * collections are kept, so no failure event names one the caller cannot see.
+   */
   private async collection(
     scope: WorkspaceScope,
     tx: Tx,
     cache: Map<string, Collection>,
-    id: string,
+    row: RecordRow,
+    grants: Grants,
+    action: 'update' | 'delete',
   ): Promise<Collection> {
-    const known = cache.get(id);
-    if (known) return known;
-    const c = await this.collections.find(scope, { id }, { tx, lock: true });
+    const known = cache.get(row.collection_id);
+    if (known) {
+      requireRecordIn(grants, action, known, row.id);
+      return known;
+    }
+    const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+    requireRecordIn(grants, action, c, row.id);
     refuseInactive(c);
-    cache.set(id, c);
+    cache.set(c.id, c);
     return c;
   }
 
@@ -255,8 +275,8 @@ export class BulkRecordsService {
   }
 }
 
-function requireManageFor(skipValidation: boolean | undefined, grants: Grants): void {
-  if (skipValidation && !grants.can('records', 'manage')) {
+function requireManageFor(skipValidation: boolean | undefined, grants: Grants, c: Collection): void {
+  if (skipValidation && !grants.canOnCollection('manage', c.recordSlug)) {
     throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
   }
 }

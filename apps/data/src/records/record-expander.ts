@@ -71,7 +71,10 @@ export class RecordExpander {
         ]);
       }
       const target = await this.collections.find(scope, { slug: property.target });
-      const keys = [...new Set(datas.flatMap((d) => toKeys(own(d, field))))];
+      // Records of a collection the caller may not read are absent to it: they expand to null,
+      // as a referenced record that does not exist does (docs/identity.md).
+      const visible = readable(grants, target);
+      const keys = visible ? [...new Set(datas.flatMap((d) => toKeys(own(d, field))))] : [];
       const found = await this.load(scope, target, property, keys, grants, filters.get(field));
       if (nested.length) {
         await this.expand(
@@ -112,6 +115,11 @@ export class RecordExpander {
     }
     return out;
   }
+}
+
+/** Whether the caller may read the target's records: one at a time or in lists. */
+function readable(grants: Grants, target: Collection): boolean {
+  return grants.canOnCollection('retrieve', target.recordSlug) || grants.canOnCollection('list', target.recordSlug);
 }
 
 /** Reference values are ids or targetField values: strings or numbers. */

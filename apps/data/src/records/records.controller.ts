@@ -158,10 +158,11 @@ export class RecordsController {
     @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
     @CurrentPrincipal() principal: Principal,
+    @CallerGrants() grants: Grants,
     @Query() query: DeleteRecordQuery,
     @Headers('if-match') ifMatch?: string,
   ) {
-    return this.records.delete(scope, id, principal.id, query.permanent ?? false, parseIfMatch(ifMatch));
+    return this.records.delete(scope, id, principal.id, grants, query.permanent ?? false, parseIfMatch(ifMatch));
   }
 
   @Get(':recordId/history')
@@ -192,8 +193,9 @@ export class RecordsController {
   changelog(
     @CallerScope() scope: WorkspaceScope,
     @Param('recordId', UuidPipe) id: string,
+    @CallerGrants() grants: Grants,
     @Query() query: ChangelogQuery,
   ) {
-    return this.records.changelog(scope, id, query);
+    return this.records.changelog(scope, id, grants, query);
   }
 }

@@ -27,6 +27,7 @@ import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { refuseInactive } from './inactive-collection.js';
 import { checkReferenceTargets, hasReferences } from './reference-integrity.js';
+import { requireCollection, requireRecordIn } from './collection-access.js';
 import { RecordsRepository } from './records.repository.js';
 import type { RecordResponse, RecordRow } from './record.types.js';
 
@@ -63,6 +64,7 @@ export class RecordsService {
     const expiresAt = expiryOf(body, this.clock.now().getTime()) ?? undefined;
     return this.failures.guard(scope, { event: 'record_created_failed', actor: { createdBy: actor } }, (reached) =>
       this.writeCollections.write(scope, body.structureId, async (c, guard) => {
+        requireCollection(grants, 'create', c);
         reached(c);
         refuseInactive(c);
         // A plain collection's create is one guarded statement. Reference checks lock their
@@ -86,6 +88,7 @@ export class RecordsService {
     const paths = parseExpand(query.expand);
     const row = await this.records.load(scope, id);
     const c = await this.collections.find(scope, { id: row.collection_id });
+    requireRecordIn(grants, 'retrieve', c, id);
     let response = await this.presenter.record(c, row, grants);
     if (query.version !== undefined && query.version !== row.version) {
       const version = await this.history.version(scope, row.id, query.version);
@@ -103,7 +106,7 @@ export class RecordsService {
     return {
       ...response,
       ...(query.includeHistory ? { history: (await this.versions(scope, id, grants)).versions } : {}),
-      ...(query.includeChangelog ? { changelog: (await this.changelog(scope, id, {})).entries } : {}),
+      ...(query.includeChangelog ? { changelog: (await this.changelog(scope, id, grants, {})).entries } : {}),
     };
   }
 
@@ -120,6 +123,7 @@ export class RecordsService {
   ): Promise<RecordListPage> {
     const paths = parseExpand(query.expand);
     const c = await this.collections.find(scope, collection);
+    requireCollection(grants, 'list', c, collection);
     const q = buildListQuery(scope, c, {
       filter: query.filter,
       sort: query.sort,
@@ -156,7 +160,7 @@ export class RecordsService {
     body: PatchRecordRequest,
     expectedVersion?: number,
   ) {
-    if (body.options?.skipValidation && !grants.can('records', 'manage')) {
+    if (body.options?.skipValidation && !grants.canAnywhere('records', 'manage')) {
       throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
     }
     return this.change(scope, id, actor, grants, 'patch', body.data, {
@@ -183,7 +187,14 @@ export class RecordsService {
     });
   }
 
-  async delete(scope: WorkspaceScope, id: string, actor: string, permanent: boolean, expectedVersion?: number) {
+  async delete(
+    scope: WorkspaceScope,
+    id: string,
+    actor: string,
+    grants: Grants,
+    permanent: boolean,
+    expectedVersion?: number,
+  ) {
     return this.failures.guard(
       scope,
       { event: 'record_deleted_failed', actor: { deletedBy: actor }, recordId: id },
@@ -191,6 +202,7 @@ export class RecordsService {
         this.transactions.run(async (tx) => {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+          requireRecordIn(grants, 'delete', c, id);
           reached(c);
           refuseInactive(c);
           checkVersion(row, expectedVersion);
@@ -204,6 +216,7 @@ export class RecordsService {
   async versions(scope: WorkspaceScope, id: string, grants: Grants) {
     const row = await this.records.load(scope, id);
     const c = await this.collections.find(scope, { id: row.collection_id });
+    requireRecordIn(grants, 'retrieve', c, id);
     const versions = await this.history.versions(scope, id);
     return {
       versions: await Promise.all(
@@ -227,6 +240,7 @@ export class RecordsService {
     return this.transactions.run(async (tx) => {
       const row = await this.records.load(scope, id, { tx, forUpdate: true, includeDeleted: true });
       const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+      requireRecordIn(grants, 'update', c, id);
       refuseInactive(c);
       const old = await this.history.version(scope, id, body.version, tx);
       const plain = this.secrets.open(c, id, old.data);
@@ -246,9 +260,10 @@ export class RecordsService {
     });
   }
 
-  async changelog(scope: WorkspaceScope, id: string, query: ChangelogQuery) {
+  async changelog(scope: WorkspaceScope, id: string, grants: Grants, query: ChangelogQuery) {
     const record = await this.records.load(scope, id, { includeDeleted: true });
     const c = await this.collections.find(scope, { id: record.collection_id });
+    requireRecordIn(grants, 'retrieve', c, id);
     const rows = await this.history.changelog(scope, id, {
       startDate: query.startDate,
       endDate: query.endDate,
@@ -296,6 +311,10 @@ export class RecordsService {
         this.transactions.run(async (tx) => {
           const row = await this.records.load(scope, id, { tx, forUpdate: true });
           const c = await this.collections.find(scope, { id: row.collection_id }, { tx, lock: true });
+          requireRecordIn(grants, 'update', c, id);
+          if (!options.validate && !grants.canOnCollection('manage', c.recordSlug)) {
+            throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
+          }
           reached(c);
           refuseInactive(c);
           checkVersion(row, options.expectedVersion);

@@ -13,6 +13,7 @@ import { RecordSecrets } from '../secrets/record-secrets.js';
 import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { RecordsRepository } from './records.repository.js';
+import { requireCollection } from './collection-access.js';
 
 export interface UpsertResult {
   data: { id: string; data: Record<string, unknown>; version: number; createdAt?: string; updatedAt?: string };
@@ -50,6 +51,9 @@ export class UpsertService {
     return this.transactions.run(async (tx) => {
       const c = await this.collections.find(scope, { slug }, { tx, lock: true });
       refuseInactive(c);
+      // An upsert may create or update: it needs both on this collection, as on the route.
+      requireCollection(grants, 'create', c, { slug });
+      requireCollection(grants, 'update', c, { slug });
       checkMatch(c, body.match);
       const masked = (result: UpsertResult): UpsertResult => ({
         ...result,

@@ -7,6 +7,7 @@ import { ReceiverCircuits } from '../breaker/receiver-circuits.repository.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 import type { DeliveryRow } from './delivery.js';
 import { MAX_ATTEMPTS, RetrySchedule } from './retry-schedule.js';
+import { ownerOf, type SubscriptionOwner } from '../subscriptions/subscription.js';
 
 /** A claimed attempt: the delivery (attempt_count already counts it) and its subscription's receiver and secrets. */
 export interface ClaimedAttempt {
@@ -87,24 +88,43 @@ export class DeliveryStore {
    * happened, so a consumer reading old events again never sends them to newer
    * subscriptions), due now. A repeated event id makes nothing new. Returns how many deliveries were created.
    */
+  /** The subscriptions an event matches (active, its event and collection, older than the event), with their owners. */
+  async subscribersOf(
+    scope: WorkspaceScope,
+    event: string,
+    recordSlug: string,
+    occurredAt: string,
+  ): Promise<{ id: string; owner: SubscriptionOwner }[]> {
+    const rows = await this.db.query<{ id: string; created_by: string; created_by_type: string | null }[]>(
+      `SELECT s.id, s.created_by, s.created_by_type FROM webhooks.subscriptions s
+        WHERE s.workspace_slug = $1 AND s.active AND s.deleted_at IS NULL AND $3 = ANY(s.events)
+          AND (s.record_slugs IS NULL OR $2 = ANY(s.record_slugs)) AND s.created_at <= $4`,
+      [scope.workspace, recordSlug, event, occurredAt],
+    );
+    return rows.map((r) => ({ id: r.id, owner: ownerOf(r.created_by, r.created_by_type) }));
+  }
+
+  /** One delivery of the event per subscription of `subscriptionIds` that still matches it. */
   async createForEvent(
     scope: WorkspaceScope,
+    subscriptionIds: readonly string[],
     eventId: string,
     event: string,
     recordSlug: string,
     body: string,
     occurredAt: string,
   ): Promise<number> {
+    if (subscriptionIds.length === 0) return 0;
     const rows = await this.db.query<{ id: string }[]>(
       `INSERT INTO webhooks.deliveries
          (id, workspace_slug, subscription_id, event_id, event, record_slug, request_body, next_attempt_at)
        SELECT gen_random_uuid(), s.workspace_slug, s.id, $3, $4, $2, $5, $7
          FROM webhooks.subscriptions s
         WHERE s.workspace_slug = $1 AND s.active AND s.deleted_at IS NULL AND $4 = ANY(s.events)
-          AND (s.record_slugs IS NULL OR $2 = ANY(s.record_slugs)) AND s.created_at <= $6
+          AND (s.record_slugs IS NULL OR $2 = ANY(s.record_slugs)) AND s.created_at <= $6 AND s.id = ANY($8)
        ON CONFLICT (subscription_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
        RETURNING id`,
-      [scope.workspace, recordSlug, eventId, event, body, occurredAt, this.clock.now()],
+      [scope.workspace, recordSlug, eventId, event, body, occurredAt, this.clock.now(), subscriptionIds],
     );
     return rows.length;
   }

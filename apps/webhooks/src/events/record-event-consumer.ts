@@ -7,6 +7,7 @@ import { NatsConnectionHolder } from '@strata/platform';
 import { bodyOfEvent } from '../deliveries/delivery-body.js';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher.js';
 import { DeliveryStore } from '../deliveries/delivery-store.repository.js';
+import { SubscriptionOwners } from '../owners/subscription-owners.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 
 /**
@@ -25,6 +26,7 @@ export class RecordEventConsumer implements OnApplicationBootstrap, OnApplicatio
     private readonly nats: NatsConnectionHolder,
     private readonly store: DeliveryStore,
     private readonly dispatcher: DeliveryDispatcher,
+    private readonly owners: SubscriptionOwners,
     private readonly config: WebhooksConfig,
   ) {}
 
@@ -54,8 +56,16 @@ export class RecordEventConsumer implements OnApplicationBootstrap, OnApplicatio
     // The event's own workspace (an event taken from our record stream, published by the
     // data service for a change in that workspace): its deliveries are made within it.
     const scope = issueWorkspaceScope(event.workspaceSlug);
+    // A subscription acts for its owner: it gets a collection's events only while the owner may list
+    // that collection's records (docs/webhooks.md). A lookup that fails throws: the event comes again.
+    const subscribers = await this.store.subscribersOf(scope, event.event, event.recordSlug, event.timestamp);
+    const allowed: string[] = [];
+    for (const s of subscribers) {
+      if (await this.owners.mayList(scope, s.owner, event.recordSlug)) allowed.push(s.id);
+    }
     const created = await this.store.createForEvent(
       scope,
+      allowed,
       eventId,
       event.event,
       event.recordSlug,

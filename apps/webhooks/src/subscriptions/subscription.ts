@@ -1,3 +1,19 @@
+/** Who a subscription acts for: the principal that created it (docs/webhooks.md). */
+export interface SubscriptionOwner {
+  readonly type: 'user' | 'service_account';
+  readonly id: string;
+}
+
+/**
+ * The owner recorded with a subscription. Rows written before the owner's type
+ * was recorded (and by a replica of an older version during a rollout) have
+ * only the id: a service account's is its client id (`ci_…`), a user's a uuid.
+ */
+export function ownerOf(createdBy: string, createdByType: string | null): SubscriptionOwner {
+  if (createdByType === 'user' || createdByType === 'service_account') return { type: createdByType, id: createdBy };
+  return { type: createdBy.startsWith('ci_') ? 'service_account' : 'user', id: createdBy };
+}
+
 /** A subscription row as stored. */
 export interface SubscriptionRow {
   id: string;
@@ -11,6 +27,8 @@ export interface SubscriptionRow {
   previous_secret: string | null;
   previous_secret_valid_until: Date | null;
   created_by: string;
+  /** `user` or `service_account`; null on a row an older version wrote ({@link ownerOf}). */
+  created_by_type: string | null;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;

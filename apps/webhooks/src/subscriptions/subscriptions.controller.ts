@@ -1,6 +1,13 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission, UuidPipe, type Principal, CallerScope } from '@strata/platform';
+import {
+  CurrentPrincipal,
+  RequirePermission,
+  StrataException,
+  UuidPipe,
+  type Principal,
+  CallerScope,
+} from '@strata/platform';
 import type { WorkspaceScope } from '@strata/db';
 import { CreateSubscriptionRequest, UpdateSubscriptionRequest } from './dto/subscription.requests.js';
 import { SubscriptionsService } from './subscriptions.service.js';
@@ -23,7 +30,10 @@ export class SubscriptionsController {
     @Body() body: CreateSubscriptionRequest,
     @Headers('idempotency-key') idempotencyKey?: string,
   ) {
-    return this.subscriptions.create(scope, principal.id, body, idempotencyKey);
+    // The subscription acts for its creator: it delivers what the creator may list (docs/webhooks.md).
+    if (principal.type === 'publishable_key')
+      throw StrataException.forbidden('A publishable key cannot create subscriptions');
+    return this.subscriptions.create(scope, { type: principal.type, id: principal.id }, body, idempotencyKey);
   }
 
   @Get()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
-import type { SubscriptionRow } from './subscription.js';
+import type { SubscriptionOwner, SubscriptionRow } from './subscription.js';
 
 export interface NewSubscription {
   readonly id: string;
@@ -12,7 +12,7 @@ export interface NewSubscription {
   readonly recordSlugs: readonly string[] | null;
   readonly active: boolean;
   readonly sealedSecret: string;
-  readonly createdBy: string;
+  readonly createdBy: SubscriptionOwner;
 }
 
 /** What an update may change; absent fields stay. `recordSlugs: null` clears the collection filter. */
@@ -37,9 +37,21 @@ export class SubscriptionsRepository {
 
   async insert(scope: WorkspaceScope, tx: Tx, s: NewSubscription): Promise<SubscriptionRow> {
     const [row] = await managerOf(this.db, tx).query<SubscriptionRow[]>(
-      `INSERT INTO webhooks.subscriptions (id, workspace_slug, name, url, events, record_slugs, active, secret, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-      [s.id, scope.workspace, s.name, s.url, s.events, s.recordSlugs, s.active, s.sealedSecret, s.createdBy],
+      `INSERT INTO webhooks.subscriptions
+         (id, workspace_slug, name, url, events, record_slugs, active, secret, created_by, created_by_type)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+      [
+        s.id,
+        scope.workspace,
+        s.name,
+        s.url,
+        s.events,
+        s.recordSlugs,
+        s.active,
+        s.sealedSecret,
+        s.createdBy.id,
+        s.createdBy.type,
+      ],
     );
     return row!;
   }

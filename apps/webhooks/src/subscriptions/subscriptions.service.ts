@@ -5,7 +5,7 @@ import { Clock, StrataException } from '@strata/platform';
 import { refusedReceiver } from '../receivers/receiver-address.js';
 import { WebhooksConfig } from '../webhooks.config.js';
 import type { CreateSubscriptionRequest, UpdateSubscriptionRequest } from './dto/subscription.requests.js';
-import { toSubscription, type Subscription, type SubscriptionRow } from './subscription.js';
+import { toSubscription, type Subscription, type SubscriptionOwner, type SubscriptionRow } from './subscription.js';
 import { SubscriptionIdempotency } from './subscription-idempotency.js';
 import { SubscriptionSecrets } from './subscription-secrets.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
@@ -27,7 +27,7 @@ export class SubscriptionsService {
   /** Creates a subscription with a new secret, answered once (and again for a repeated Idempotency-Key). */
   async create(
     scope: WorkspaceScope,
-    actor: string,
+    actor: SubscriptionOwner,
     body: CreateSubscriptionRequest,
     idempotencyKey?: string,
   ): Promise<Subscription> {

@@ -109,7 +109,7 @@ accepts): a whole number is printed whole.
 {{/* The credentials one app reads, as env entries from `secret` (dict "root" $ "app" "auth" "secret" "<name>"). */}}
 {{- define "strata.secretEnv" -}}
 {{- $keys := list "DATABASE_URL" "STRATA_ENCRYPTION_KEYS" -}}
-{{- if has .app (list "auth" "compute" "compute-worker") }}{{ $keys = append $keys "STRATA_FUNCTIONS_PRINCIPAL_KEY" }}{{ end -}}
+{{- if has .app (list "auth" "compute" "compute-worker" "webhooks") }}{{ $keys = append $keys "STRATA_FUNCTIONS_PRINCIPAL_KEY" }}{{ end -}}
 {{- if eq .app "auth" }}{{ $keys = concat $keys (list "STRATA_ADMIN_EMAIL" "STRATA_ADMIN_PASSWORD") }}{{ end -}}
 {{- range $key := $keys }}
 - name: {{ $key }}

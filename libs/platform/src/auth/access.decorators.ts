@@ -1,5 +1,13 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
-import { permits, type Action, type Resource, type SpecialPermission } from '@strata/contracts';
+import {
+  permits,
+  permitsAnywhere,
+  permitsOnCollection,
+  type Action,
+  type CollectionPermissions,
+  type Resource,
+  type SpecialPermission,
+} from '@strata/contracts';
 import type { Request } from 'express';
 import type { WorkspaceScope } from '@strata/db';
 import type { Principal } from './principal.js';
@@ -50,22 +58,42 @@ export const WorkspaceLess = (): ClassDecorator & MethodDecorator => SetMetadata
 
 export const PRINCIPAL = Symbol('strata:principal');
 export const GRANTED = Symbol('strata:granted');
+export const GRANTED_COLLECTIONS = Symbol('strata:granted-collections');
 export const SCOPE = Symbol('strata:scope');
 export type AuthenticatedRequest = Request & {
   [PRINCIPAL]?: Principal;
   [GRANTED]?: ReadonlySet<string>;
+  [GRANTED_COLLECTIONS]?: CollectionPermissions;
   [SCOPE]?: WorkspaceScope;
 };
 
 /** What the caller may do beyond the route's own permission (for example `secrets:reveal`). */
 export interface Grants {
+  /** Held on everything the permission covers (for `records`: on every collection). */
   can(resource: string, action: string): boolean;
+  /**
+   * Whether the caller may do `action` on the records of the collection
+   * `slug` (a policy unscoped, or scoped to a list naming it). A collection it
+   * may not reach is to be answered as absent (404), never 403.
+   */
+  canOnCollection(action: Action, slug: string): boolean;
+  /** Held at all: on everything, or on at least one collection (what a route's permission check asks). */
+  canAnywhere(resource: string, action: string): boolean;
+}
+
+/** The grants of resolved permissions (also for callers outside a request, such as tests). */
+export function grantsOf(granted: ReadonlySet<string>, collections: CollectionPermissions): Grants {
+  return {
+    can: (resource, action) => permits(granted, resource, action),
+    canOnCollection: (action, slug) => permitsOnCollection(granted, collections, action, slug),
+    canAnywhere: (resource, action) => permitsAnywhere(granted, collections, resource, action),
+  };
 }
 
 /** The caller's effective permissions in the URL's workspace, as resolved by the access guard. */
 export const CallerGrants = createParamDecorator((_: unknown, ctx: ExecutionContext): Grants => {
-  const granted = ctx.switchToHttp().getRequest<AuthenticatedRequest>()[GRANTED] ?? new Set<string>();
-  return { can: (resource, action) => permits(granted, resource, action) };
+  const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
+  return grantsOf(req[GRANTED] ?? new Set<string>(), req[GRANTED_COLLECTIONS] ?? {});
 });
 
 /** The authenticated caller of the current request. */

@@ -3,13 +3,14 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { AuthGuard } from '@nestjs/passport';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, isWorkspaceSlug, permits, type Action, type Resource } from '@strata/contracts';
+import { ErrorCode, isWorkspaceSlug, permits, permitsAnywhere, type Action, type Resource } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
 import { rememberErrorShape } from '../errors/error-shape.decorator.js';
 import { StrataException } from '../errors/strata.exception.js';
 import {
   ACCESS,
   GRANTED,
+  GRANTED_COLLECTIONS,
   PRINCIPAL,
   REQUIRED_SCOPE,
   SCOPE,
@@ -103,16 +104,18 @@ export class AccessGuard implements CanActivate {
     // The credential holds this workspace (the token's claim; a key's own workspace is what the
     // resolver confirms): once resolved, the request acts within it and nothing wider.
     const scope = workspace === undefined ? undefined : issueWorkspaceScope(workspace);
-    const { permissions, displayName } = await this.resolver.resolve(principal, scope);
+    const { permissions, collections, displayName } = await this.resolver.resolve(principal, scope);
     req[GRANTED] = permissions;
+    req[GRANTED_COLLECTIONS] = collections;
     if (scope && displayName !== undefined) this.names.remember(scope, principal.id, displayName);
     if (scope) req[SCOPE] = scope;
     // The permission first, then the OAuth scope (docs/identity.md): a caller lacking both is told of
     // the permission, which its administrator grants, before the scope its token requests.
+    // A permission held on some collections only passes here: the handler decides per collection.
     if (rule.kind === 'permission') {
       const missing = rule.permissions.filter((p) => {
         const [resource, action] = splitPermission(p);
-        return !permits(permissions, resource, action);
+        return !permitsAnywhere(permissions, collections, resource, action);
       });
       if (missing.length > 0) {
         throw StrataException.forbidden(`Missing permission: ${missing.join(', ')}`);

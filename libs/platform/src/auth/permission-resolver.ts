@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { WorkspaceScope } from '@strata/db';
-import { ErrorCode } from '@strata/contracts';
+import { ErrorCode, type CollectionPermissions } from '@strata/contracts';
 import { hashToken } from '@strata/crypto';
 import { ServiceConfig } from '../config/service-config.js';
 import { StrataException } from '../errors/strata.exception.js';
 import type { Principal } from './principal.js';
 
 export interface ResolvedPermissions {
+  /** Held on everything the permission covers (every collection, for `records`). */
   readonly permissions: ReadonlySet<string>;
   /** The principal's name for people (a user's name or email, a service account's name), when known. */
   readonly displayName?: string;
+  /** `records:<action>` held on the named collections only (docs/identity.md). */
+  readonly collections: CollectionPermissions;
 }
 
 /**
@@ -35,6 +38,11 @@ export interface PermissionsResponse {
   workspace: string;
   principal: { type: string; id: string; groups: string[]; displayName?: string };
   permissions: string[];
+  /**
+   * Permissions held on some collections only: `records:<action>` → slugs. A
+   * consumer that does not know this field sees them as not held (it refuses).
+   */
+  collectionPermissions: Record<string, string[]>;
 }
 
 /**
@@ -58,7 +66,7 @@ export class HttpPermissionResolver extends PermissionResolver {
 
   resolve(principal: Principal, scope: WorkspaceScope | undefined): Promise<ResolvedPermissions> {
     // Routes without a workspace exist only in the auth service, which resolves locally.
-    if (scope === undefined) return Promise.resolve({ permissions: new Set<string>() });
+    if (scope === undefined) return Promise.resolve({ permissions: new Set<string>(), collections: {} });
     const workspace = scope.workspace;
     const key = `${workspace}\u0000${this.credentialHash(principal)}`;
     const now = Date.now();
@@ -110,9 +118,13 @@ export class HttpPermissionResolver extends PermissionResolver {
     }
     if (!res.ok)
       throw new StrataException(ErrorCode.UNAVAILABLE, `Permission resolution failed with status ${res.status}`);
-    const body = (await res.json()) as PermissionsResponse;
-    const displayName = body.principal.displayName;
-    return { permissions: new Set(body.permissions), ...(typeof displayName === 'string' ? { displayName } : {}) };
+    const body = (await res.json()) as Partial<PermissionsResponse>;
+    const displayName = body.principal?.displayName;
+    return {
+      permissions: new Set(body.permissions ?? []),
+      collections: body.collectionPermissions ?? {},
+      ...(typeof displayName === 'string' ? { displayName } : {}),
+    };
   }
 
   private evictExpired(now: number): void {

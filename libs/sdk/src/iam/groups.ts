@@ -26,7 +26,7 @@ export class Groups extends Resource {
   /** Grants `actions` on `resource` (or `*`) to the group's members. */
   addPolicy(
     id: string,
-    policy: { resource: string; actions: readonly string[] },
+    policy: { resource: string; actions: readonly string[]; collections?: readonly string[] | null },
     options?: CallOptions,
   ): Promise<Policy> {
     return this.call('POST', `/groups/${segment(id)}/policies`, { body: policy, signal: options?.signal });
@@ -35,7 +35,8 @@ export class Groups extends Resource {
   updatePolicy(
     id: string,
     policyId: string,
-    policy: { resource?: string; actions?: readonly string[] },
+    /** Without `collections` the policy keeps its list; null: every collection. */
+    policy: { resource?: string; actions?: readonly string[]; collections?: readonly string[] | null },
     options?: CallOptions,
   ): Promise<Policy> {
     return this.call('PUT', `/groups/${segment(id)}/policies/${segment(policyId)}`, {

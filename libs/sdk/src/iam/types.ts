@@ -42,8 +42,12 @@ export interface Policy {
   /** A resource name (`records`, `compute-functions`…) or `*`. */
   readonly resource: string;
   readonly actions: string[];
+  /** `records` only: the collection slugs the actions apply to; null for every collection. */
+  readonly collections: string[] | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** What the policy holds that grants nothing (`read`); absent when none. */
+  readonly warnings?: { field: string; message: string }[];
 }
 
 export interface GroupMember {

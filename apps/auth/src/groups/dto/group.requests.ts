@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
+  ArrayUnique,
   IsArray,
   IsIn,
   IsNotEmpty,
@@ -10,8 +11,8 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
-import { IsOptional } from '@strata/platform';
-import { ACTIONS, RESOURCES } from '@strata/contracts';
+import { IsNullable, IsOptional } from '@strata/platform';
+import { ACTIONS, COLLECTION_SLUG, RESOURCES } from '@strata/contracts';
 
 /** Actions beyond the CRUD set, valid on one resource only. */
 export const RESOURCE_SPECIFIC_ACTIONS: Readonly<Record<string, readonly string[]>> = { secrets: ['reveal'] };
@@ -37,6 +38,32 @@ export class UpdateGroupRequest {
   description?: string;
 }
 
+const COLLECTIONS_DESCRIPTION =
+  'records only: the collection slugs the actions apply to; omitted or null for every collection (docs/identity.md)';
+
+/** `collections` of a policy: validated slugs, at least one (null, not [], means every collection). */
+function CollectionsField(): PropertyDecorator {
+  return (target, key) => {
+    for (const decorate of [
+      ApiPropertyOptional({
+        type: [String],
+        nullable: true,
+        example: ['orders'],
+        description: COLLECTIONS_DESCRIPTION,
+      }),
+      IsNullable(),
+      IsArray(),
+      ArrayNotEmpty({ message: 'collections must name at least one collection (null or omitted: every collection)' }),
+      ArrayMaxSize(100),
+      ArrayUnique({ message: 'collections must not name a collection twice' }),
+      IsString({ each: true }),
+      MaxLength(100, { each: true }),
+      Matches(COLLECTION_SLUG, { each: true, message: 'each value must be a collection slug' }),
+    ])
+      decorate(target, key);
+  };
+}
+
 export class PolicyRequest {
   @ApiProperty({ enum: RESOURCES })
   @IsString()
@@ -53,6 +80,9 @@ export class PolicyRequest {
   @ArrayMaxSize(16)
   @IsString({ each: true })
   actions!: string[];
+
+  @CollectionsField()
+  collections?: string[] | null;
 }
 
 export class UpdatePolicyRequest {
@@ -62,6 +92,10 @@ export class UpdatePolicyRequest {
   @ArrayMaxSize(16)
   @IsString({ each: true })
   actions!: string[];
+
+  /** Omitted: the policy keeps its collections; null: every collection from now on. */
+  @CollectionsField()
+  collections?: string[] | null;
 }
 
 export class AddMemberRequest {

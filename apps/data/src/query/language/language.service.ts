@@ -12,6 +12,7 @@ import { project } from '../project.js';
 import type { LanguageQueryRequest } from './language.request.js';
 import { parseQuery, QuerySyntaxError } from './parse.js';
 import { translate } from './translate.js';
+import { visibleCollections } from '../../records/collection-access.js';
 
 export interface LanguageResult {
   data: unknown[];
@@ -51,11 +52,13 @@ export class LanguageService {
         err.message,
       );
     }
-    const c = await this.collections.find(scope, { slug: ast.resource });
+    // A collection whose records the caller may not list is not found, as FROM or INCLUDE (docs/identity.md).
+    const readable = visibleCollections(this.collections, grants, 'list');
+    const c = await readable.find(scope, { slug: ast.resource });
     const collections = new Map<string, Collection>();
     for (const inc of ast.includes) {
       if (!collections.has(inc.resource))
-        collections.set(inc.resource, await this.collections.find(scope, { slug: inc.resource }));
+        collections.set(inc.resource, await readable.find(scope, { slug: inc.resource }));
     }
     const problems: FieldError[] = [...earlier];
     const q = translate(ast, c, collections, body.parameters ?? {}, problems);

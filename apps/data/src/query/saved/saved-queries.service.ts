@@ -20,6 +20,7 @@ import {
   VARIABLE_TYPES,
   type VariableDeclaration,
 } from './placeholders.js';
+import type { CollectionLookup } from '../../records/collection-access.js';
 
 /**
  * Saved queries: named canonical definitions whose values may be `${var}`
@@ -93,7 +94,10 @@ export class SavedQueriesService {
         { field: 'query.resource', message: `must be ${resource}, the collection in the path` },
       ]);
     }
-    const { variables, legacy } = await this.check(scope, query, body.variables, earlier);
+    // Checked against the collections the caller may list: another is not found, whatever the body says.
+    const readable = this.queries.readable(grants);
+    await readable.find(scope, { slug: resource });
+    const { variables, legacy } = await this.check(scope, query, body.variables, earlier, readable);
     const result = await this.run(scope, grants, query, variables, body.values ?? {});
     return { result, deprecated: deprecatedForms(query, legacy) };
   }
@@ -142,6 +146,7 @@ export class SavedQueriesService {
     definition: Record<string, unknown> | undefined,
     rawVariables: Record<string, unknown> | undefined,
     earlier: readonly FieldError[] = [],
+    collections: CollectionLookup = this.collections,
   ): Promise<{ resource: string; variables: Record<string, VariableDeclaration>; legacy: boolean }> {
     const problems: FieldError[] = [...earlier];
     const variables = declarations(rawVariables, problems);
@@ -158,7 +163,7 @@ export class SavedQueriesService {
       throw StrataException.validation(problems, 'The saved query is not valid');
     }
     checkComplexity(definition['where'], this.config.DATA_QUERY_MAX_CONDITIONS);
-    const c = await this.collections.find(scope, { slug: resource });
+    const c = await collections.find(scope, { slug: resource });
     const sample = substitute(
       definition,
       new Map(Object.entries(variables).map(([n, d]) => [n, SAMPLE_VALUES[d.type]])),
@@ -166,7 +171,7 @@ export class SavedQueriesService {
     if (!isPlainObject(sample)) throw StrataException.validation([{ field: 'query', message: 'must be an object' }]);
     const parseProblems: FieldError[] = [];
     parseCanonical(c, sample, parseProblems);
-    await resolveJoins(scope, this.collections, c, definition, this.queries.joinSettings(), parseProblems);
+    await resolveJoins(scope, collections, c, definition, this.queries.joinSettings(), parseProblems);
     // A part already reported (a placeholder where a field name goes) is not reported twice.
     const reported = problems.map((p) => p.field);
     const ownProblems = problems.length;
