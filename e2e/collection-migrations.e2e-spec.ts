@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { eventually } from '@strata/testing';
 import { adminWorkspaceToken, call, EventCollector, startStack, type Stack } from '@strata/testkit';
 
@@ -99,26 +100,36 @@ describe('collection migrations', () => {
     const seeded = await seed(c.id, N, (i) => ({ amount: bad(i) ? 'n/a' : String(i + 0.5), seq: 0 }));
     const badIds = new Set(seeded.filter((_, i) => bad(i)));
 
-    let switched = false;
+    // A client holding one record in a long transaction (here, straight in the database): the
+    // job passes it by (SKIP LOCKED), checks it again after the scan, and cannot end before it
+    // is released. The writers stop before that, so every write they make meets a running job.
+    const held = seeded[1]!;
+    const holder = new pg.Client({ connectionString: stack.databaseUrl });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM data.records WHERE id = $1 FOR UPDATE', [held]);
+
     let stop = false;
     const refused: string[] = [];
-    const created: string[] = [];
+    const created = new Map<string, number>();
     const lastSeq = new Map<string, number>();
     // Each writer patches its own slice of the seeded records (so the last value written is
-    // known) and creates records, under the old definition before the switch and the new after.
+    // known) and creates records the way a client written for the old definition does (amount
+    // a string), before the change and during the migration.
     const writer = async (w: number) => {
-      const mine = seeded.filter((id, i) => i % 8 === w && !badIds.has(id));
+      const mine = seeded.filter((id, i) => i % 8 === w && !badIds.has(id) && id !== held);
       for (let k = 0; !stop || k < 20; k++) {
         const id = mine[(k * 37) % mine.length]!;
         const patched = await api('PATCH', `/records/${id}`, { data: { seq: k + 1 } });
         if (patched.status !== 200) refused.push(`PATCH ${patched.status} ${JSON.stringify(patched.body)}`);
         else lastSeq.set(id, k + 1);
+        const amount = w * 1000 + k + 0.25;
         const createdNow = await api('POST', '/records', {
           structureId: c.id,
-          data: switched ? { amount: k, seq: -1 } : { seq: -1 },
+          data: { amount: String(amount), seq: -1 },
         });
         if (createdNow.status !== 201) refused.push(`POST ${createdNow.status} ${JSON.stringify(createdNow.body)}`);
-        else created.push(createdNow.body.id);
+        else created.set(createdNow.body.id, amount);
       }
     };
     const writers = Array.from({ length: 8 }, (_, w) => writer(w));
@@ -129,7 +140,6 @@ describe('collection migrations', () => {
         { name: 'seq', type: 'number' },
       ],
     });
-    switched = true;
     expect(changed.metadata).toMatchObject({
       migrationInProgress: true,
       recordWritesLocked: false,
@@ -141,16 +151,40 @@ describe('collection migrations', () => {
     // One migration at a time: another property change is refused while it runs.
     const second = await api('PUT', `/structures/${c.id}`, { properties: [{ name: 'amount', type: 'string' }] });
     expect(second.status).toBe(409);
-    // A change that leaves the properties alone goes through.
+    // A change that leaves the properties alone goes through, the same properties sent again too.
     await ok('PUT', `/structures/${c.id}`, { description: 'during the migration' });
+    await ok('PUT', `/structures/${c.id}`, {
+      properties: [
+        { name: 'amount', type: 'number' },
+        { name: 'seq', type: 'number' },
+      ],
+    });
+    expect((await api('DELETE', `/structures/${c.id}`)).status).toBe(409);
+    // The new definition applies to writes at once: what does not convert is refused.
+    const garbage = await api('POST', '/records', { structureId: c.id, data: { amount: 'lots' } });
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.error.details).toEqual([{ field: 'data.amount', message: 'must be a number' }]);
 
     const running = await ok('GET', `/structures/${c.id}/migrations/${jobId}`);
     expect(running).toMatchObject({ id: jobId, structureId: c.id, changes: [{ property: 'amount' }] });
     expect(running.progress.total).toBeGreaterThanOrEqual(N);
 
-    const job = await finished(c.id, jobId);
+    const scanned = await eventually(
+      async () => {
+        const j = await ok('GET', `/structures/${c.id}/migrations/${jobId}`);
+        return j.phase === 'recheck' ? j : undefined;
+      },
+      120_000,
+      100,
+    );
+    expect(scanned.status).toBe('running');
     stop = true;
     await Promise.all(writers);
+    const waiting = await ok('GET', `/structures/${c.id}/migrations/${jobId}`);
+    expect(waiting).toMatchObject({ status: 'running', phase: 'recheck', progress: { pending: 1 } });
+    await holder.query('COMMIT');
+    await holder.end();
+    const job = await finished(c.id, jobId);
 
     expect(refused).toEqual([]);
     expect(job.status).toBe('completed');
@@ -178,7 +212,7 @@ describe('collection migrations', () => {
 
     // Every record is there: converted, or listed with its value untouched; no update lost.
     const records = await allRecords(c.id);
-    expect(records.size).toBe(N + created.length);
+    expect(records.size).toBe(N + created.size);
     seeded.forEach((id, i) => {
       const r = records.get(id);
       expect(r).toBeDefined();
@@ -186,10 +220,8 @@ describe('collection migrations', () => {
       else expect(r.data.amount).toBe(i + 0.5);
       expect(r.data.seq).toBe(lastSeq.get(id) ?? 0);
     });
-    for (const id of created) {
-      const amount = records.get(id).data.amount;
-      expect(amount === undefined || typeof amount === 'number').toBe(true);
-    }
+    // Created before the change (converted by the job) or during it (converted on the way in).
+    for (const [id, amount] of created) expect(records.get(id).data.amount).toBe(amount);
 
     // The migration told its progress on the collection's event subject.
     const mine = (name: string) => (e: { payload: any }) => e.payload.event === name && e.payload.migrationId === jobId;
@@ -281,9 +313,9 @@ describe('collection migrations', () => {
     const back = await ok('GET', `/structures/${c.id}`);
     expect(back.properties.find((p: { name: string }) => p.name === 'score').type).toBe('string');
     expect(back.metadata).toMatchObject({ migrationInProgress: true, migrationJobId: jobId });
-    // New writes follow the old definition at once.
-    expect((await api('POST', '/records', { structureId: c.id, data: { score: 3 } })).status).toBe(400);
-    await ok('POST', '/records', { structureId: c.id, data: { score: '3' } }, 201);
+    // New writes follow the old definition at once: a value of the new type is converted back on the way in.
+    expect((await ok('POST', '/records', { structureId: c.id, data: { score: 3 } }, 201)).data.score).toBe('3');
+    expect((await api('POST', '/records', { structureId: c.id, data: { score: { n: 3 } } })).status).toBe(400);
     // A second cancel is a conflict.
     expect((await api('POST', `/structures/${c.id}/migrations/${jobId}/cancel`)).status).toBe(409);
 

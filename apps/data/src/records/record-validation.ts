@@ -23,7 +23,8 @@ export class RecordValidator {
    * With `validate: false` (skipValidation) the schema checks are skipped, but
    * computed fields, reference targets, the rules of the write mode and the type of
    * secret fields (strings, which are sealed) still apply. While the collection migrates, the
-   * stored data (`previous`) is first converted to the definition in force.
+   * stored data (`previous`) and the values sent are first converted to the definition in force
+   * (docs/data.md, "Migrations").
    */
   async forWrite(
     scope: WorkspaceScope,
@@ -34,8 +35,8 @@ export class RecordValidator {
     previous: Record<string, unknown> | undefined,
     validate = true,
   ): Promise<Record<string, unknown>> {
-    const current = previous && (await this.migrations.current(scope, tx, c, previous));
-    const prepared = prepareRecordData(c, mode, input, current);
+    const current = await this.migrations.current(scope, tx, c, previous, input);
+    const prepared = prepareRecordData(c, mode, current.input, current.previous);
     const issues = validate ? prepared.issues : new Issues();
     if (!validate) {
       for (const path of nonStringSecrets(secretFields(c.properties), prepared.data)) {

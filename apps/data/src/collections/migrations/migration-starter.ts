@@ -32,7 +32,8 @@ export class MigrationStarter {
   /** A change of the properties while a migration runs is refused: one migration at a time. */
   refuseWhileMigrating(current: CollectionRow, properties: readonly PropertyDefinition[]): void {
     if (!current.metadata.migrationInProgress) return;
-    if (canonicalJson(properties) === canonicalJson(current.properties)) return;
+    // Ids are generated for properties sent without one: the same definition sent again is no change.
+    if (canonicalJson(withoutIds(properties)) === canonicalJson(withoutIds(current.properties))) return;
     throw StrataException.conflict(
       `Collection ${current.id} is migrating its records (migration ${current.metadata.migrationJobId}): ` +
         'its properties cannot change until the migration ends; wait for it or cancel it',
@@ -81,4 +82,9 @@ export class MigrationStarter {
     });
     return metadata;
   }
+}
+
+/** The definitions without their ids, at any depth. */
+function withoutIds(properties: readonly PropertyDefinition[]): unknown {
+  return JSON.parse(JSON.stringify(properties, (key, value: unknown) => (key === 'id' ? undefined : value)));
 }
