@@ -258,6 +258,28 @@ describe('collection migrations', () => {
     expect((await api('DELETE', `/records/${alice}`)).status).toBe(409);
   }, 120_000);
 
+  it('applies the new definition to writes on every replica at once', async () => {
+    const replica = await stack.startDataReplica();
+    try {
+      const url = (await replica.getUrl()).replace('[::1]', '127.0.0.1');
+      const viaReplica = (body: unknown) => call('POST', `${url}/data/workspace/${ws}/api/v1/records`, { token, body });
+      const c = await ok('POST', '/structures', { name: 'Codes', properties: [{ name: 'code', type: 'string' }] });
+      await seed(c.id, 50, (i) => ({ code: String(i) }));
+      // The replica reads the collection once and caches it.
+      expect((await viaReplica({ structureId: c.id, data: { code: 'x1' } })).status).toBe(201);
+      const changed = await ok('PUT', `/structures/${c.id}`, { properties: [{ name: 'code', type: 'number' }] });
+      const refused = await viaReplica({ structureId: c.id, data: { code: 'abc' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details).toEqual([{ field: 'data.code', message: 'must be a number' }]);
+      expect((await viaReplica({ structureId: c.id, data: { code: 5 } })).status).toBe(201);
+      const job = await finished(c.id, changed.metadata.migrationJobId);
+      // The record written under the old definition that does not convert is listed.
+      expect(job.progress).toMatchObject({ total: 51, failed: 1 });
+    } finally {
+      await replica.close();
+    }
+  }, 120_000);
+
   it('survives a restart of the data service: the next instance goes on where the batches stopped', async () => {
     await stack.restartData({ ...SETTINGS, DATA_MIGRATION_BATCH_PAUSE_MS: '150' });
     const c = await ok('POST', '/structures', { name: 'Counters', properties: [{ name: 'n', type: 'number' }] });
