@@ -10,6 +10,7 @@ import { DataSecretsMaskedAtRest1763700000008 } from './1763700000008-data-secre
 import { DataSealBindings1766100000003 } from './1766100000003-data-seal-bindings.js';
 import { DataRetention1766400003000 } from './1766400003000-data-retention.js';
 import { DataCollectionMigrations1767300000000 } from './1767300000000-data-collection-migrations.js';
+import { DataRecordsByCollectionId1767300000001 } from './1767300000001-data-records-by-collection-id.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   DataSealBindings1766100000003,
   DataRetention1766400003000,
   DataCollectionMigrations1767300000000,
+  DataRecordsByCollectionId1767300000001,
 ];

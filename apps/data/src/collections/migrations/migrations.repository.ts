@@ -253,10 +253,11 @@ export class MigrationsRepository {
 
   /** The next record ids of the collection after `cursor`, by id, without locking them. */
   async nextIds(tx: Tx, job: MigrationRow, limit: number): Promise<string[]> {
+    // Two forms, not `($3 IS NULL OR id > $3)`: the range must reach the index (records_collection_id_idx).
+    const after = job.cursor === null ? '' : 'AND id > $4';
     const rows = await managerOf(this.db, tx).query<{ id: string }[]>(
-      `SELECT id FROM data.records WHERE workspace_slug = $1 AND collection_id = $2 AND ($3::uuid IS NULL OR id > $3)
-        ORDER BY id LIMIT $4`,
-      [job.workspace_slug, job.collection_id, job.cursor, limit],
+      `SELECT id FROM data.records WHERE workspace_slug = $1 AND collection_id = $2 ${after} ORDER BY id LIMIT $3`,
+      [job.workspace_slug, job.collection_id, limit, ...(job.cursor === null ? [] : [job.cursor])],
     );
     return rows.map((r) => r.id);
   }
@@ -515,7 +516,16 @@ export class MigrationsRepository {
     );
   }
 
+  /**
+   * Ends a job. The values kept for a cancel go (a finished job cannot be cancelled); the
+   * listed records stay, for its failures list.
+   */
   async finish(tx: Tx, id: string, status: MigrationStatus, now: Date, error?: string): Promise<MigrationRow> {
+    await managerOf(this.db, tx).query(
+      `DELETE FROM data.collection_migration_records WHERE migration_id = $1
+         AND failures IS NULL AND revert_failures IS NULL`,
+      [id],
+    );
     const [row] = rowsOf<MigrationRow>(
       await managerOf(this.db, tx).query(
         `UPDATE data.collection_migrations SET status = $2, finished_at = $3, updated_at = $3, error = $4
