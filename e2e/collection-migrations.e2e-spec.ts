@@ -254,6 +254,11 @@ describe('collection migrations', () => {
     expect(reasons[dangling]).toMatch(/names no record of people/);
     expect(reasons[garbage]).toMatch(/names no record of people|UUID/);
     expect((await ok('GET', `/records/${good}`)).data.owner).toBe(alice);
+    // A finished job cannot be cancelled; another collection's path does not reach it.
+    const jobPath = `/structures/${tasks.id}/migrations/${job.id}`;
+    expect((await api('POST', `${jobPath}/cancel`)).status).toBe(409);
+    expect((await api('GET', `/structures/${people.id}/migrations/${job.id}`)).status).toBe(404);
+    expect((await api('GET', `/structures/${tasks.id}/migrations/not-a-uuid`)).status).toBe(400);
     // The valid reference now holds: the target cannot be deleted under onDelete: restrict.
     expect((await api('DELETE', `/records/${alice}`)).status).toBe(409);
   }, 120_000);

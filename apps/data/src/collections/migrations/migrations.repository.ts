@@ -96,8 +96,8 @@ export class MigrationsRepository {
   ): Promise<MigrationRow> {
     const [row] = await managerOf(this.db, tx).query<MigrationRow[]>(
       `INSERT INTO data.collection_migrations (id, workspace_slug, collection_id, status, fields, from_properties,
-         to_properties, total, created_by, created_at, updated_at, progress_event_at)
-       VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, $8, $9, $9, $9) RETURNING *`,
+         to_properties, total, created_by, created_at, updated_at)
+       VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, $8, $9, $9) RETURNING *`,
       [
         job.id,
         scope.workspace,
