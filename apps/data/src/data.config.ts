@@ -92,6 +92,16 @@ export class DataConfig extends ServiceConfig {
   @IsBoolean()
   DATA_MIGRATION_RUNNER_ENABLED = true;
 
+  /**
+   * A collection of at most this many records is converted in the transaction of the change
+   * itself (writes to it wait, as for any schema change): the change answers with its
+   * migration done. 0: every migration runs as a job.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  DATA_MIGRATION_INLINE_RECORDS = 1000;
+
   /** Records a migration converts per batch (one short transaction each). */
   @IsInt()
   @Min(1)

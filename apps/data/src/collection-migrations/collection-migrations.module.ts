@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CollectionsModule } from '../collections/collections.module.js';
 import { EventsModule } from '../events/events.module.js';
-import { MigrationBatch } from './migration-batch.js';
 import { MigrationRunner } from './migration-runner.js';
 import { MigrationsController } from './migrations.controller.js';
 import { MigrationsService } from './migrations.service.js';
@@ -10,6 +9,6 @@ import { MigrationsService } from './migrations.service.js';
 @Module({
   imports: [CollectionsModule, EventsModule],
   controllers: [MigrationsController],
-  providers: [MigrationBatch, MigrationRunner, MigrationsService],
+  providers: [MigrationRunner, MigrationsService],
 })
 export class CollectionMigrationsModule {}

@@ -4,13 +4,17 @@ import { ErrorCode, type Collection, type CollectionMetadata, type MigrationEven
 import { issueWorkspaceScope, Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock, PeriodicTask, StrataException } from '@strata/platform';
 import { CollectionsRepository } from '../collections/collections.repository.js';
+import { MigrationBatch } from '../collections/migrations/migration-batch.js';
 import { migrationEvent } from '../collections/migrations/migration-events.js';
 import { MigrationSignals } from '../collections/migrations/migration-signals.js';
-import { MigrationsRepository, type MigrationRow } from '../collections/migrations/migrations.repository.js';
+import {
+  MigrationsRepository,
+  type MigrationCounts,
+  type MigrationRow,
+} from '../collections/migrations/migrations.repository.js';
 import { DataConfig } from '../data.config.js';
 import { Outbox } from '../events/outbox.js';
 import { OutboxRelay } from '../events/outbox-relay.js';
-import { MigrationBatch } from './migration-batch.js';
 
 type Step = 'more' | 'wait' | 'done';
 
@@ -94,8 +98,8 @@ export class MigrationRunner implements OnApplicationBootstrap, OnApplicationShu
     }
     const size = this.config.DATA_MIGRATION_BATCH_SIZE;
     if (job.phase === 'scan') {
-      const ids = await this.repository.nextIds(tx, job, size);
-      if (ids.length === 0) {
+      const scanned = await this.batch.scan(tx, job, collection.properties, size);
+      if (!scanned) {
         await this.repository.advance(tx, job, {
           cursor: job.cursor,
           phase: 'recheck',
@@ -104,14 +108,7 @@ export class MigrationRunner implements OnApplicationBootstrap, OnApplicationShu
         });
         return 'more';
       }
-      const locked = await this.repository.lockRecords(tx, job, ids);
-      const held = new Set(locked.map((r) => r.id));
-      await this.repository.markPending(
-        tx,
-        job.id,
-        ids.filter((i) => !held.has(i)),
-      );
-      await this.convert(tx, scope, job, collection, locked, ids[ids.length - 1]!, 'scan');
+      await this.advance(tx, scope, job, collection, scanned.counts, scanned.cursor, 'scan');
       return 'more';
     }
     const ids = await this.repository.pendingIds(tx, job, size);
@@ -132,23 +129,21 @@ export class MigrationRunner implements OnApplicationBootstrap, OnApplicationShu
       ids.filter((i) => !held.has(i) && !existing.has(i)),
     );
     if (locked.length === 0) return existing.size ? 'wait' : 'more';
-    await this.convert(tx, scope, job, collection, locked, job.cursor, 'recheck');
+    const counts = await this.batch.convert(tx, job, collection.properties, locked);
+    await this.advance(tx, scope, job, collection, counts, job.cursor, 'recheck');
     return 'more';
   }
 
-  private async convert(
+  /** Saves a batch's cursor and counts, with a progress event when one is due. */
+  private async advance(
     tx: Tx,
     scope: WorkspaceScope,
     job: MigrationRow,
     collection: Collection,
-    locked: Awaited<ReturnType<MigrationsRepository['lockRecords']>>,
+    counts: Partial<MigrationCounts>,
     cursor: string | null,
     phase: MigrationRow['phase'],
   ): Promise<void> {
-    const { counts, outcomes } = await this.batch.apply(tx, job, collection.properties, locked);
-    const processed = locked.map((r) => r.id);
-    if (job.status === 'cancelling') await this.repository.saveRevertOutcomes(tx, job.id, processed, outcomes);
-    else await this.repository.saveOutcomes(tx, job.id, processed, outcomes);
     const now = this.clock.now();
     const due =
       job.progress_event_at === null ||

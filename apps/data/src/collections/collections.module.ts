@@ -7,6 +7,7 @@ import { CollectionsController } from './collections.controller.js';
 import { CollectionsRepository } from './collections.repository.js';
 import { CollectionsService } from './collections.service.js';
 import { PropertyIndexer } from './indexes/property-indexer.js';
+import { MigrationBatch } from './migrations/migration-batch.js';
 import { MigrationConversions } from './migrations/migration-conversions.js';
 import { MigrationSignals } from './migrations/migration-signals.js';
 import { MigrationStarter } from './migrations/migration-starter.js';
@@ -24,6 +25,7 @@ import { WriteCollections } from './write-collections.js';
     BulkCollectionsService,
     CollectionsRepository,
     CollectionsService,
+    MigrationBatch,
     MigrationConversions,
     MigrationSignals,
     MigrationStarter,
@@ -36,6 +38,7 @@ import { WriteCollections } from './write-collections.js';
   exports: [
     CollectionsRepository,
     CollectionsService,
+    MigrationBatch,
     MigrationConversions,
     MigrationSignals,
     MigrationsRepository,

@@ -3,14 +3,16 @@ import { ErrorCode, type CollectionMetadata, type PropertyDefinition } from '@st
 import { newUuid } from '@strata/crypto';
 import { afterCommit, type Tx, type WorkspaceScope } from '@strata/db';
 import { Clock, StrataException } from '@strata/platform';
+import { DataConfig } from '../../data.config.js';
 import { Outbox } from '../../events/outbox.js';
 import { OutboxRelay } from '../../events/outbox-relay.js';
 import type { CollectionRow } from '../collections.repository.js';
 import { canonicalJson } from '../../schema/value-check.js';
+import { MigrationBatch } from './migration-batch.js';
 import { migrationEvent } from './migration-events.js';
 import { planMigration } from './migration-plan.js';
 import { MigrationSignals } from './migration-signals.js';
-import { MigrationsRepository } from './migrations.repository.js';
+import { MigrationsRepository, type MigrationRow } from './migrations.repository.js';
 
 /**
  * The switch-over of a collection change whose new definition existing records must meet
@@ -26,6 +28,8 @@ export class MigrationStarter {
     private readonly outbox: Outbox,
     private readonly relay: OutboxRelay,
     private readonly signals: MigrationSignals,
+    private readonly batch: MigrationBatch,
+    private readonly config: DataConfig,
     private readonly clock: Clock,
   ) {}
 
@@ -67,6 +71,27 @@ export class MigrationStarter {
       actor,
       now,
     });
+    await this.outbox.add(scope, tx, migrationEvent('collection_migration_started', job, current.record_slug, 0, now));
+    afterCommit(tx, () => {
+      this.signals.wake();
+      this.relay.wake();
+    });
+    if (total <= this.config.DATA_MIGRATION_INLINE_RECORDS && (await this.runInline(tx, job, properties))) {
+      const done = await this.repository.finish(tx, job.id, 'completed', this.clock.now());
+      await this.outbox.add(
+        scope,
+        tx,
+        migrationEvent('collection_migration_finished', done, current.record_slug, 0, this.clock.now()),
+      );
+      const metadata: CollectionMetadata = {
+        recordWritesLocked: false,
+        structureWritesLocked: false,
+        migrationInProgress: false,
+        lastMigrationId: job.id,
+      };
+      await this.repository.setMetadata(scope, tx, current.id, metadata);
+      return metadata;
+    }
     const metadata: CollectionMetadata = {
       ...current.metadata,
       recordWritesLocked: false,
@@ -75,12 +100,33 @@ export class MigrationStarter {
       migrationJobId: job.id,
     };
     await this.repository.setMetadata(scope, tx, current.id, metadata);
-    await this.outbox.add(scope, tx, migrationEvent('collection_migration_started', job, current.record_slug, 0, now));
-    afterCommit(tx, () => {
-      this.signals.wake();
-      this.relay.wake();
-    });
     return metadata;
+  }
+
+  /**
+   * Scans a small collection in the change's transaction, which holds the collection row FOR
+   * UPDATE: no write to it is in flight, so the batches wait for nothing. True when every record
+   * was converted or listed; false when a client held one (an update that locked its record
+   * before the collection): the scan is saved, and the runner takes the job from there.
+   */
+  private async runInline(tx: Tx, job: MigrationRow, properties: readonly PropertyDefinition[]): Promise<boolean> {
+    let row = job;
+    let skipped = 0;
+    for (;;) {
+      const scanned = await this.batch.scan(tx, row, properties, this.config.DATA_MIGRATION_BATCH_SIZE);
+      if (!scanned) break;
+      skipped += scanned.skipped;
+      await this.repository.advance(tx, row, {
+        cursor: scanned.cursor,
+        phase: 'scan',
+        add: scanned.counts,
+        now: this.clock.now(),
+      });
+      row = { ...row, cursor: scanned.cursor };
+    }
+    if (skipped === 0) return true;
+    await this.repository.advance(tx, row, { cursor: row.cursor, phase: 'recheck', add: {}, now: this.clock.now() });
+    return false;
   }
 }
 

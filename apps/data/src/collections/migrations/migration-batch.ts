@@ -1,22 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { PropertyDefinition, ReferenceProperty } from '@strata/contracts';
 import type { Tx } from '@strata/db';
-import {
-  migrateData,
-  putBack,
-  type FieldFailure,
-  type MigratedField,
-} from '../collections/migrations/migration-plan.js';
+import { own, show } from '../../schema/issues.js';
+import { canonicalJson } from '../../schema/value-check.js';
+import { migrateData, putBack, type FieldFailure, type MigratedField } from './migration-plan.js';
 import {
   MigrationsRepository,
   type LockedRecord,
   type MigrationCounts,
   type MigrationRow,
   type RecordOutcome,
-} from '../collections/migrations/migrations.repository.js';
-import { own, show } from '../schema/issues.js';
-import { canonicalJson } from '../schema/value-check.js';
-import { uniqueFields } from '../records/unique-values.js';
+} from './migrations.repository.js';
 
 /** One record's work in a batch. */
 interface Work {
@@ -38,7 +32,42 @@ interface Work {
 export class MigrationBatch {
   constructor(private readonly repository: MigrationsRepository) {}
 
-  async apply(
+  /**
+   * The next batch of the scan, after the job's cursor: the records no client holds are
+   * converted (and their outcomes saved), the others left pending. Undefined when the scan is
+   * over. The caller saves the cursor and the counts with {@link MigrationsRepository.advance}.
+   */
+  async scan(
+    tx: Tx,
+    job: MigrationRow,
+    target: readonly PropertyDefinition[],
+    size: number,
+  ): Promise<{ cursor: string; counts: Partial<MigrationCounts>; skipped: number } | undefined> {
+    const ids = await this.repository.nextIds(tx, job, size);
+    if (ids.length === 0) return undefined;
+    const locked = await this.repository.lockRecords(tx, job, ids);
+    const held = new Set(locked.map((r) => r.id));
+    const skipped = ids.filter((i) => !held.has(i));
+    await this.repository.markPending(tx, job.id, skipped);
+    const counts = await this.convert(tx, job, target, locked);
+    return { cursor: ids[ids.length - 1]!, counts, skipped: skipped.length };
+  }
+
+  /** Converts records the caller holds and saves their outcomes; returns the counts. */
+  async convert(
+    tx: Tx,
+    job: MigrationRow,
+    target: readonly PropertyDefinition[],
+    locked: readonly LockedRecord[],
+  ): Promise<Partial<MigrationCounts>> {
+    const { counts, outcomes } = await this.apply(tx, job, target, locked);
+    const processed = locked.map((r) => r.id);
+    if (job.status === 'cancelling') await this.repository.saveRevertOutcomes(tx, job.id, processed, outcomes);
+    else await this.repository.saveOutcomes(tx, job.id, processed, outcomes);
+    return counts;
+  }
+
+  private async apply(
     tx: Tx,
     job: MigrationRow,
     target: readonly PropertyDefinition[],
@@ -125,9 +154,8 @@ export class MigrationBatch {
     source: readonly PropertyDefinition[],
     work: Work[],
   ): Promise<void> {
-    const unique = property !== undefined && uniqueFields([property]).length > 0;
-    const sourceProperty = source.find((p) => p.name === field.name);
-    const wasUnique = sourceProperty !== undefined && uniqueFields([sourceProperty]).length > 0;
+    const unique = isUnique(property);
+    const wasUnique = isUnique(source.find((p) => p.name === field.name));
     if (!unique && !wasUnique) return;
     const values = new Map<string, string>();
     if (unique) {
@@ -154,6 +182,11 @@ export class MigrationBatch {
     }
     await this.repository.restoreUniqueValues(tx, job, field.name, restore);
   }
+}
+
+/** Whether a property's values are unique in its collection (records/unique-values.ts `uniqueFields` says the same). */
+function isUnique(p: PropertyDefinition | undefined): boolean {
+  return p !== undefined && (p.isUnique === true || (p.type === 'reference' && p.relationship === 'one-to-one'));
 }
 
 function failedOn(w: Work, field: string): boolean {
