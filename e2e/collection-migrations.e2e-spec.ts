@@ -357,7 +357,8 @@ describe('collection migrations', () => {
 
     await stack.restartData({ ...SETTINGS, DATA_MIGRATION_BATCH_PAUSE_MS: '0' });
     const job = await finished(c.id, jobId);
-    expect(job).toMatchObject({ status: 'cancelled', progress: { revertFailed: 0 } });
+    expect(job).toMatchObject({ status: 'cancelled', percent: 100, progress: { revertFailed: 0 } });
+    expect(job.progress.revertProcessed).toBeGreaterThanOrEqual(N);
     expect(job.progress.reverted).toBeGreaterThan(0);
     const records = await allRecords(c.id);
     seeded.forEach((id, i) => {

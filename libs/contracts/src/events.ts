@@ -136,7 +136,8 @@ export interface MigrationProgress {
   failed: number;
   /** Records left for later because a client held them: checked again before the end. */
   pending: number;
-  /** A cancelled migration: records put back, and those that could not be. */
+  /** A cancelled migration: records checked on the way back, put back, and those that could not be. */
+  revertProcessed: number;
   reverted: number;
   revertFailed: number;
 }

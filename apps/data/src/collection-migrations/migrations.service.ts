@@ -142,7 +142,7 @@ function notFound(id: string): StrataException {
 }
 
 function present(job: MigrationRow, pending: number): MigrationResponse {
-  const scanned = job.status === 'cancelling' ? job.reverted + job.revert_failed : job.processed;
+  const scanned = job.status === 'cancelling' ? job.revert_processed : job.processed;
   const percent =
     job.finished_at !== null || job.phase === 'recheck'
       ? 100

@@ -25,6 +25,7 @@ export class DataCollectionMigrations1767300000000 implements MigrationInterface
       converted integer NOT NULL DEFAULT 0,
       already_valid integer NOT NULL DEFAULT 0,
       failed integer NOT NULL DEFAULT 0,
+      revert_processed integer NOT NULL DEFAULT 0,
       reverted integer NOT NULL DEFAULT 0,
       revert_failed integer NOT NULL DEFAULT 0,
       batches integer NOT NULL DEFAULT 0,

@@ -102,7 +102,7 @@ export class MigrationBatch {
     const failed = work.filter((w) => w.failures.length > 0).length;
     const rewritten = work.filter((w) => w.failures.length === 0 && changedIds.has(w.row.id)).length;
     const counts: Partial<MigrationCounts> = reverting
-      ? { reverted: rewritten, revert_failed: failed }
+      ? { revert_processed: work.length, reverted: rewritten, revert_failed: failed }
       : { processed: work.length, converted: rewritten, already_valid: work.length - rewritten - failed, failed };
     return {
       counts,

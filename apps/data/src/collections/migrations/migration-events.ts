@@ -10,6 +10,7 @@ export function progressOf(job: MigrationRow, pending: number): MigrationProgres
     alreadyValid: job.already_valid,
     failed: job.failed,
     pending,
+    revertProcessed: job.revert_processed,
     reverted: job.reverted,
     revertFailed: job.revert_failed,
   };

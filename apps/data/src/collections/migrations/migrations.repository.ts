@@ -24,6 +24,7 @@ export interface MigrationRow {
   converted: number;
   already_valid: number;
   failed: number;
+  revert_processed: number;
   reverted: number;
   revert_failed: number;
   batches: number;
@@ -59,7 +60,15 @@ export interface FailureRow {
   revert_failures: FieldFailure[] | null;
 }
 
-const COUNTERS = ['processed', 'converted', 'already_valid', 'failed', 'reverted', 'revert_failed'] as const;
+const COUNTERS = [
+  'processed',
+  'converted',
+  'already_valid',
+  'failed',
+  'revert_processed',
+  'reverted',
+  'revert_failed',
+] as const;
 export type MigrationCounts = Record<(typeof COUNTERS)[number], number>;
 
 /**
