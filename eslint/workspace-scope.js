@@ -36,6 +36,7 @@ const ISSUERS = {
   'libs/platform/src/auth/access.guard.ts': "a request's workspace, once its credential is checked against it",
   'apps/data/src/records/ttl-sweeper.ts': 'the workspace of a record row the sweep claimed',
   'apps/data/src/records/retention-sweeper.ts': 'the workspace of a collection row the retention sweep read',
+  'apps/data/src/collection-migrations/migration-runner.ts': 'the workspace of a migration job row the runner claimed',
   'apps/auth/src/workspaces/workspaces.service.ts': 'the workspace this transaction just created',
   'apps/auth/src/oidc/oidc.service.ts': "the token endpoint: the authenticated client's own workspace",
   'apps/webhooks/src/events/record-event-consumer.ts': 'the workspace of a record event taken from our own stream',

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Transactions } from '@strata/db';
 import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
 import { serviceDataSourceOptions } from '@strata/db';
+import { CollectionMigrationsModule } from './collection-migrations/collection-migrations.module.js';
 import { CollectionsModule } from './collections/collections.module.js';
 import { DataConfig } from './data.config.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
@@ -34,6 +35,7 @@ export class DataAppModule {
         PlatformModule.forRoot({ config, clock }),
         DataAccessModule,
         CollectionsModule,
+        CollectionMigrationsModule,
         DiscoveryModule,
         QueryModule,
         RecordsModule,

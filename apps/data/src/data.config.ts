@@ -87,4 +87,42 @@ export class DataConfig extends ServiceConfig {
    */
   @IsBoolean()
   DATA_SECRETS_LEGACY_BINDING = true;
+
+  /** Whether this replica runs collection migrations (replicas share the jobs: one runs each at a time). */
+  @IsBoolean()
+  DATA_MIGRATION_RUNNER_ENABLED = true;
+
+  /**
+   * A collection of at most this many records is converted in the transaction of the change
+   * itself (writes to it wait, as for any schema change): the change answers with its
+   * migration done. 0: every migration runs as a job.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  DATA_MIGRATION_INLINE_RECORDS = 1000;
+
+  /** Records a migration converts per batch (one short transaction each). */
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  DATA_MIGRATION_BATCH_SIZE = 500;
+
+  /** Pause between two batches of a migration (0: none), to leave more of the database to clients. */
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  DATA_MIGRATION_BATCH_PAUSE_MS = 0;
+
+  /** How often a replica looks for a migration to run (one started or cancelled on this replica starts at once). */
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
+  DATA_MIGRATION_POLL_INTERVAL_MS = 2000;
+
+  /** Least time between two `collection_migration_progress` events of a job (by the service's clock). */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  DATA_MIGRATION_PROGRESS_EVENT_MS = 1000;
 }

@@ -27,7 +27,19 @@ export const FAILED_RECORD_EVENTS = [
 ] as const;
 export type FailedRecordEventName = (typeof FAILED_RECORD_EVENTS)[number];
 
-export type AnyRecordEventName = RecordEventName | BulkRecordEventName | FailedRecordEventName;
+/**
+ * A collection migration's progress (docs/data.md, "Migrations"; payload designed here: the
+ * spec names the metadata flags, not the events). Published on the collection's subject like
+ * its record events, so a consumer of a collection's events may filter them in or out.
+ */
+export const MIGRATION_EVENTS = [
+  'collection_migration_started',
+  'collection_migration_progress',
+  'collection_migration_finished',
+] as const;
+export type MigrationEventName = (typeof MIGRATION_EVENTS)[number];
+
+export type AnyRecordEventName = RecordEventName | BulkRecordEventName | FailedRecordEventName | MigrationEventName;
 
 /**
  * A record event's name in its underscore form: the spec's records and
@@ -110,7 +122,38 @@ export interface FailedRecordEvent {
   deletedBy?: string;
 }
 
-export type RecordEvent = PerRecordEvent | BulkRecordEvent | FailedRecordEvent;
+/** Counts of a collection migration, as its job answers them. */
+export interface MigrationProgress {
+  /** Records of the collection when it started (deleted ones included). */
+  total: number;
+  /** Records checked so far (records created meanwhile are checked too: it may pass `total`). */
+  processed: number;
+  /** Records whose values the job rewrote. */
+  converted: number;
+  /** Records that met the new definition as they were. */
+  alreadyValid: number;
+  /** Records that could not be converted (listed by the job). */
+  failed: number;
+  /** Records left for later because a client held them: checked again before the end. */
+  pending: number;
+  /** A cancelled migration: records checked on the way back, put back, and those that could not be. */
+  revertProcessed: number;
+  reverted: number;
+  revertFailed: number;
+}
+
+export interface MigrationEvent {
+  event: MigrationEventName;
+  workspaceSlug: string;
+  recordSlug: string;
+  structureId: string;
+  migrationId: string;
+  status: 'running' | 'cancelling' | 'completed' | 'cancelled' | 'failed';
+  progress: MigrationProgress;
+  timestamp: string;
+}
+
+export type RecordEvent = PerRecordEvent | BulkRecordEvent | FailedRecordEvent | MigrationEvent;
 
 /** Stream and subjects: `<prefix>.records.<workspace>.<recordSlug>.<event>`. */
 /**

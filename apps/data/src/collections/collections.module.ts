@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { BulkCollectionsController } from './bulk/bulk-collections.controller.js';
 import { BulkCollectionsService } from './bulk/bulk-collections.service.js';
@@ -6,6 +7,11 @@ import { CollectionsController } from './collections.controller.js';
 import { CollectionsRepository } from './collections.repository.js';
 import { CollectionsService } from './collections.service.js';
 import { PropertyIndexer } from './indexes/property-indexer.js';
+import { MigrationBatch } from './migrations/migration-batch.js';
+import { MigrationConversions } from './migrations/migration-conversions.js';
+import { MigrationSignals } from './migrations/migration-signals.js';
+import { MigrationStarter } from './migrations/migration-starter.js';
+import { MigrationsRepository } from './migrations/migrations.repository.js';
 import { PropertyRemovalService } from './properties/property-removal.service.js';
 import { RecordValuesRepository } from './properties/record-values.repository.js';
 import { SecretFieldsRepository } from './secret-fields.repository.js';
@@ -15,9 +21,9 @@ import { DefinitionValidationService } from './validate/definition-validation.se
 import { RecordsScanRepository } from './validate/records-scan.repository.js';
 import { WriteCollections } from './write-collections.js';
 
-/** Collections (structures): their definitions, per-collection indexes and proposed properties. */
+/** Collections (structures): their definitions, per-collection indexes, migrations and proposed properties. */
 @Module({
-  imports: [SecretsModule],
+  imports: [EventsModule, SecretsModule],
   // The bulk routes first: `DELETE /structures/{id}` would take `bulk` for an id.
   controllers: [BulkCollectionsController, DefinitionValidationController, CollectionsController],
   providers: [
@@ -25,6 +31,11 @@ import { WriteCollections } from './write-collections.js';
     CollectionsRepository,
     CollectionsService,
     DefinitionValidationService,
+    MigrationBatch,
+    MigrationConversions,
+    MigrationSignals,
+    MigrationStarter,
+    MigrationsRepository,
     PropertyIndexer,
     PropertyRemovalService,
     RecordValuesRepository,
@@ -37,6 +48,12 @@ import { WriteCollections } from './write-collections.js';
     CollectionsRepository,
     CollectionsService,
     DefinitionValidationService,
+    MigrationBatch,
+    MigrationConversions,
+    MigrationSignals,
+    MigrationsRepository,
+    PropertyIndexer,
+    SecretFieldsRepository,
     SuggestionsRepository,
     WriteCollections,
   ],

@@ -14,6 +14,7 @@ import { checkNewCollection, targets } from './definition-checks.js';
 import { dependentsOf } from './dependents.js';
 import { Issues } from '../schema/issues.js';
 import { PropertyIndexer } from './indexes/property-indexer.js';
+import { MigrationStarter } from './migrations/migration-starter.js';
 import { SecretFieldsRepository } from './secret-fields.repository.js';
 import { validateProperties } from '../schema/validate-properties.js';
 import { checkDefaultSearchField, checkDependents, checkImmutable, discoveryMode } from './collection-rules.js';
@@ -48,6 +49,7 @@ export class CollectionsService {
     private readonly repository: CollectionsRepository,
     private readonly indexes: PropertyIndexer,
     private readonly secretFields: SecretFieldsRepository,
+    private readonly migrations: MigrationStarter,
   ) {}
 
   /**
@@ -151,7 +153,10 @@ export class CollectionsService {
         body.defaultSearchField !== undefined ? body.defaultSearchField : (current.default_search_field ?? undefined);
       checkDefaultSearchField(defaultSearchField, properties, issues);
       if (issues.count) throw StrataException.validation([...issues.list]);
+      this.migrations.refuseWhileMigrating(current, properties);
       await this.secretFields.apply(scope, tx, id, current.properties, properties);
+      // Existing records that must meet the new definition are converted by a job (docs/data.md, "Migrations").
+      await this.migrations.start(scope, tx, current, properties, actor);
       return this.repository.update(scope, tx, id, {
         name: body.name ?? current.name,
         description: body.description !== undefined ? body.description : current.description,
@@ -180,6 +185,11 @@ export class CollectionsService {
       const all = await this.repository.lockWorkspace(scope, tx, true);
       const current = all.find((c) => c.id === id);
       if (!current) throw notFound(`Collection ${id} not found`);
+      if (current.metadata.migrationInProgress) {
+        throw StrataException.conflict(
+          `Collection ${id} is migrating its records (migration ${current.metadata.migrationJobId}): cancel it or wait for it before deleting`,
+        );
+      }
       const referencing = dependentsOf(
         current.record_slug,
         all.filter((c) => c.id !== id),

@@ -11,6 +11,8 @@ import { DataSealBindings1766100000003 } from './1766100000003-data-seal-binding
 import { DataRetention1766400003000 } from './1766400003000-data-retention.js';
 import { DataIdempotencyExactReplay1767200000000 } from './1767200000000-data-idempotency-exact-replay.js';
 import { DataChangelogUserName1767200000001 } from './1767200000001-data-changelog-user-name.js';
+import { DataCollectionMigrations1767300000000 } from './1767300000000-data-collection-migrations.js';
+import { DataRecordsByCollectionId1767300000001 } from './1767300000001-data-records-by-collection-id.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -27,4 +29,6 @@ export const MIGRATIONS = [
   DataRetention1766400003000,
   DataIdempotencyExactReplay1767200000000,
   DataChangelogUserName1767200000001,
+  DataCollectionMigrations1767300000000,
+  DataRecordsByCollectionId1767300000001,
 ];

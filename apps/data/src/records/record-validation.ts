@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Collection } from '@strata/contracts';
 import type { Tx, WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
+import { MigrationConversions } from '../collections/migrations/migration-conversions.js';
 import { Issues } from '../schema/issues.js';
 import { nonStringSecrets, secretFields } from '../secrets/secret-paths.js';
 import { computeFields, prepareRecordData, type WriteMode } from './record-data.js';
@@ -12,13 +13,18 @@ import { RecordsRepository } from './records.repository.js';
 /** Checks the data of record writes against their collection. */
 @Injectable()
 export class RecordValidator {
-  constructor(private readonly records: RecordsRepository) {}
+  constructor(
+    private readonly records: RecordsRepository,
+    private readonly migrations: MigrationConversions,
+  ) {}
 
   /**
    * Prepares, checks and computes the data of one write; every problem in one 400.
    * With `validate: false` (skipValidation) the schema checks are skipped, but
    * computed fields, reference targets, the rules of the write mode and the type of
-   * secret fields (strings, which are sealed) still apply.
+   * secret fields (strings, which are sealed) still apply. While the collection migrates, the
+   * stored data (`previous`) and the values sent are first converted to the definition in force
+   * (docs/data.md, "Migrations").
    */
   async forWrite(
     scope: WorkspaceScope,
@@ -29,7 +35,8 @@ export class RecordValidator {
     previous: Record<string, unknown> | undefined,
     validate = true,
   ): Promise<Record<string, unknown>> {
-    const prepared = prepareRecordData(c, mode, input, previous);
+    const current = await this.migrations.current(scope, tx, c, previous, input);
+    const prepared = prepareRecordData(c, mode, current.input, current.previous);
     const issues = validate ? prepared.issues : new Issues();
     if (!validate) {
       for (const path of nonStringSecrets(secretFields(c.properties), prepared.data)) {

@@ -10,7 +10,7 @@ import type {
 /**
  * The body a record event is delivered with, or undefined for events no
  * subscription can name (restored, reverted, expired, bulk updates and deletes,
- * failures).
+ * failures, collection migrations).
  */
 export function bodyOfEvent(event: RecordEvent): WebhookBody | undefined {
   switch (event.event) {
@@ -33,6 +33,9 @@ export function bodyOfEvent(event: RecordEvent): WebhookBody | undefined {
     case 'records_bulk_created_failed':
     case 'records_bulk_updated_failed':
     case 'records_bulk_deleted_failed':
+    case 'collection_migration_started':
+    case 'collection_migration_progress':
+    case 'collection_migration_finished':
       return undefined;
   }
 }
