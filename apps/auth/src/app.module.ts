@@ -35,6 +35,13 @@ import { SignInFailuresRepository } from './sign-in-throttle/sign-in-failures.re
 import { SignInThrottle } from './sign-in-throttle/sign-in-throttle.service.js';
 import { OidcRetention } from './oidc/oidc-retention.js';
 import { OidcRetentionRepository } from './oidc/oidc-retention.repository.js';
+import { PlansRepository } from './plans/plans.repository.js';
+import { PlansService } from './plans/plans.service.js';
+import { PlanNotices } from './plans/plan-notices.js';
+import { PlansDirectory } from './plans/plans-directory.js';
+import { WorkspaceUsageService } from './plans/workspace-usage.service.js';
+import { PlansController } from './plans/plans.controller.js';
+import { WorkspacePlanController } from './plans/workspace-plan.controller.js';
 
 /** The identity model: what the permission resolver and the controllers share. */
 @Module({
@@ -48,6 +55,10 @@ import { OidcRetentionRepository } from './oidc/oidc-retention.repository.js';
     ServiceAccountsRepository,
     GroupsRepository,
     PublishableKeysRepository,
+    PlansRepository,
+    PlanNotices,
+    PlansService,
+    WorkspaceUsageService,
     UsersService,
     WorkspacesService,
     ServiceAccountsService,
@@ -58,6 +69,9 @@ import { OidcRetentionRepository } from './oidc/oidc-retention.repository.js';
   ],
   exports: [
     Transactions,
+    UsersRepository,
+    PlansService,
+    WorkspaceUsageService,
     SignInMetrics,
     UsersService,
     WorkspacesService,
@@ -96,6 +110,8 @@ export class AuthAppModule {
       controllers: [
         WorkspacesController,
         WorkspaceFactsController,
+        PlansController,
+        WorkspacePlanController,
         ServiceAccountsController,
         GroupsController,
         PublishableKeysController,
@@ -109,6 +125,7 @@ export class AuthAppModule {
         SignInThrottle,
         OidcRetentionRepository,
         OidcRetention,
+        PlansDirectory,
         SigningKeysService,
         OidcService,
         DatabaseReadiness,

@@ -4,6 +4,7 @@ import { IamSealBindings1766100000005 } from './1766100000005-iam-seal-bindings.
 import { SignInFailures1766300000000 } from './1766300000000-sign-in-failures.js';
 import { WorkspaceCreators1766300000001 } from './1766300000001-workspace-creators.js';
 import { OidcRetention1766400001000 } from './1766400001000-oidc-retention.js';
+import { WorkspacePlans1767500000000 } from './1767500000000-workspace-plans.js';
 
 export const IAM_SCHEMA = 'iam';
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   SignInFailures1766300000000,
   WorkspaceCreators1766300000001,
   OidcRetention1766400001000,
+  WorkspacePlans1767500000000,
 ];

@@ -9,6 +9,7 @@ import { DataOutboxDeleteOnPublish1763700000007 } from './1763700000007-data-out
 import { DataSecretsMaskedAtRest1763700000008 } from './1763700000008-data-secrets-masked-at-rest.js';
 import { DataSealBindings1766100000003 } from './1766100000003-data-seal-bindings.js';
 import { DataRetention1766400003000 } from './1766400003000-data-retention.js';
+import { DataUsageCounters1767500000001 } from './1767500000001-data-usage-counters.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   DataSecretsMaskedAtRest1763700000008,
   DataSealBindings1766100000003,
   DataRetention1766400003000,
+  DataUsageCounters1767500000001,
 ];

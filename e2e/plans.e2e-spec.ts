@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { loginWithPassword } from '@strata/sdk';
+import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
+
+/**
+ * Workspace plans and quotas (docs/plans.md) through the gateway: a platform
+ * administrator makes a small plan and gives it to a workspace, which is then
+ * filled to each limit; the next create gets the spec's error with the limit
+ * and the usage; deleting frees a slot; the usage page shows the numbers; the
+ * counters are reconciled with the records.
+ */
+let stack: Stack;
+const run = Date.now().toString(36);
+const ws = `plans-${run}`;
+let admin: string;
+
+beforeAll(async () => {
+  // The reconciliation runs often here, so that its repair shows within the test.
+  stack = await startStack({ DATA_USAGE_RECONCILE_INTERVAL_MS: '300' });
+  admin = await adminWorkspaceToken(stack, ws);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const platform = (method: string, path: string, body?: unknown, token = admin) =>
+  call(method, `${stack.baseUrl}/workspace/api/v1${path}`, { token, ...(body !== undefined ? { body } : {}) });
+const data = (method: string, path: string, body?: unknown, token = admin) =>
+  call(method, `${stack.baseUrl}/data/workspace/${ws}/api/v1${path}`, {
+    token,
+    ...(body !== undefined ? { body } : {}),
+  });
+const iam = (method: string, path: string, body?: unknown, token = admin) =>
+  call(method, `${stack.authUrl}/workspace/${ws}/api/v1${path}`, { token, ...(body !== undefined ? { body } : {}) });
+const usage = async () => (await platform('GET', `/workspaces/${ws}/usage`)).body;
+
+describe('plans', () => {
+  it('has a default plan with generous limits, every workspace on it', async () => {
+    const plans = await platform('GET', '/plans');
+    expect(plans.status).toBe(200);
+    const byName = new Map((plans.body.data as { name: string }[]).map((p) => [p.name, p]));
+    expect(byName.get('default')).toMatchObject({
+      name: 'default',
+      limits: { records: 10_000_000, functions: 1000, serviceAccounts: 200 },
+      features: { endpoints: true, inboundCapture: true, temporal: true },
+    });
+    const page = await usage();
+    expect(page).toMatchObject({
+      workspace: ws,
+      plan: 'default',
+      resources: { records: { limit: 10_000_000, usage: 0 }, serviceAccounts: { limit: 200, usage: 0 } },
+      features: { endpoints: true, inboundCapture: true, temporal: true },
+    });
+  });
+
+  it('is created, read, changed and deleted by a platform administrator; bad input is a 400 per field', async () => {
+    const created = await platform('POST', '/plans', {
+      name: `tmp-${run}`,
+      description: 'temporary',
+      limits: { records: 5, functions: null },
+      features: { temporal: false },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: `tmp-${run}`,
+      limits: { records: 5, functions: null, triggers: null, storageBytes: null },
+      features: { endpoints: true, inboundCapture: true, temporal: false },
+    });
+    expect((await platform('POST', '/plans', { name: `tmp-${run}` })).status).toBe(409);
+    const changed = await platform('PUT', `/plans/tmp-${run}`, { limits: { triggers: 7 } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.limits).toMatchObject({ records: 5, triggers: 7 });
+    expect((await platform('GET', `/plans/tmp-${run}`)).body.limits.triggers).toBe(7);
+
+    const bad = await platform('POST', '/plans', { name: 'Bad Name', limits: { records: -1, bogus: 3 } });
+    expect(bad.status).toBe(400);
+    const fields = (bad.body.details as { field: string }[]).map((d) => d.field).sort();
+    expect(fields).toEqual(expect.arrayContaining(['name', 'limits.records', 'limits.bogus']));
+
+    expect((await platform('DELETE', '/plans/default')).status).toBe(409);
+    expect((await platform('DELETE', `/plans/tmp-${run}`)).status).toBe(204);
+    expect((await platform('GET', `/plans/tmp-${run}`)).status).toBe(404);
+  });
+
+  it('cannot be read or changed by a user who is not a platform administrator', async () => {
+    const email = `member-${run}@example.test`;
+    await stack.createUser(email, 'member-password-1');
+    const { accessToken } = await loginWithPassword({ authUrl: stack.authUrl, email, password: 'member-password-1' });
+    expect((await platform('GET', '/plans', undefined, accessToken)).status).toBe(403);
+    expect((await platform('POST', '/plans', { name: `nope-${run}` }, accessToken)).status).toBe(403);
+    expect((await platform('PUT', '/plans/default', { limits: { records: 1 } }, accessToken)).status).toBe(403);
+    expect((await platform('DELETE', '/plans/default', undefined, accessToken)).status).toBe(403);
+    expect((await platform('PUT', `/workspaces/${ws}/plan`, { plan: 'default' }, accessToken)).status).toBe(403);
+    // Not a member: the workspace's usage is not theirs to read.
+    expect((await platform('GET', `/workspaces/${ws}/usage`, undefined, accessToken)).status).toBe(404);
+  });
+});
+
+describe('a workspace filled to its small plan', () => {
+  let collectionId: string;
+
+  beforeAll(async () => {
+    const plan = await platform('POST', '/plans', {
+      name: `small-${run}`,
+      limits: {
+        records: 3,
+        storageBytes: null,
+        functionExecutionsPerMonth: 3,
+        functions: 2,
+        triggers: 2,
+        orchestrations: 2,
+        webhookSubscriptions: 2,
+        serviceAccounts: 2,
+      },
+    });
+    expect(plan.status).toBe(201);
+    const assigned = await platform('PUT', `/workspaces/${ws}/plan`, { plan: `small-${run}` });
+    expect(assigned.status).toBe(200);
+    expect(assigned.body).toMatchObject({ workspaceSlug: ws, plan: `small-${run}` });
+    expect((await platform('PUT', `/workspaces/${ws}/plan`, { plan: 'no-such-plan' })).status).toBe(422);
+    const structure = await data('POST', '/structures', {
+      name: 'Notes',
+      properties: [{ name: 'text', type: 'string' }],
+    });
+    expect(structure.status).toBe(200);
+    collectionId = structure.body.id;
+  });
+
+  it('refuses the record past the limit with 429 QUOTA_EXCEEDED, the limit and the usage; a delete frees a slot', async () => {
+    const ids: string[] = [];
+    for (const text of ['a', 'b']) {
+      const res = await data('POST', '/records', { structureId: collectionId, data: { text } });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    // A bulk create that would pass the limit is refused whole.
+    const bulk = await data('POST', '/records/bulk', {
+      structureId: collectionId,
+      records: [{ data: { text: 'c' } }, { data: { text: 'd' } }],
+    });
+    expect(bulk.status).toBe(429);
+    expect(bulk.body.error).toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      details: { resource: 'records', limit: 3, usage: 2, plan: `small-${run}` },
+    });
+    expect((await usage()).resources.records).toEqual({ limit: 3, usage: 2 });
+
+    expect((await data('POST', '/records', { structureId: collectionId, data: { text: 'c' } })).status).toBe(201);
+    const refused = await data('POST', '/records', { structureId: collectionId, data: { text: 'd' } });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({
+      error: {
+        code: 'QUOTA_EXCEEDED',
+        message: expect.stringContaining("plan 'small-"),
+        details: { resource: 'records', limit: 3, usage: 3, plan: `small-${run}` },
+      },
+    });
+    const upsert = await data('POST', `/records/slug/notes/upsert`, { match: { text: 'e' }, data: {} });
+    expect(upsert.status).toBe(429);
+
+    expect((await data('DELETE', `/records/${ids[0]}`)).status).toBeLessThan(300);
+    expect((await usage()).resources.records).toEqual({ limit: 3, usage: 2 });
+    expect((await data('POST', '/records', { structureId: collectionId, data: { text: 'd' } })).status).toBe(201);
+    const page = await usage();
+    expect(page.resources.records).toEqual({ limit: 3, usage: 3 });
+    expect(page.resources.storageBytes.usage).toBeGreaterThan(0);
+  });
+
+  it('refuses the service account past the limit with 403 QUOTA_EXCEEDED in the general shape', async () => {
+    for (const name of [`sa-one-${run}`, `sa-two-${run}`]) {
+      expect((await iam('POST', '/service-accounts', { name })).status).toBe(201);
+    }
+    const refused = await iam('POST', '/service-accounts', { name: `sa-three-${run}` });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      error: 'Forbidden',
+      code: 'QUOTA_EXCEEDED',
+      details: [
+        { field: 'serviceAccounts', resource: 'serviceAccounts', limit: 2, usage: 2, message: expect.any(String) },
+      ],
+    });
+    expect((await usage()).resources.serviceAccounts).toEqual({ limit: 2, usage: 2 });
+    const list = await iam('GET', '/service-accounts');
+    const one = (list.body.data as { id: number; name: string }[]).find((a) => a.name === `sa-one-${run}`)!;
+    expect((await iam('DELETE', `/service-accounts/${one.id}`)).status).toBeLessThan(300);
+    expect((await iam('POST', '/service-accounts', { name: `sa-three-${run}` })).status).toBe(201);
+  });
+
+  it('repairs a counter made wrong on purpose at the next reconciliation', async () => {
+    const before = (await usage()).resources.records.usage as number;
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await db.query(
+        'UPDATE data.usage_counters SET records = records + 40 WHERE workspace_slug = $1 AND slot = (SELECT min(slot) FROM data.usage_counters WHERE workspace_slug = $1)',
+        [ws],
+      );
+    } finally {
+      await db.end();
+    }
+    // The reconciliation (every 300 ms here) takes the 40 away again.
+    const deadline = Date.now() + 60_000;
+    let seen = before + 40;
+    while (Date.now() < deadline && seen !== before) {
+      await new Promise((r) => setTimeout(r, 200));
+      seen = (await usage()).resources.records.usage as number;
+    }
+    expect(seen).toBe(before);
+  });
+});
