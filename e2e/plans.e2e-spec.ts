@@ -98,6 +98,95 @@ describe('plans', () => {
   });
 });
 
+describe('a workspace whose plan turns features off', () => {
+  const off = `off-${run}`;
+  let token: string;
+
+  beforeAll(async () => {
+    token = await adminWorkspaceToken(stack, off);
+    const plan = await platform('POST', '/plans', {
+      name: `bare-${run}`,
+      features: { endpoints: false, inboundCapture: false, temporal: false },
+    });
+    expect(plan.status).toBe(201);
+    expect((await platform('PUT', `/workspaces/${off}/plan`, { plan: `bare-${run}` })).status).toBe(200);
+  });
+
+  const offData = (method: string, path: string, body?: unknown) =>
+    call(method, `${stack.baseUrl}/data/workspace/${off}/api/v1${path}`, {
+      token,
+      ...(body !== undefined ? { body } : {}),
+    });
+
+  it('refuses endpoint and http-trigger triggers with 403 PLAN_RESTRICTED, and allows the rest', async () => {
+    const endpointFn = await offData('POST', '/compute-functions', {
+      name: 'page',
+      code: 'export default async (context) => context.req.payload;',
+    });
+    expect(endpointFn.status).toBe(201);
+    const endpoint = await offData('POST', '/function-triggers', {
+      name: 'ep',
+      functionId: endpointFn.body.id,
+      executionType: 'endpoint',
+      triggerMetadata: { path: 'ep' },
+    });
+    expect(endpoint.status).toBe(403);
+    expect(endpoint.body).toMatchObject({
+      statusCode: 403,
+      details: [{ field: 'endpoints', feature: 'endpoints', enabled: false, plan: `bare-${run}` }],
+    });
+    const fn = await offData('POST', '/compute-functions', { name: 'job', code: 'async function run() { return 1; }' });
+    expect(fn.status).toBe(201);
+    const hook = await offData('POST', '/function-triggers', {
+      name: 'hook',
+      functionId: fn.body.id,
+      executionType: 'http-trigger',
+      triggerMetadata: { path: 'hook' },
+    });
+    expect(hook.status).toBe(403);
+    expect(hook.body.details).toEqual([expect.objectContaining({ feature: 'inboundCapture', enabled: false })]);
+    const onDemand = await offData('POST', '/function-triggers', {
+      name: 'manual',
+      functionId: fn.body.id,
+      executionType: 'on-demand',
+    });
+    expect(onDemand.status).toBe(201);
+    const page = (await platform('GET', `/workspaces/${off}/usage`)).body;
+    expect(page.features).toEqual({ endpoints: false, inboundCapture: false, temporal: false });
+    expect(page.resources.functions).toEqual({ limit: null, usage: 2 });
+  });
+
+  it('refuses an arrival at an http-trigger made before the plan turned inbound capture off', async () => {
+    expect((await platform('PUT', `/workspaces/${off}/plan`, { plan: 'default' })).status).toBe(200);
+    const fn = await offData('POST', '/compute-functions', {
+      name: 'hooked',
+      code: 'async function run() { return 1; }',
+    });
+    const hook = await offData('POST', '/function-triggers', {
+      name: 'hook',
+      functionId: fn.body.id,
+      executionType: 'http-trigger',
+      triggerMetadata: { path: 'hook' },
+    });
+    expect(hook.status).toBe(201);
+    expect((await platform('PUT', `/workspaces/${off}/plan`, { plan: `bare-${run}` })).status).toBe(200);
+    // The plan change is announced to every service: the refusal follows at once, or within moments.
+    const deadline = Date.now() + 30_000;
+    let arrival = await offData('POST', '/http-trigger/hook', { order: 1 });
+    while (arrival.status !== 403 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      arrival = await offData('POST', '/http-trigger/hook', { order: 1 });
+    }
+    expect(arrival.status).toBe(403);
+    expect(arrival.body).toMatchObject({
+      statusCode: 403,
+      details: [{ field: 'inboundCapture', feature: 'inboundCapture', enabled: false }],
+    });
+    const captured = await offData('GET', '/inbound-events');
+    expect(captured.body.data).toEqual([]);
+  });
+});
+
 describe('a workspace filled to its small plan', () => {
   let collectionId: string;
 
@@ -186,6 +275,97 @@ describe('a workspace filled to its small plan', () => {
     const one = (list.body.data as { id: number; name: string }[]).find((a) => a.name === `sa-one-${run}`)!;
     expect((await iam('DELETE', `/service-accounts/${one.id}`)).status).toBeLessThan(300);
     expect((await iam('POST', '/service-accounts', { name: `sa-three-${run}` })).status).toBe(201);
+  });
+
+  it('refuses the function and the trigger past their limits with 403 QUOTA_EXCEEDED; a delete frees a slot', async () => {
+    const code = 'async function run() { return 1; }';
+    const fns: string[] = [];
+    for (const name of ['f1', 'f2']) {
+      const res = await data('POST', '/compute-functions', { name, code });
+      expect(res.status).toBe(201);
+      fns.push(res.body.id);
+    }
+    const refused = await data('POST', '/compute-functions', { name: 'f3', code });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      statusCode: 403,
+      error: expect.stringContaining('allows 2 functions and the workspace has 2'),
+      details: [{ field: 'functions', resource: 'functions', limit: 2, usage: 2 }],
+    });
+    expect((await usage()).resources.functions).toEqual({ limit: 2, usage: 2 });
+
+    const triggers: string[] = [];
+    for (const name of ['t1', 't2']) {
+      const res = await data('POST', '/function-triggers', { name, functionId: fns[0], executionType: 'on-demand' });
+      expect(res.status).toBe(201);
+      triggers.push(res.body.id ?? res.body.data?.id);
+    }
+    const past = await data('POST', '/function-triggers', {
+      name: 't3',
+      functionId: fns[0],
+      executionType: 'on-demand',
+    });
+    expect(past.status).toBe(403);
+    expect(past.body.details).toEqual([expect.objectContaining({ resource: 'triggers', limit: 2, usage: 2 })]);
+    expect((await usage()).resources.triggers).toEqual({ limit: 2, usage: 2 });
+    expect((await data('DELETE', `/function-triggers/${triggers[0]}`)).status).toBeLessThan(300);
+    expect(
+      (await data('POST', '/function-triggers', { name: 't3', functionId: fns[0], executionType: 'on-demand' })).status,
+    ).toBe(201);
+
+    expect((await data('DELETE', `/compute-functions/${fns[1]}`)).status).toBeLessThan(300);
+    expect((await data('POST', '/compute-functions', { name: 'f3', code })).status).toBe(201);
+  });
+
+  it('refuses the orchestration and the webhook subscription past their limits with 403 QUOTA_EXCEEDED', async () => {
+    const orchestrations = `${stack.baseUrl}/orchestration/ws/${ws}/api/v1/orchestrations`;
+    const orchestration = (slug: string) =>
+      call('POST', orchestrations, {
+        token: admin,
+        body: {
+          slug,
+          name: slug,
+          trigger: { type: 'on-demand' },
+          steps: [{ id: 'wait', type: 'delay', delayMs: 1000 }],
+        },
+      });
+    const made: string[] = [];
+    for (const slug of ['o1', 'o2']) {
+      const res = await orchestration(slug);
+      expect(res.status).toBe(201);
+      made.push(res.body.id);
+    }
+    const refused = await orchestration('o3');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      error: 'forbidden',
+      details: [{ field: 'orchestrations', resource: 'orchestrations', limit: 2, usage: 2 }],
+    });
+    expect((await usage()).resources.orchestrations).toEqual({ limit: 2, usage: 2 });
+    expect((await call('DELETE', `${orchestrations}/${made[0]}`, { token: admin })).status).toBe(204);
+    expect((await orchestration('o3')).status).toBe(201);
+
+    const subscriptions = `${stack.baseUrl}/data/workspace/${ws}/api/v1/webhook-subscriptions`;
+    const subscription = (name: string) =>
+      call('POST', subscriptions, {
+        token: admin,
+        body: { name, url: 'https://hooks.example.test/strata', events: ['record_created'] },
+      });
+    const subs: string[] = [];
+    for (const name of ['s1', 's2']) {
+      const res = await subscription(name);
+      expect(res.status).toBe(201);
+      subs.push(res.body.id);
+    }
+    const past = await subscription('s3');
+    expect(past.status).toBe(403);
+    expect(past.body).toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      details: [{ field: 'webhookSubscriptions', resource: 'webhookSubscriptions', limit: 2, usage: 2 }],
+    });
+    expect((await usage()).resources.webhookSubscriptions).toEqual({ limit: 2, usage: 2 });
+    expect((await call('DELETE', `${subscriptions}/${subs[0]}`, { token: admin })).status).toBeLessThan(300);
+    expect((await subscription('s3')).status).toBe(201);
   });
 
   it('repairs a counter made wrong on purpose at the next reconciliation', async () => {
