@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { loginWithPassword } from '@strata/sdk';
+import { ManualClock } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 /**
@@ -14,10 +15,12 @@ let stack: Stack;
 const run = Date.now().toString(36);
 const ws = `plans-${run}`;
 let admin: string;
+/** The compute service's clock: a minute before a month ends, so the test can cross into the next. */
+const computeClock = new ManualClock(Date.parse('2026-06-30T23:59:00.000Z'));
 
 beforeAll(async () => {
   // The reconciliation runs often here, so that its repair shows within the test.
-  stack = await startStack({ DATA_USAGE_RECONCILE_INTERVAL_MS: '300' });
+  stack = await startStack({ DATA_USAGE_RECONCILE_INTERVAL_MS: '300' }, { clocks: { compute: computeClock } });
   admin = await adminWorkspaceToken(stack, ws);
 });
 
@@ -315,6 +318,31 @@ describe('a workspace filled to its small plan', () => {
 
     expect((await data('DELETE', `/compute-functions/${fns[1]}`)).status).toBeLessThan(300);
     expect((await data('POST', '/compute-functions', { name: 'f3', code })).status).toBe(201);
+  });
+
+  it("refuses a run past the month's function executions with 403 QUOTA_EXCEEDED, and starts again next month", async () => {
+    const listed = await data('GET', '/function-triggers');
+    const trigger = (listed.body.triggers as { id: string; isSystem: boolean; executionType: string }[]).find(
+      (t) => !t.isSystem && t.executionType === 'on-demand',
+    )!;
+    const execute = () => data('POST', `/function-triggers/${trigger.id}/execute`, {});
+    for (let i = 0; i < 3; i++) expect((await execute()).status).toBe(200);
+    const refused = await execute();
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      statusCode: 403,
+      details: [{ field: 'functionExecutionsPerMonth', resource: 'functionExecutionsPerMonth', limit: 3, usage: 3 }],
+    });
+    expect((await usage()).resources.functionExecutionsPerMonth).toEqual({ limit: 3, usage: 3 });
+    // A test run is an execution too.
+    expect(
+      (await data('POST', '/compute-functions/test', { code: 'async function run() { return 1; }', params: {} }))
+        .status,
+    ).toBe(403);
+
+    computeClock.advance(2 * 60_000); // 2026-07-01T00:01Z: a new month
+    expect((await execute()).status).toBe(200);
+    expect((await usage()).resources.functionExecutionsPerMonth).toEqual({ limit: 3, usage: 1 });
   });
 
   it('refuses the orchestration and the webhook subscription past their limits with 403 QUOTA_EXCEEDED', async () => {

@@ -59,6 +59,7 @@ import { TriggersService } from './triggers/triggers.service.js';
 import { ComputeUsageRepository } from './usage/usage.repository.js';
 import { ComputeQuota } from './usage/compute-quota.js';
 import { ComputeUsage } from './usage/compute-usage.js';
+import { MonthlyExecutions } from './usage/monthly-executions.js';
 
 /** What a compute service is built with besides its settings. */
 export interface ComputeAppOptions {
@@ -113,6 +114,7 @@ export class ComputeAppModule {
         HttpTriggerDirectory,
         FunctionDirectory,
         ComputeUsageRepository,
+        MonthlyExecutions,
         ComputeQuota,
         ComputeUsage,
         FunctionRunsDirectory,

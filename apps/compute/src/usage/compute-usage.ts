@@ -6,6 +6,7 @@ import { serveRequests } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { ComputeUsageRepository } from './usage.repository.js';
+import { MonthlyExecutions } from './monthly-executions.js';
 
 /**
  * The compute service's part of a workspace's usage (docs/plans.md): answers
@@ -20,6 +21,7 @@ export class ComputeUsage implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     private readonly nats: NatsConnectionHolder,
     private readonly usage: ComputeUsageRepository,
+    private readonly monthly: MonthlyExecutions,
     private readonly config: ComputeConfig,
   ) {}
 
@@ -41,11 +43,12 @@ export class ComputeUsage implements OnApplicationBootstrap, OnApplicationShutdo
     }
     // The workspace our own auth service names; only its counts are read.
     const scope = issueWorkspaceScope(q.workspaceSlug);
-    const [functions, triggers] = await Promise.all([
+    const [functions, triggers, functionExecutionsPerMonth] = await Promise.all([
       this.usage.count(scope, 'functions'),
       this.usage.count(scope, 'triggers'),
+      this.monthly.thisMonth(scope),
     ]);
-    return { usage: { functions, triggers } };
+    return { usage: { functions, triggers, functionExecutionsPerMonth } };
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -27,4 +27,14 @@ export class ComputeUsageRepository {
     const [row] = await managerOf(this.db, tx).query<[{ n: number }]>(COUNTS[resource], [scope.workspace]);
     return row.n;
   }
+
+  /** Function executions the workspace started in `month` (`YYYY-MM-01`, UTC). */
+  async executions(scope: WorkspaceScope, month: string, tx?: Tx): Promise<number> {
+    const [row] = await managerOf(this.db, tx).query<[{ n: string }]>(
+      `SELECT coalesce(sum(executions), 0) AS n FROM compute.usage_executions
+        WHERE workspace_slug = $1 AND month = $2::date`,
+      [scope.workspace, month],
+    );
+    return Number(row.n);
+  }
 }

@@ -10,6 +10,7 @@ import { DataSecretsMaskedAtRest1763700000008 } from './1763700000008-data-secre
 import { DataSealBindings1766100000003 } from './1766100000003-data-seal-bindings.js';
 import { DataRetention1766400003000 } from './1766400003000-data-retention.js';
 import { DataUsageCounters1767500000001 } from './1767500000001-data-usage-counters.js';
+import { DataUsageSlotPerTransaction1767500000003 } from './1767500000003-data-usage-slot-per-transaction.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   DataSealBindings1766100000003,
   DataRetention1766400003000,
   DataUsageCounters1767500000001,
+  DataUsageSlotPerTransaction1767500000003,
 ];
