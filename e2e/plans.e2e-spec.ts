@@ -159,6 +159,55 @@ describe('a workspace whose plan turns features off', () => {
     expect(page.resources.functions).toEqual({ limit: null, usage: 2 });
   });
 
+  it('refuses a call to an endpoint made before the plan turned endpoints off, before any worker is asked', async () => {
+    expect((await platform('PUT', `/workspaces/${off}/plan`, { plan: 'default' })).status).toBe(200);
+    const fn = await offData('POST', '/compute-functions', {
+      name: 'echo-page',
+      code: 'export default async (context) => context.req.payload;',
+    });
+    const made = await offData('POST', '/function-triggers', {
+      name: 'page',
+      functionId: fn.body.id,
+      executionType: 'endpoint',
+      triggerMetadata: { path: 'page', auth: { mode: 'public' } },
+    });
+    expect(made.status).toBe(201);
+    // The compute API's own endpoint route: with the feature on, it goes on to look for a worker (none here).
+    const url = `${stack.computeUrl}/data/workspace/${off}/api/v1/endpoints/page`;
+    expect((await call('POST', url, { body: { a: 1 } })).status).toBe(503);
+    expect((await platform('PUT', `/workspaces/${off}/plan`, { plan: `bare-${run}` })).status).toBe(200);
+    const deadline = Date.now() + 30_000;
+    let answered = await call('POST', url, { body: { a: 1 } });
+    while (answered.status !== 403 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      answered = await call('POST', url, { body: { a: 1 } });
+    }
+    expect(answered.status).toBe(403);
+    expect(answered.body).toMatchObject({
+      statusCode: 403,
+      details: [{ field: 'endpoints', feature: 'endpoints', enabled: false }],
+    });
+  });
+
+  it('counts concurrent bulk writes of one workspace exactly, without deadlocks', async () => {
+    const notes = await offData('POST', '/structures', {
+      name: 'Jottings',
+      properties: [{ name: 'n', type: 'number' }],
+    });
+    expect(notes.status).toBe(200);
+    const writes = await Promise.all(
+      Array.from({ length: 8 }, (_, w) =>
+        offData('POST', '/records/bulk', {
+          structureId: notes.body.id,
+          records: Array.from({ length: 10 }, (_, i) => ({ data: { n: w * 10 + i } })),
+        }),
+      ),
+    );
+    expect(writes.map((w) => w.status)).toEqual(Array(8).fill(200));
+    const page = (await platform('GET', `/workspaces/${off}/usage`)).body;
+    expect(page.resources.records).toEqual({ limit: null, usage: 80 });
+  });
+
   it('refuses an arrival at an http-trigger made before the plan turned inbound capture off', async () => {
     expect((await platform('PUT', `/workspaces/${off}/plan`, { plan: 'default' })).status).toBe(200);
     const fn = await offData('POST', '/compute-functions', {
@@ -187,6 +236,26 @@ describe('a workspace whose plan turns features off', () => {
     });
     const captured = await offData('GET', '/inbound-events');
     expect(captured.body.data).toEqual([]);
+  });
+});
+
+describe('concurrent creates at a limit', () => {
+  it('never pass a locked count together: of six functions created at once with room for three, three are made', async () => {
+    const racing = `race-${run}`;
+    const token = await adminWorkspaceToken(stack, racing);
+    expect((await platform('POST', '/plans', { name: `three-${run}`, limits: { functions: 3 } })).status).toBe(201);
+    expect((await platform('PUT', `/workspaces/${racing}/plan`, { plan: `three-${run}` })).status).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        call('POST', `${stack.baseUrl}/data/workspace/${racing}/api/v1/compute-functions`, {
+          token,
+          body: { name: `fn-${i}`, code: 'async function run() { return 1; }' },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 403, 403, 403]);
+    const page = (await platform('GET', `/workspaces/${racing}/usage`)).body;
+    expect(page.resources.functions).toEqual({ limit: 3, usage: 3 });
   });
 });
 
