@@ -36,6 +36,13 @@ import { SignInFailuresRepository } from './sign-in-throttle/sign-in-failures.re
 import { SignInThrottle } from './sign-in-throttle/sign-in-throttle.service.js';
 import { OidcRetention } from './oidc/oidc-retention.js';
 import { OidcRetentionRepository } from './oidc/oidc-retention.repository.js';
+import { PlansRepository } from './plans/plans.repository.js';
+import { PlansService } from './plans/plans.service.js';
+import { PlanNotices } from './plans/plan-notices.js';
+import { PlansDirectory } from './plans/plans-directory.js';
+import { WorkspaceUsageService } from './plans/workspace-usage.service.js';
+import { PlansController } from './plans/plans.controller.js';
+import { WorkspacePlanController } from './plans/workspace-plan.controller.js';
 
 /** The identity model: what the permission resolver and the controllers share. */
 @Module({
@@ -49,6 +56,10 @@ import { OidcRetentionRepository } from './oidc/oidc-retention.repository.js';
     ServiceAccountsRepository,
     GroupsRepository,
     PublishableKeysRepository,
+    PlansRepository,
+    PlanNotices,
+    PlansService,
+    WorkspaceUsageService,
     UsersService,
     WorkspacesService,
     ServiceAccountsService,
@@ -59,6 +70,9 @@ import { OidcRetentionRepository } from './oidc/oidc-retention.repository.js';
   ],
   exports: [
     Transactions,
+    UsersRepository,
+    PlansService,
+    WorkspaceUsageService,
     SignInMetrics,
     UsersService,
     WorkspacesService,
@@ -97,6 +111,8 @@ export class AuthAppModule {
       controllers: [
         WorkspacesController,
         WorkspaceFactsController,
+        PlansController,
+        WorkspacePlanController,
         ServiceAccountsController,
         GroupsController,
         PublishableKeysController,
@@ -111,6 +127,7 @@ export class AuthAppModule {
         SignInThrottle,
         OidcRetentionRepository,
         OidcRetention,
+        PlansDirectory,
         SigningKeysService,
         OidcService,
         DatabaseReadiness,

@@ -56,6 +56,10 @@ import { TriggerVersionsRepository } from './triggers/versions/trigger-versions.
 import { TriggerVersions } from './triggers/versions/trigger-versions.service.js';
 import { TriggersRepository } from './triggers/triggers.repository.js';
 import { TriggersService } from './triggers/triggers.service.js';
+import { ComputeUsageRepository } from './usage/usage.repository.js';
+import { ComputeQuota } from './usage/compute-quota.js';
+import { ComputeUsage } from './usage/compute-usage.js';
+import { MonthlyExecutions } from './usage/monthly-executions.js';
 
 /** What a compute service is built with besides its settings. */
 export interface ComputeAppOptions {
@@ -109,6 +113,10 @@ export class ComputeAppModule {
         TriggerChanges,
         HttpTriggerDirectory,
         FunctionDirectory,
+        ComputeUsageRepository,
+        MonthlyExecutions,
+        ComputeQuota,
+        ComputeUsage,
         FunctionRunsDirectory,
         FunctionPrincipalTokens,
         DataApi,

@@ -52,6 +52,18 @@ export class DataConfig extends ServiceConfig {
   @Max(86_400_000)
   DATA_RETENTION_SWEEP_INTERVAL_MS = 600_000;
 
+  /**
+   * Whether this replica runs the usage reconciliation (docs/plans.md): each workspace's record
+   * and storage counters are recomputed from its records and any drift is repaired.
+   */
+  @IsBoolean()
+  DATA_USAGE_RECONCILE_ENABLED = true;
+
+  @IsInt()
+  @Min(50)
+  @Max(86_400_000)
+  DATA_USAGE_RECONCILE_INTERVAL_MS = 3_600_000;
+
   /** Changelog entries older than this are deleted, unless the collection's `retentionPolicy.maxAgeDays` says otherwise. */
   @IsInt()
   @Min(1)

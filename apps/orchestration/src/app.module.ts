@@ -26,6 +26,8 @@ import { OrchestrationEntity } from './orchestrations/orchestration.entity.js';
 import { OrchestrationsController } from './orchestrations/orchestrations.controller.js';
 import { OrchestrationsRepository } from './orchestrations/orchestrations.repository.js';
 import { OrchestrationsService } from './orchestrations/orchestrations.service.js';
+import { OrchestrationUsageRepository } from './usage/usage.repository.js';
+import { OrchestrationUsage } from './usage/orchestration-usage.js';
 
 /** What an orchestration service is built with besides its settings. */
 export interface OrchestrationAppOptions {
@@ -57,6 +59,8 @@ export class OrchestrationAppModule {
         TransactionsProvider,
         OrchestrationsRepository,
         OrchestrationsService,
+        OrchestrationUsageRepository,
+        OrchestrationUsage,
         ComputeFunctions,
         ComputeRuns,
         FunctionRunEnds,

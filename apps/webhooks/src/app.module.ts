@@ -24,6 +24,8 @@ import { SubscriptionsController } from './subscriptions/subscriptions.controlle
 import { SubscriptionsRepository } from './subscriptions/subscriptions.repository.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { WebhooksConfig } from './webhooks.config.js';
+import { WebhooksUsageRepository } from './usage/usage.repository.js';
+import { WebhooksUsage } from './usage/webhooks-usage.js';
 
 /** What a webhooks service is built with besides its settings. */
 export interface WebhooksAppOptions {
@@ -54,6 +56,8 @@ export class WebhooksAppModule {
       providers: [
         TransactionsProvider,
         SubscriptionsRepository,
+        WebhooksUsageRepository,
+        WebhooksUsage,
         SubscriptionIdempotencyRepository,
         DeliveriesRepository,
         SubscriptionsService,

@@ -7,3 +7,4 @@ export * from './collections.js';
 export * from './events.js';
 export * from './webhooks.js';
 export * from './workspaces.js';
+export * from './plans.js';

@@ -6,3 +6,4 @@ export * from './transactions.js';
 export * from './workspace-scope.js';
 export * from './insert-rows.js';
 export * from './pool-guard.js';
+export * from './quota-lock.js';

@@ -50,3 +50,5 @@ export * from './http/raw-body.js';
 export * from './http/text-checks.js';
 export * from './http/url-check.middleware.js';
 export * from './http/path-params.guard.js';
+export * from './plans/plan-refusals.js';
+export * from './plans/workspace-plans.js';

@@ -14,6 +14,7 @@ import { Readiness } from './health/readiness.js';
 import { NatsConnectionHolder } from './nats/nats.provider.js';
 import { NatsKvRateLimitStore, RateLimitStore } from './rate-limit/rate-limit.store.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+import { WorkspacePlans } from './plans/workspace-plans.js';
 
 export interface PlatformOptions<C extends ServiceConfig> {
   readonly config: C;
@@ -59,6 +60,7 @@ export class PlatformModule {
         NatsConnectionHolder,
         NatsReadiness,
         Readiness,
+        WorkspacePlans,
         JwtStrategy,
         RouteAccessCheck,
         BearerAuthorizer,
@@ -76,6 +78,8 @@ export class PlatformModule {
         ...(configClass === ServiceConfig ? [] : [configClass]),
         NatsConnectionHolder,
         Readiness,
+        // Each workspace's plan: what a create checks its count against (docs/plans.md).
+        WorkspacePlans,
         // Services that start work without a request (compute's triggers) count it in the same budgets.
         RateLimitStore,
         // Handlers that authenticate by themselves (endpoint triggers) check bearer tokens as the guard does.

@@ -5,6 +5,7 @@ import { SignInFailures1766300000000 } from './1766300000000-sign-in-failures.js
 import { WorkspaceCreators1766300000001 } from './1766300000001-workspace-creators.js';
 import { OidcRetention1766400001000 } from './1766400001000-oidc-retention.js';
 import { PolicyCollections1767400000000 } from './1767400000000-policy-collections.js';
+import { WorkspacePlans1767500000000 } from './1767500000000-workspace-plans.js';
 
 export const IAM_SCHEMA = 'iam';
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   WorkspaceCreators1766300000001,
   OidcRetention1766400001000,
   PolicyCollections1767400000000,
+  WorkspacePlans1767500000000,
 ];

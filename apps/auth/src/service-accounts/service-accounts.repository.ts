@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { rowsOf, type WorkspaceScope } from '@strata/db';
+import { lockQuota, managerOf, rowsOf, type Tx, type WorkspaceScope } from '@strata/db';
 
 export interface ServiceAccountRow {
   id: number;
@@ -51,8 +51,8 @@ export type ServiceAccountChange =
 export class ServiceAccountsRepository {
   constructor(private readonly db: DataSource) {}
 
-  async insert(scope: WorkspaceScope, account: NewServiceAccount): Promise<ServiceAccountRow> {
-    const rows = await this.db.query<ServiceAccountRow[]>(
+  async insert(scope: WorkspaceScope, account: NewServiceAccount, tx?: Tx): Promise<ServiceAccountRow> {
+    const rows = await managerOf(this.db, tx).query<ServiceAccountRow[]>(
       `INSERT INTO iam.service_accounts (workspace_slug, client_id, secret_hash, name, description, grant_types, scope, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
       [
@@ -67,6 +67,24 @@ export class ServiceAccountsRepository {
       ],
     );
     return rows[0]!;
+  }
+
+  /**
+   * How many accounts the workspace has, its count locked until `tx` ends (docs/plans.md):
+   * concurrent creates are counted one after another, never together past the plan's limit.
+   */
+  async countLocked(scope: WorkspaceScope, tx: Tx): Promise<number> {
+    await lockQuota(this.db, tx, scope, 'serviceAccounts');
+    return this.count(scope, tx);
+  }
+
+  /** The workspace's own accounts: its function principal (the platform's, docs/compute.md) is not one of them. */
+  async count(scope: WorkspaceScope, tx?: Tx): Promise<number> {
+    const [row] = await managerOf(this.db, tx).query<[{ n: number }]>(
+      `SELECT count(*)::int AS n FROM iam.service_accounts WHERE workspace_slug = $1 AND client_id NOT LIKE 'ci\\_functions\\_%'`,
+      [scope.workspace],
+    );
+    return row.n;
   }
 
   /** One page of the workspace's accounts, by id, and how many there are in all. */

@@ -7,8 +7,9 @@ import {
   newClientId,
   newClientSecret,
 } from '@strata/crypto';
-import { isUniqueViolation, type WorkspaceScope } from '@strata/db';
-import { StrataException } from '@strata/platform';
+import { isUniqueViolation, Transactions, type WorkspaceScope } from '@strata/db';
+import { quotaRefusal, StrataException } from '@strata/platform';
+import { PlansService } from '../plans/plans.service.js';
 import {
   ServiceAccountsRepository,
   type ServiceAccountChange,
@@ -62,7 +63,11 @@ const notFound = (id: number): StrataException => StrataException.notFound(`Serv
  */
 @Injectable()
 export class ServiceAccountsService {
-  constructor(private readonly accounts: ServiceAccountsRepository) {}
+  constructor(
+    private readonly accounts: ServiceAccountsRepository,
+    private readonly transactions: Transactions,
+    private readonly plans: PlansService,
+  ) {}
 
   async create(
     scope: WorkspaceScope,
@@ -75,15 +80,27 @@ export class ServiceAccountsService {
     },
   ): Promise<ServiceAccountWithSecret> {
     const secret = newClientSecret();
+    const plan = await this.plans.planOf(scope);
     try {
-      const row = await this.accounts.insert(scope, {
-        clientId: newClientId(),
-        secretHash: hashToken(secret),
-        name: input.name,
-        description: input.description ?? '',
-        grantTypes: input.grant_types ?? ['client_credentials'],
-        scope: normaliseScope(input.scope ?? 'openid'),
-        createdBy,
+      const row = await this.transactions.run(async (tx) => {
+        // Within the workspace's plan (docs/plans.md): counted under a lock, so two creates never pass it together.
+        if (plan && plan.limits.serviceAccounts !== null) {
+          const refusal = quotaRefusal(plan, 'serviceAccounts', await this.accounts.countLocked(scope, tx));
+          if (refusal) throw refusal;
+        }
+        return this.accounts.insert(
+          scope,
+          {
+            clientId: newClientId(),
+            secretHash: hashToken(secret),
+            name: input.name,
+            description: input.description ?? '',
+            grantTypes: input.grant_types ?? ['client_credentials'],
+            scope: normaliseScope(input.scope ?? 'openid'),
+            createdBy,
+          },
+          tx,
+        );
       });
       return { ...toServiceAccount(row), clientSecret: secret };
     } catch (err) {

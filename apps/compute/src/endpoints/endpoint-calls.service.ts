@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, isWorkspaceSlug, type DispatchedRun } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
-import { Clock, decodeContentEncoding, readRawBody, StrataException } from '@strata/platform';
+import { Clock, decodeContentEncoding, readRawBody, StrataException, WorkspacePlans } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { ExecutionBudget } from '../runs/execution-budget.js';
 import { RunQueue, type RunRequest } from '../runs/run-queue.js';
@@ -44,6 +44,7 @@ export class EndpointCalls {
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
     private readonly suspensions: WorkspaceSuspensions,
+    private readonly plans: WorkspacePlans,
   ) {}
 
   async call(
@@ -78,6 +79,8 @@ export class EndpointCalls {
     const target = `/endpoints/${path}${rawQuery ? `?${rawQuery}` : ''}`;
     // An hmac signature covers the body as sent; the function sees it decoded.
     const caller = await this.authenticator.authenticate({ req, res, scope, trigger, target, body });
+    // A plan without endpoints answers its callers 403 PLAN_RESTRICTED (docs/plans.md).
+    await this.plans.ensureFeature(scope, 'endpoints');
     const payload = payloadOf(req, decodeContentEncoding(req, body, this.config.COMPUTE_ENDPOINT_MAX_BODY_BYTES));
     const request = endpointRequestOf(req, path, rawQuery, payload, {
       mode: caller.mode,

@@ -7,6 +7,7 @@ import { RunQueue, type QueuedJob } from '../runs/run-queue.js';
 import { SYSTEM_TRIGGER_NAME, TriggersRepository } from '../triggers/triggers.repository.js';
 import type { TestFunctionRequest } from './dto/function.requests.js';
 import { assertRunnableCode, codeHash } from './function-code.js';
+import { MonthlyExecutions } from '../usage/monthly-executions.js';
 
 function testRequest(payload: TestFunctionRequest['params']): EndpointRequest {
   return {
@@ -26,10 +27,13 @@ export class FunctionTestsService {
     private readonly queue: RunQueue,
     private readonly triggers: TriggersRepository,
     private readonly clock: Clock,
+    private readonly monthly: MonthlyExecutions,
   ) {}
 
   async test(scope: WorkspaceScope, by: string, body: TestFunctionRequest): Promise<Omit<QueuedJob, 'runId'>> {
     const kind = assertRunnableCode(body.code);
+    // A test run is an execution (docs/plans.md): refused 403 QUOTA_EXCEEDED past this month's.
+    await this.monthly.ensureRoom(scope);
     const triggerId = await this.triggers.systemTrigger(scope, randomUUID(), this.clock.now());
     const queued = await this.queue.enqueue(scope, {
       target: { kind: 'code', code: body.code, codeHash: codeHash(body.code) },

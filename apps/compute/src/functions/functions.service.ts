@@ -13,6 +13,7 @@ import { parseFunctionSort } from './function-list.js';
 import { functionVersionView, functionView, type FunctionVersionView, type FunctionView } from './function-view.js';
 import type { FunctionEntity } from './function.entity.js';
 import { FunctionsRepository } from './functions.repository.js';
+import { ComputeQuota } from '../usage/compute-quota.js';
 
 export const FUNCTION_NOT_FOUND = 'Function not found.';
 export const FUNCTION_NAME_TAKEN = 'Function with that name already exists.';
@@ -35,6 +36,7 @@ export class FunctionsService {
     private readonly transactions: Transactions,
     private readonly changes: TriggerChanges,
     private readonly clock: Clock,
+    private readonly quota: ComputeQuota,
   ) {}
 
   async create(scope: WorkspaceScope, by: string, body: CreateFunctionRequest): Promise<FunctionView> {
@@ -44,6 +46,8 @@ export class FunctionsService {
   /** Creates a function (and its version 1) inside `tx`: the create endpoint and draft publishing. */
   async createIn(scope: WorkspaceScope, tx: Tx, by: string, body: CreateFunctionRequest): Promise<FunctionEntity> {
     assertRunnableCode(body.code);
+    // Within the workspace's plan (docs/plans.md), counted under a lock until `tx` ends.
+    await this.quota.ensureRoom(scope, tx, 'functions');
     const fields = {
       id: randomUUID(),
       name: body.name,

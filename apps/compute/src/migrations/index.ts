@@ -11,6 +11,7 @@ import { ComputeQueuedRunsByWorkspace1765000000000 } from './1765000000000-compu
 import { ComputeRecentRunsCount1765000000001 } from './1765000000001-compute-recent-runs-count.js';
 import { ComputeSealBindings1766100000000 } from './1766100000000-compute-seal-bindings.js';
 import { ComputeRunsRetention1766400002000 } from './1766400002000-compute-runs-retention.js';
+import { ComputeUsageExecutions1767500000002 } from './1767500000002-compute-usage-executions.js';
 
 export const COMPUTE_SCHEMA = 'compute';
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   ComputeRecentRunsCount1765000000001,
   ComputeSealBindings1766100000000,
   ComputeRunsRetention1766400002000,
+  ComputeUsageExecutions1767500000002,
 ];

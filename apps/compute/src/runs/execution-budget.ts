@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
-import type { WorkspaceScope } from '@strata/db';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import type { Tx, WorkspaceScope } from '@strata/db';
 import { Clock, RateLimitStore } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
+import { MonthlyExecutions } from '../usage/monthly-executions.js';
 
 /** Executions a replica takes from the shared counter at once: a fiftieth of the limit, 1 to 20. */
 export function reservationSize(limit: number): number {
@@ -47,10 +48,18 @@ export class ExecutionBudget {
     private readonly store: RateLimitStore,
     private readonly config: ComputeConfig,
     private readonly clock: Clock,
+    /** The plan's executions this month (docs/plans.md); absent only where the per-minute counter is tested alone. */
+    @Optional() private readonly monthly?: MonthlyExecutions,
   ) {}
 
-  /** Whether one more execution fits now; an unavailable counter allows it, as the HTTP limit does. */
-  async take(scope: WorkspaceScope): Promise<boolean> {
+  /**
+   * Whether one more execution fits now: the plan's executions this month
+   * first, then the per-minute limit; an unavailable per-minute counter allows
+   * it, as the HTTP limit does. `tx`: the transaction the run will be
+   * recorded in, if one is open (the month's count is read in it).
+   */
+  async take(scope: WorkspaceScope, tx?: Tx): Promise<boolean> {
+    if (this.monthly && (await this.monthly.refusal(scope, tx))) return false;
     const workspace = scope.workspace;
     for (;;) {
       const window = Math.floor(this.clock.now().getTime() / this.config.RATE_LIMIT_WINDOW_MS);

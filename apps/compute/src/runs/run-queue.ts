@@ -90,7 +90,9 @@ export class RunQueue {
   private rateLimitedError(): string {
     return JSON.stringify({
       name: 'RateLimited',
-      message: `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute; this run was not started.`,
+      message:
+        `The workspace reached its limit of ${this.config.RATE_LIMIT_EXECUTE_PER_MINUTE} function executions per minute, ` +
+        "or its plan's function executions this month (GET /workspace/api/v1/workspaces/{slug}/usage); this run was not started.",
     });
   }
 

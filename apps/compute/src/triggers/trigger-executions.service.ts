@@ -13,6 +13,7 @@ import { openTriggerParams, sealedParamNames, triggerBindings } from './trigger-
 import type { TriggerEntity } from './trigger.entity.js';
 import { TRIGGER_NOT_FOUND } from './triggers.service.js';
 import { TriggersRepository, type FunctionVersionRef } from './triggers.repository.js';
+import { MonthlyExecutions } from '../usage/monthly-executions.js';
 
 /** How long an http-trigger's run may take (spec: "runs up to 5 minutes"). */
 export const HTTP_TRIGGER_WALL_MS = 5 * 60_000;
@@ -35,6 +36,7 @@ export class TriggerExecutions {
     private readonly functions: FunctionsRepository,
     private readonly queue: RunQueue,
     private readonly budget: ExecutionBudget,
+    private readonly monthly: MonthlyExecutions,
     config: ComputeConfig,
   ) {
     this.ring = keyRingOf(config);
@@ -46,6 +48,8 @@ export class TriggerExecutions {
       throw StrataException.validation([{ field: 'body', message: 'The body, when given, must be a JSON object.' }]);
     }
     const trigger = await this.onDemand(scope, id);
+    // The plan's executions this month (docs/plans.md): refused 403 QUOTA_EXCEEDED, no run recorded.
+    await this.monthly.ensureRoom(scope);
     const queued = await this.run(scope, trigger, (body ?? {}) as JsonObject, 'trigger', by);
     return queued.jobId;
   }
@@ -145,7 +149,7 @@ export class TriggerExecutions {
       0,
       fn,
     );
-    return this.queue.insertIn(scope, tx, { ...request, rateLimited: !(await this.budget.take(scope)) });
+    return this.queue.insertIn(scope, tx, { ...request, rateLimited: !(await this.budget.take(scope, tx)) });
   }
 
   /** `publish` for the runs of many workspaces, in one write. */

@@ -43,6 +43,7 @@ import {
   TriggersRepository,
 } from './triggers.repository.js';
 import { TriggerChanges } from './trigger-changes.js';
+import { ComputeQuota } from '../usage/compute-quota.js';
 
 export const TRIGGER_NOT_FOUND = 'Trigger not found.';
 export const TRIGGER_NAME_TAKEN = 'Trigger with that name already exists.';
@@ -68,6 +69,7 @@ export class TriggersService {
     private readonly autoPersist: AutoPersistLinks,
     private readonly changes: TriggerChanges,
     private readonly clock: Clock,
+    private readonly quota: ComputeQuota,
     config: ComputeConfig,
   ) {
     this.ring = keyRingOf(config);
@@ -123,6 +125,10 @@ export class TriggersService {
     if (errors.length > 0 || !dto.value || !checked || !type) throw StrataException.validation(errors);
     const body = dto.value;
     assertNameFree(body.name);
+    // Within the workspace's plan (docs/plans.md): its features, then its count under a lock until `tx` ends.
+    if (type === 'endpoint') await this.quota.ensureFeature(scope, 'endpoints');
+    if (type === 'http-trigger') await this.quota.ensureFeature(scope, 'inboundCapture');
+    await this.quota.ensureRoom(scope, tx, 'triggers');
     const metadata = type === 'http-trigger' ? await this.autoPersist.link(scope, checked, undefined) : checked;
     const functionGone = () => StrataException.validation([{ field: 'functionId', message: FUNCTION_NOT_FOUND }]);
     try {

@@ -42,6 +42,8 @@ import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
 import { ComputeMetrics } from '../metrics/compute-metrics.js';
 import { WorkerMetrics } from './worker-metrics.js';
+import { ComputeUsageRepository } from '../usage/usage.repository.js';
+import { MonthlyExecutions } from '../usage/monthly-executions.js';
 
 /**
  * A sandbox worker: the job consumer, the executor and the engine, the record
@@ -83,6 +85,8 @@ export class WorkerModule {
         EventRunsRepository,
         TransactionsProvider,
         ExecutionBudget,
+        ComputeUsageRepository,
+        MonthlyExecutions,
         AllowedDomainsRepository,
         RunDocumentsRepository,
         HttpEgress,

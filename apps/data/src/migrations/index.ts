@@ -13,6 +13,8 @@ import { DataIdempotencyExactReplay1767200000000 } from './1767200000000-data-id
 import { DataChangelogUserName1767200000001 } from './1767200000001-data-changelog-user-name.js';
 import { DataCollectionMigrations1767300000000 } from './1767300000000-data-collection-migrations.js';
 import { DataRecordsByCollectionId1767300000001 } from './1767300000001-data-records-by-collection-id.js';
+import { DataUsageCounters1767500000001 } from './1767500000001-data-usage-counters.js';
+import { DataUsageSlotPerTransaction1767500000003 } from './1767500000003-data-usage-slot-per-transaction.js';
 
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
@@ -31,4 +33,6 @@ export const MIGRATIONS = [
   DataChangelogUserName1767200000001,
   DataCollectionMigrations1767300000000,
   DataRecordsByCollectionId1767300000001,
+  DataUsageCounters1767500000001,
+  DataUsageSlotPerTransaction1767500000003,
 ];

@@ -20,6 +20,7 @@ import { RecordWriter } from './record-writer.js';
 import { RecordsRepository } from './records.repository.js';
 import type { RecordResponse, RecordRow } from './record.types.js';
 import { requireCollection, requireRecordIn } from './collection-access.js';
+import { bytesOf, RecordQuota } from '../usage/record-quota.js';
 
 /** Why one item of a bulk request was not applied. */
 export interface BulkItemError {
@@ -46,6 +47,7 @@ export class BulkRecordsService {
     private readonly presenter: RecordPresenter,
     private readonly secrets: RecordSecrets,
     private readonly failures: FailureEvents,
+    private readonly quota: RecordQuota,
   ) {}
 
   async create(
@@ -58,6 +60,8 @@ export class BulkRecordsService {
     if (body.options?.skipValidation && !grants.canAnywhere('records', 'manage')) {
       throw StrataException.forbidden('options.skipValidation needs the records:manage permission');
     }
+    // Refused whole when the records would not all fit the plan (docs/plans.md): nothing is half-written.
+    await this.quota.ensureRoom(scope, body.records.length, bytesOf(body.records.map((r) => r.data)));
     const event = perRecordEvents ? 'record_created_failed' : 'records_bulk_created_failed';
     let reached: Collection | undefined;
     const result = await this.failures.guard(scope, { event, actor: { createdBy: actor } }, (reach) =>

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { CollectionsModule } from '../collections/collections.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
+import { UsageModule } from '../usage/usage.module.js';
 import { BulkRecordsController } from './bulk-records.controller.js';
 import { BulkRecordsService } from './bulk-records.service.js';
 import { FailureEvents } from './failure-events.js';
@@ -25,7 +26,7 @@ import { UpsertService } from './upsert.service.js';
 
 /** Records: writes with their versions, changelog and events; reads, pages and expansion; TTL expiry; retention. */
 @Module({
-  imports: [CollectionsModule, EventsModule, SecretsModule],
+  imports: [CollectionsModule, EventsModule, SecretsModule, UsageModule],
   // The bulk routes first: `PATCH /records/bulk` must not be taken for `PATCH /records/{recordId}`.
   controllers: [BulkRecordsController, RecordsController, RecordCheckController],
   providers: [

@@ -30,6 +30,7 @@ import { checkReferenceTargets, hasReferences } from './reference-integrity.js';
 import { requireCollection, requireRecordIn } from './collection-access.js';
 import { RecordsRepository } from './records.repository.js';
 import type { RecordResponse, RecordRow } from './record.types.js';
+import { bytesOf, RecordQuota } from '../usage/record-quota.js';
 
 export interface RecordListPage {
   results: RecordResponse[];
@@ -53,6 +54,7 @@ export class RecordsService {
     private readonly pages: RecordPages,
     private readonly failures: FailureEvents,
     private readonly clock: Clock,
+    private readonly quota: RecordQuota,
   ) {}
 
   async create(
@@ -62,6 +64,7 @@ export class RecordsService {
     body: CreateRecordRequest,
   ): Promise<RecordResponse> {
     const expiresAt = expiryOf(body, this.clock.now().getTime()) ?? undefined;
+    await this.quota.ensureRoom(scope, 1, bytesOf([body.data]));
     return this.failures.guard(scope, { event: 'record_created_failed', actor: { createdBy: actor } }, (reached) =>
       this.writeCollections.write(scope, body.structureId, async (c, guard) => {
         requireCollection(grants, 'create', c);

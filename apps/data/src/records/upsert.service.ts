@@ -14,6 +14,7 @@ import { RecordValidator } from './record-validation.js';
 import { RecordWriter } from './record-writer.js';
 import { RecordsRepository } from './records.repository.js';
 import { requireCollection } from './collection-access.js';
+import { bytesOf, RecordQuota } from '../usage/record-quota.js';
 
 export interface UpsertResult {
   data: { id: string; data: Record<string, unknown>; version: number; createdAt?: string; updatedAt?: string };
@@ -38,6 +39,7 @@ export class UpsertService {
     private readonly secrets: RecordSecrets,
     private readonly presenter: RecordPresenter,
     private readonly idempotency: Idempotency,
+    private readonly quota: RecordQuota,
   ) {}
 
   async upsert(
@@ -72,6 +74,7 @@ export class UpsertService {
           const current = rows[0];
           if (!current) {
             const input = { ...body.data, ...body.match };
+            await this.quota.ensureRoom(scope, 1, bytesOf([input]), tx);
             const data = await this.validator.forWrite(scope, tx, c, 'create', input, undefined);
             const row = await this.writer.create(scope, tx, c, data, actor, { emit: true });
             const shown = await this.presenter.data(c, row.id, row.data, grants);

@@ -11,7 +11,7 @@ import {
   type KeyRing,
 } from '@strata/crypto';
 import { issueWorkspaceScope } from '@strata/db';
-import { Clock, keyRingOf, readRawBody, StrataException } from '@strata/platform';
+import { Clock, keyRingOf, readRawBody, StrataException, WorkspacePlans } from '@strata/platform';
 import { ArrivalDispatcher } from '../dispatch/arrival-dispatcher.js';
 import { headersOf } from '../events/arrival-params.js';
 import { sealArrival } from '../events/arrival-seal.js';
@@ -55,6 +55,7 @@ export class ArrivalsService {
     private readonly clock: Clock,
     private readonly config: InboundConfig,
     private readonly metrics: InboundMetrics,
+    private readonly plans: WorkspacePlans,
   ) {
     this.ring = keyRingOf(config);
   }
@@ -87,6 +88,8 @@ export class ArrivalsService {
       this.metrics.arrived('refused', 'rejected');
       throw new StrataException(ErrorCode.UNAUTHORIZED, `Invalid signature: ${verdict.reason ?? 'rejected'}`);
     }
+    // A plan without inbound capture refuses arrivals (403 PLAN_RESTRICTED, docs/plans.md): nothing is stored.
+    await this.plans.ensureFeature(scope, 'inboundCapture');
 
     const id = newInboundEventId();
     const given = req.headers['x-correlation-id'];

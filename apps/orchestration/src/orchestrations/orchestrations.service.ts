@@ -19,6 +19,7 @@ import { ORCHESTRATION_STATUSES, type OrchestrationEntity, type OrchestrationSta
 import { ORCHESTRATION_NOT_FOUND, secretBinding } from './orchestration-names.js';
 import { OrchestrationsRepository } from './orchestrations.repository.js';
 import { OrchestrationScheduler, scheduleOf } from '../schedules/orchestration-scheduler.js';
+import { OrchestrationUsage } from '../usage/orchestration-usage.js';
 
 /**
  * Orchestrations of a workspace: create, read, list, update (a new version each
@@ -61,6 +62,7 @@ export class OrchestrationsService {
     private readonly transactions: Transactions,
     private readonly scheduler: OrchestrationScheduler,
     private readonly clock: Clock,
+    private readonly usage: OrchestrationUsage,
     config: OrchestrationConfig,
   ) {
     this.ring = keyRingOf(config);
@@ -75,6 +77,8 @@ export class OrchestrationsService {
     const now = this.clock.now();
     try {
       const created = await this.transactions.run(async (tx) => {
+        // Within the workspace's plan (docs/plans.md), counted under a lock until `tx` ends.
+        await this.usage.ensureRoom(scope, tx);
         const made = await this.orchestrations.insert(scope, tx, {
           id,
           slug: body.slug,

@@ -9,6 +9,7 @@ import { toSubscription, type Subscription, type SubscriptionOwner, type Subscri
 import { SubscriptionIdempotency } from './subscription-idempotency.js';
 import { SubscriptionSecrets } from './subscription-secrets.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
+import { WebhooksUsage } from '../usage/webhooks-usage.js';
 
 const notFound = (id: string) => StrataException.notFound(`Webhook subscription ${id} not found`);
 
@@ -22,6 +23,7 @@ export class SubscriptionsService {
     private readonly idempotency: SubscriptionIdempotency,
     private readonly config: WebhooksConfig,
     private readonly clock: Clock,
+    private readonly usage: WebhooksUsage,
   ) {}
 
   /** Creates a subscription with a new secret, answered once (and again for a repeated Idempotency-Key). */
@@ -45,6 +47,8 @@ export class SubscriptionsService {
         const row = earlier ? await this.subscriptions.find(scope, earlier, { tx, includeDeleted: true }) : undefined;
         if (row) return this.repeated(row);
       }
+      // Within the workspace's plan (docs/plans.md), counted under a lock until `tx` ends.
+      await this.usage.ensureRoom(scope, tx);
       const id = newUuid();
       const { secret, sealed } = this.secrets.issue(id);
       const row = await this.subscriptions.insert(scope, tx, {

@@ -84,27 +84,39 @@ auth:
   publish:
     - $JS.API.INFO
     {{- $common | nindent 4 }}
+    - {{ $p }}.auth.plans.changed
+    - {{ $p }}.data.usage
+    - {{ $p }}.compute.usage
+    - {{ $p }}.orchestration.usage
+    - {{ $p }}.webhooks.usage
   subscribe:
     - {{ $inbox.auth }}
-  responses: false
+    - {{ $p }}.auth.plans.get
+  responses: true
 data:
   publish:
     - $JS.API.INFO
     {{- $common | nindent 4 }}
     {{- include "strata.natsStream" (dict "name" $records "owner" true) | nindent 4 }}
     - {{ $p }}.records.>
+    - {{ $p }}.auth.plans.get
   subscribe:
     - {{ $inbox.data }}
-  responses: false
+    - {{ $p }}.auth.plans.changed
+    - {{ $p }}.data.usage
+  responses: true
 webhooks:
   publish:
     - $JS.API.INFO
     {{- $common | nindent 4 }}
     {{- include "strata.natsStream" (dict "name" $records) | nindent 4 }}
     {{- include "strata.natsDurable" (dict "stream" $records "durable" (printf "%s_webhooks" $p)) | nindent 4 }}
+    - {{ $p }}.auth.plans.get
   subscribe:
     - {{ $inbox.webhooks }}
-  responses: false
+    - {{ $p }}.auth.plans.changed
+    - {{ $p }}.webhooks.usage
+  responses: true
 compute:
   publish:
     - $JS.API.INFO
@@ -121,8 +133,11 @@ compute:
     - {{ $p }}.compute.triggers.changed
     {{- include "strata.natsBucket" (dict "bucket" $suspensions "watch" true) | nindent 4 }}
     {{- include "strata.natsBucket" (dict "bucket" $signatures) | nindent 4 }}
+    - {{ $p }}.auth.plans.get
   subscribe:
     - {{ $inbox.compute }}
+    - {{ $p }}.auth.plans.changed
+    - {{ $p }}.compute.usage
     - {{ $p }}.compute.triggers.changed
     - {{ $p }}.compute.http-triggers.resolve
     - {{ $p }}.compute.http-triggers.describe
@@ -149,8 +164,10 @@ compute-worker:
     - {{ $p }}.compute.runs.ended
     {{- include "strata.natsBucket" (dict "bucket" $suspensions "watch" true) | nindent 4 }}
     {{- include "strata.natsBucket" (dict "bucket" $signatures) | nindent 4 }}
+    - {{ $p }}.auth.plans.get
   subscribe:
     - {{ index $inbox "compute-worker" }}
+    - {{ $p }}.auth.plans.changed
     - {{ $p }}.compute.triggers.changed
     - {{ $p }}.compute.event-runs
     - {{ $p }}.compute.endpoints
@@ -163,9 +180,11 @@ inbound:
     - {{ $p }}.compute.http-triggers.describe
     - {{ $p }}.compute.http-triggers.dispatch
     - {{ $p }}.compute.http-triggers.dispatch-batch
+    - {{ $p }}.auth.plans.get
   subscribe:
     - {{ $inbox.inbound }}
     - {{ $p }}.compute.triggers.changed
+    - {{ $p }}.auth.plans.changed
   responses: false
 orchestration:
   publish:
@@ -176,10 +195,13 @@ orchestration:
     - {{ $p }}.compute.functions.exist
     - {{ $p }}.compute.functions.run
     - {{ $p }}.compute.runs.status
+    - {{ $p }}.auth.plans.get
   subscribe:
     - {{ $inbox.orchestration }}
     - {{ $p }}.compute.runs.ended
-  responses: false
+    - {{ $p }}.auth.plans.changed
+    - {{ $p }}.orchestration.usage
+  responses: true
 {{- end -}}
 
 {{/* The NATS server's `authorization` block for the release's users (nats.auth.mode password or nkey). */}}

@@ -104,6 +104,16 @@ export class ServiceConfig {
   PERMISSION_CACHE_TTL_MS = 3000;
 
   /**
+   * How long a workspace's plan (docs/plans.md) is kept once asked of the auth service.
+   * A plan change is announced and applies at once; this bounds how long a missed
+   * announcement keeps an old plan in force.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  PLAN_CACHE_TTL_MS = 30_000;
+
+  /**
    * How long a verified bearer token is remembered (never past its `exp`); 0
    * verifies every request. A signing key withdrawn from the JWKS stops being
    * accepted within this time.

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } fro
 import type { Request, Response } from 'express';
 import { codeOfStatus, ErrorCode, type ErrorShape, type FieldError } from '@strata/contracts';
 import { StrataException } from './strata.exception.js';
-import { renderError, type RenderableError } from './render-error.js';
+import { renderError, statusInShape, type RenderableError } from './render-error.js';
 import { requestIdOf } from '../http/request-id.middleware.js';
 
 /** Where the shape chosen for a request is kept once its handler is known. */
@@ -27,7 +27,9 @@ export class ErrorFilter implements ExceptionFilter {
     const req = http.getRequest<ShapedRequest>();
     const res = http.getResponse<Response>();
     const requestId = requestIdOf(req);
-    const error = toRenderable(exception, requestId);
+    const raised = toRenderable(exception, requestId);
+    const shape = req[SHAPE_ON_REQUEST] ?? this.defaultShape(req.path);
+    const error = { ...raised, status: statusInShape(shape, raised) };
     logFailure(this.logger, exception, error, { requestId, path: req.path, method: req.method });
     if (res.headersSent) {
       res.end();
@@ -36,7 +38,6 @@ export class ErrorFilter implements ExceptionFilter {
     if (exception instanceof StrataException && exception.headers) {
       for (const [k, v] of Object.entries(exception.headers)) res.setHeader(k, v);
     }
-    const shape = req[SHAPE_ON_REQUEST] ?? this.defaultShape(req.path);
     res.status(error.status).json(renderError(shape, error));
   }
 }

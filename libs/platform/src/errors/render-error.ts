@@ -53,9 +53,31 @@ function joinMessages(messages: string[]): string {
   );
 }
 
+/**
+ * The status an error answers in an API area. A plan's quota (`QUOTA_EXCEEDED`)
+ * is the records API's 429 (spec 3, "Named record error codes") and every other
+ * area's 403 ("plan or quota restriction"; docs/plans.md).
+ */
+export function statusInShape(shape: ErrorShape, e: Pick<RenderableError, 'status' | 'code'>): number {
+  return e.code === 'QUOTA_EXCEEDED' && shape !== 'records' ? 403 : e.status;
+}
+
+/**
+ * The `details` list of a plan refusal outside the records API: its details
+ * object as the one entry, named by the resource or feature (docs/plans.md).
+ */
+function planEntry(e: RenderableError): FieldError[] | undefined {
+  if (e.code !== 'QUOTA_EXCEEDED' && e.code !== 'PLAN_RESTRICTED') return undefined;
+  const d = e.details;
+  if (d === undefined || Array.isArray(d)) return undefined;
+  const field =
+    typeof d['resource'] === 'string' ? d['resource'] : typeof d['feature'] === 'string' ? d['feature'] : undefined;
+  return field === undefined ? undefined : [{ field, message: e.message, ...d }];
+}
+
 /** Renders an error in one of the specification's four body shapes. Pure. */
 export function renderError(shape: ErrorShape, e: RenderableError): ErrorBody {
-  const fieldList = Array.isArray(e.details) ? e.details : undefined;
+  const fieldList = Array.isArray(e.details) ? e.details : planEntry(e);
   switch (shape) {
     case 'general':
       return {
