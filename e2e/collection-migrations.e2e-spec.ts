@@ -375,3 +375,78 @@ describe('collection migrations', () => {
     });
   }, 180_000);
 });
+
+/** Holds a record locked (a client's long transaction, here straight in the database); `release` commits. */
+async function hold(recordId: string): Promise<{ release: () => Promise<void> }> {
+  const holder = new pg.Client({ connectionString: stack.databaseUrl });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT id FROM data.records WHERE id = $1 FOR UPDATE', [recordId]);
+  return {
+    release: async () => {
+      await holder.query('COMMIT');
+      await holder.end();
+    },
+  };
+}
+
+describe('collection operations during and after a migration', () => {
+  it('refuses a bulk delete and a property removal of a migrating collection, naming the job, touching nothing', async () => {
+    const c = await ok('POST', '/structures', {
+      name: 'Busy',
+      properties: [
+        { name: 'amount', type: 'string' },
+        { name: 'note', type: 'string' },
+        { name: 'spare', type: 'string' },
+      ],
+    });
+    const idle = await ok('POST', '/structures', { name: 'Idle', properties: [] });
+    const ids = await seed(c.id, 5, (i) => ({ amount: String(i), note: `n${i}` }));
+    // A record a client holds: the change's own scan passes it by, so the job goes on in the background until it is let go.
+    const held = await hold(ids[0]!);
+    let jobId: string | undefined;
+    try {
+      const changed = await ok('PUT', `/structures/${c.id}`, {
+        properties: [
+          { name: 'amount', type: 'number' },
+          { name: 'note', type: 'string' },
+          { name: 'spare', type: 'string' },
+        ],
+      });
+      expect(changed.metadata).toMatchObject({ migrationInProgress: true });
+      const running: string = changed.metadata.migrationJobId;
+      jobId = running;
+
+      // Bulk delete: the migrating collection is refused for itself (as a single DELETE is), the others go.
+      const bulk = await api('DELETE', '/structures/bulk', { ids: [c.id, idle.id] });
+      expect(bulk.status).toBe(200);
+      expect(bulk.body).toMatchObject({
+        success: false,
+        failed: 1,
+        deleted: [{ id: idle.id, recordSlug: idle.recordSlug }],
+      });
+      expect(bulk.body.errors).toEqual([
+        { field: 'ids[0]', error: { code: 'CONFLICT', message: expect.stringContaining(running) } },
+      ]);
+      expect((await api('GET', `/structures/${c.id}`)).status).toBe(200);
+
+      // Property removal, forced or not, held values or none: a 409 naming the job, before any value goes.
+      for (const body of [{ names: ['note'], force: true }, { names: ['note'] }, { names: ['spare'] }]) {
+        const removal = await api('DELETE', `/structures/${c.id}/properties`, body);
+        expect(removal.status).toBe(409);
+        expect(removal.body.error.code).toBe('CONFLICT');
+        expect(removal.body.error.message).toContain(`migration ${running}`);
+      }
+      const after = await ok('GET', `/structures/${c.id}`);
+      expect(after.properties.map((p: { name: string }) => p.name)).toEqual(['amount', 'note', 'spare']);
+      expect((await ok('GET', `/structures/${c.id}/migrations/${running}`)).status).toBe('running');
+    } finally {
+      await held.release();
+    }
+    const job = await finished(c.id, jobId ?? 'the job');
+    expect(job.status).toBe('completed');
+    const records = await allRecords(c.id);
+    ids.forEach((id, i) => expect(records.get(id).data).toEqual({ amount: i, note: `n${i}` }));
+  }, 120_000);
+
+});
