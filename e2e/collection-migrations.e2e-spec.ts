@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { eventually } from '@strata/testing';
+import { eventually, ManualClock } from '@strata/testing';
 import { adminWorkspaceToken, call, EventCollector, startStack, type Stack } from '@strata/testkit';
 
 /**
@@ -9,6 +9,8 @@ import { adminWorkspaceToken, call, EventCollector, startStack, type Stack } fro
  * a restart of the data service, and can be cancelled.
  */
 let stack: Stack;
+/** The data service's clock: a completed job's write grace window ends when the test moves it. */
+const clock = new ManualClock();
 let events: EventCollector;
 const ws = `mig-${Date.now().toString(36)}`;
 let token: string;
@@ -25,7 +27,7 @@ const SETTINGS = {
 };
 
 beforeAll(async () => {
-  stack = await startStack(SETTINGS);
+  stack = await startStack(SETTINGS, { clocks: { data: clock } });
   token = await adminWorkspaceToken(stack, ws);
   events = await EventCollector.start(stack.natsPrefix, 'migrations');
 });
@@ -374,4 +376,123 @@ describe('collection migrations', () => {
       lastMigrationId: jobId,
     });
   }, 180_000);
+});
+
+/** Holds a record locked (a client's long transaction, here straight in the database); `release` commits. */
+async function hold(recordId: string): Promise<{ release: () => Promise<void> }> {
+  const holder = new pg.Client({ connectionString: stack.databaseUrl });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT id FROM data.records WHERE id = $1 FOR UPDATE', [recordId]);
+  return {
+    release: async () => {
+      await holder.query('COMMIT');
+      await holder.end();
+    },
+  };
+}
+
+describe('collection operations during and after a migration', () => {
+  it('refuses a bulk delete and a property removal of a migrating collection, naming the job, touching nothing', async () => {
+    const c = await ok('POST', '/structures', {
+      name: 'Busy',
+      properties: [
+        { name: 'amount', type: 'string' },
+        { name: 'note', type: 'string' },
+        { name: 'spare', type: 'string' },
+      ],
+    });
+    const idle = await ok('POST', '/structures', { name: 'Idle', properties: [] });
+    const ids = await seed(c.id, 5, (i) => ({ amount: String(i), note: `n${i}` }));
+    // A record a client holds: the change's own scan passes it by, so the job goes on in the background until it is let go.
+    const held = await hold(ids[0]!);
+    let jobId: string | undefined;
+    try {
+      const changed = await ok('PUT', `/structures/${c.id}`, {
+        properties: [
+          { name: 'amount', type: 'number' },
+          { name: 'note', type: 'string' },
+          { name: 'spare', type: 'string' },
+        ],
+      });
+      expect(changed.metadata).toMatchObject({ migrationInProgress: true });
+      const running: string = changed.metadata.migrationJobId;
+      jobId = running;
+
+      // Bulk delete: the migrating collection is refused for itself (as a single DELETE is), the others go.
+      const bulk = await api('DELETE', '/structures/bulk', { ids: [c.id, idle.id] });
+      expect(bulk.status).toBe(200);
+      expect(bulk.body).toMatchObject({
+        success: false,
+        failed: 1,
+        deleted: [{ id: idle.id, recordSlug: idle.recordSlug }],
+      });
+      expect(bulk.body.errors).toEqual([
+        { field: 'ids[0]', error: { code: 'CONFLICT', message: expect.stringContaining(running) } },
+      ]);
+      expect((await api('GET', `/structures/${c.id}`)).status).toBe(200);
+
+      // Property removal, forced or not, held values or none: a 409 naming the job, before any value goes.
+      for (const body of [{ names: ['note'], force: true }, { names: ['note'] }, { names: ['spare'] }]) {
+        const removal = await api('DELETE', `/structures/${c.id}/properties`, body);
+        expect(removal.status).toBe(409);
+        expect(removal.body.error.code).toBe('CONFLICT');
+        expect(removal.body.error.message).toContain(`migration ${running}`);
+      }
+      const after = await ok('GET', `/structures/${c.id}`);
+      expect(after.properties.map((p: { name: string }) => p.name)).toEqual(['amount', 'note', 'spare']);
+      expect((await ok('GET', `/structures/${c.id}/migrations/${running}`)).status).toBe('running');
+    } finally {
+      await held.release();
+    }
+    const job = await finished(c.id, jobId ?? 'the job');
+    expect(job.status).toBe('completed');
+    const records = await allRecords(c.id);
+    ids.forEach((id, i) => expect(records.get(id).data).toEqual({ amount: i, note: `n${i}` }));
+  }, 120_000);
+
+  it('converts old-type values on write for DATA_MIGRATION_WRITE_GRACE_MS after the job, until a later change', async () => {
+    const c = await ok('POST', '/structures', { name: 'Graceful', properties: [{ name: 'amount', type: 'string' }] });
+    await seed(c.id, 3, (i) => ({ amount: `${i}.5` }));
+    const changed = await ok('PUT', `/structures/${c.id}`, { properties: [{ name: 'amount', type: 'number' }] });
+    // A small collection: the job is done when the PUT answers.
+    expect(changed.metadata).toMatchObject({ migrationInProgress: false, lastMigrationId: expect.any(String) });
+    expect((await ok('GET', `/structures/${c.id}/migrations/${changed.metadata.lastMigrationId}`)).status).toBe(
+      'completed',
+    );
+
+    // A client still sending the old type: converted and accepted, on create and on update.
+    const created = await ok('POST', '/records', { structureId: c.id, data: { amount: ' 12.5 ' } }, 201);
+    expect(created.data.amount).toBe(12.5);
+    const patched = await ok('PATCH', `/records/${created.id}`, { data: { amount: '7' } });
+    expect(patched.data.amount).toBe(7);
+    // What does not convert is refused as ever.
+    expect((await api('POST', '/records', { structureId: c.id, data: { amount: 'lots' } })).status).toBe(400);
+
+    // Just inside the window (1 hour by default), then past it: the usual 400.
+    clock.advance(3_600_000 - 1);
+    expect((await ok('POST', '/records', { structureId: c.id, data: { amount: '1' } }, 201)).data.amount).toBe(1);
+    clock.advance(1);
+    const late = await api('POST', '/records', { structureId: c.id, data: { amount: '1' } });
+    expect(late.status).toBe(400);
+    expect(late.body.error.details).toEqual([{ field: 'data.amount', message: 'must be a number' }]);
+
+    // A later change of the properties ends the window at once.
+    const d = await ok('POST', '/structures', { name: 'Regraded', properties: [{ name: 'grade', type: 'string' }] });
+    await seed(d.id, 2, () => ({ grade: '3' }));
+    await ok('PUT', `/structures/${d.id}`, { properties: [{ name: 'grade', type: 'number' }] });
+    expect((await ok('POST', '/records', { structureId: d.id, data: { grade: '4' } }, 201)).data.grade).toBe(4);
+    // A change of other fields is no definition change for it.
+    await ok('PUT', `/structures/${d.id}`, { description: 'graded' });
+    expect((await ok('POST', '/records', { structureId: d.id, data: { grade: '5' } }, 201)).data.grade).toBe(5);
+    await ok('PUT', `/structures/${d.id}`, {
+      properties: [
+        { name: 'grade', type: 'number' },
+        { name: 'comment', type: 'string' },
+      ],
+    });
+    const refused = await api('POST', '/records', { structureId: d.id, data: { grade: '6' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([{ field: 'data.grade', message: 'must be a number' }]);
+  }, 120_000);
 });

@@ -288,6 +288,35 @@ describe('property removal', () => {
     expect(reused.status).toBe(200);
   });
 
+  it('a PUT that drops a unique property frees its values for a property of that name added back', async () => {
+    const made = await api('POST', '/structures', {
+      name: 'Pr Codes',
+      properties: [
+        { name: 'code', type: 'string', isUnique: true },
+        { name: 'n', type: 'number' },
+      ],
+    });
+    const id = made.body.id as string;
+    const [first] = await createRecords(id, [{ code: 'A', n: 1 }]);
+    const without = await api('PUT', `/structures/${id}`, { properties: [{ name: 'n', type: 'number' }] });
+    expect(without.status).toBe(200);
+    // The record is written again without the value.
+    expect((await api('PUT', `/records/${first}`, { data: { n: 2 } })).status).toBe(200);
+    const back = await api('PUT', `/structures/${id}`, {
+      properties: [
+        { name: 'n', type: 'number' },
+        { name: 'code', type: 'string', isUnique: true },
+      ],
+    });
+    expect(back.status).toBe(200);
+    const again = await api('POST', '/records', { structureId: id, data: { code: 'A', n: 3 } });
+    expect(again.status).toBe(201);
+    // And the property added back is unique again.
+    const twice = await api('POST', '/records', { structureId: id, data: { code: 'A', n: 4 } });
+    expect(twice.status).toBe(409);
+    expect(twice.body.error.code).toBe('DUPLICATE_KEY');
+  });
+
   it('removes properties no record holds without force', async () => {
     const made = await api('POST', '/structures', {
       name: 'Pr Empty',
@@ -381,6 +410,7 @@ describe('validate', () => {
     expect(res.body.valid).toBe(false);
     expect(res.body.errors).toEqual([]);
     const { records } = res.body;
+    expect(res.body.migration).toEqual({ required: true, properties: ['age', 'owner', 'email'] });
     expect(records.checked).toBe(620);
     expect(records.failed).toBe(620); // each lacks the required email and holds the dropped note
     expect(records.byField).toEqual({ 'data.age': 20, 'data.owner': 613, 'data.email': 620, 'data.note': 620 });
@@ -409,6 +439,8 @@ describe('validate', () => {
       valid: true,
       errors: [],
       records: { checked: 620, failed: 0, byField: {}, sample: [] },
+      // The PUT would start a migration of the properties whose constraints change.
+      migration: { required: true, properties: ['age', 'note'] },
     });
 
     // A definition the update would refuse: its problems, as the PUT lists them; records unchecked.
@@ -427,6 +459,22 @@ describe('validate', () => {
     ]);
     // Record data still goes to the record check.
     expect((await api('POST', `/structures/${id}/validate`, { data: { age: 1 } })).body).toEqual({ valid: true });
+  });
+
+  it('says whether a proposed definition would start a migration', async () => {
+    const change = { properties: [{ name: 'size', type: 'number' }] };
+    const empty = await api('POST', '/structures', {
+      name: 'Val Empty',
+      properties: [{ name: 'size', type: 'string' }],
+    });
+    // Without records, no job starts (the properties it would check are named all the same).
+    const none = await api('POST', `/structures/${empty.body.id}/validate`, change);
+    expect(none.body).toMatchObject({ valid: true, migration: { required: false, properties: ['size'] } });
+    await createRecords(empty.body.id, [{ size: '3' }]);
+    const some = await api('POST', `/structures/${empty.body.id}/validate`, change);
+    expect(some.body).toMatchObject({ valid: false, migration: { required: true, properties: ['size'] } });
+    const other = await api('POST', `/structures/${empty.body.id}/validate`, { description: 'sizes' });
+    expect(other.body).toMatchObject({ valid: true, migration: { required: false, properties: [] } });
   });
 
   it('stays within the workspace and the permissions', async () => {

@@ -133,7 +133,12 @@ describe('the SDK', () => {
     expect(trimmed.collection.properties.map((p) => p.name)).toEqual(['x']);
     expect(await client.collections.validateDefinition({ name: 'Pair C', properties: [] })).toEqual({ valid: true });
     const change = await client.collections.validateChange(pair.results[0]!.id, { properties: [] });
-    expect(change).toEqual({ valid: true, errors: [], records: { checked: 0, failed: 0, byField: {}, sample: [] } });
+    expect(change).toEqual({
+      valid: true,
+      errors: [],
+      records: { checked: 0, failed: 0, byField: {}, sample: [] },
+      migration: { required: false, properties: [] },
+    });
     const gone = await client.collections.bulkDelete({
       ids: [pair.results[0]!.id],
       slugs: [pair.results[1]!.recordSlug],

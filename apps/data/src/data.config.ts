@@ -137,4 +137,14 @@ export class DataConfig extends ServiceConfig {
   @Min(0)
   @Max(3_600_000)
   DATA_MIGRATION_PROGRESS_EVENT_MS = 1000;
+
+  /**
+   * How long after a migration job completes (by the service's clock) writes still convert
+   * values of the definition before, as during the job; only while the properties are the
+   * ones the job converted to. 0: not after the job.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(604_800_000)
+  DATA_MIGRATION_WRITE_GRACE_MS = 3_600_000;
 }

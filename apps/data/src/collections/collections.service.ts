@@ -10,19 +10,22 @@ import { newUuid } from '@strata/crypto';
 import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
 import { StrataException } from '@strata/platform';
 import { CollectionsRepository } from './collections.repository.js';
-import { checkNewCollection, targets } from './definition-checks.js';
+import { checkCollectionChange, checkNewCollection, targets } from './definition-checks.js';
 import { dependentsOf } from './dependents.js';
-import { Issues } from '../schema/issues.js';
 import { PropertyIndexer } from './indexes/property-indexer.js';
 import { MigrationStarter } from './migrations/migration-starter.js';
+import { RecordValuesRepository } from './properties/record-values.repository.js';
+import { uniqueFields } from '../records/unique-values.js';
 import { SecretFieldsRepository } from './secret-fields.repository.js';
 import { validateProperties } from '../schema/validate-properties.js';
-import { checkDefaultSearchField, checkDependents, checkImmutable, discoveryMode } from './collection-rules.js';
 import type {
   CreateCollectionRequest,
   ListCollectionsQuery,
   UpdateCollectionRequest,
 } from './dto/collection.requests.js';
+
+/** Unique-value rows of a field no longer unique dropped per statement, after a PUT. */
+const UNIQUE_DROP_BATCH = 1000;
 
 const INITIAL_METADATA: CollectionMetadata = {
   recordWritesLocked: false,
@@ -50,6 +53,7 @@ export class CollectionsService {
     private readonly indexes: PropertyIndexer,
     private readonly secretFields: SecretFieldsRepository,
     private readonly migrations: MigrationStarter,
+    private readonly values: RecordValuesRepository,
   ) {}
 
   /**
@@ -124,36 +128,23 @@ export class CollectionsService {
     earlier: readonly FieldError[] = [],
   ): Promise<Collection> {
     const run = <T>(work: (tx: Tx) => Promise<T>) => (within ? work(within) : this.transactions.run(work));
+    let noLongerUnique: string[] = [];
     // Inside a caller's transaction the change is not committed yet: the caller's changes
     // (a property accepted from a suggestion) never need an index, and boot reconciles all.
     const updated = await run(async (tx) => {
       const all = await this.repository.lockWorkspace(scope, tx, true);
       const current = all.find((c) => c.id === id);
       if (!current) throw notFound(`Collection ${id} not found`);
-      const others = all.filter((c) => c.id !== id);
-      const issues = new Issues();
-      earlier.forEach((e) => issues.add(e.field, e.message));
-      if (body.recordSlug !== undefined && body.recordSlug !== current.record_slug) {
-        issues.add('recordSlug', `is fixed at creation and cannot be changed (it is '${current.record_slug}')`);
-      }
-      const mode = discoveryMode(body, issues);
-      let properties = current.properties;
-      if (body.properties !== undefined) {
-        const validated = validateProperties(body.properties, {
-          collectionSlug: current.record_slug,
-          collections: targets(others),
-          newId: newUuid,
-        });
-        validated.issues.list.forEach((i) => issues.add(i.field, i.message));
-        properties = validated.properties;
-        checkImmutable(current.properties, properties, issues);
-        checkDependents(properties, dependentsOf(current.record_slug, others), issues);
-      }
-      const defaultSearchField =
-        body.defaultSearchField !== undefined ? body.defaultSearchField : (current.default_search_field ?? undefined);
-      checkDefaultSearchField(defaultSearchField, properties, issues);
-      if (issues.count) throw StrataException.validation([...issues.list]);
+      const { mode, properties, defaultSearchField, issues } = checkCollectionChange(
+        body,
+        earlier,
+        current,
+        all.filter((c) => c.id !== id),
+      );
+      if (issues.length) throw StrataException.validation([...issues]);
       this.migrations.refuseWhileMigrating(current, properties);
+      const stillUnique = new Set(uniqueFields(properties));
+      noLongerUnique = uniqueFields(current.properties).filter((f) => !stillUnique.has(f));
       await this.secretFields.apply(scope, tx, id, current.properties, properties);
       // Existing records that must meet the new definition are converted by a job (docs/data.md, "Migrations").
       await this.migrations.start(scope, tx, current, properties, actor);
@@ -171,7 +162,15 @@ export class CollectionsService {
         actor,
       });
     });
-    if (!within) this.indexes.schedule(id);
+    if (!within) {
+      // The unique-value rows of a field no longer unique go after the commit, in short batches,
+      // so that the same value is free if a unique property of that name comes back. (Inside a
+      // caller's transaction, the caller clears them: the property removal does.)
+      for (const field of noLongerUnique) {
+        while ((await this.values.dropStaleUniqueBatch(scope, id, field, UNIQUE_DROP_BATCH)) === UNIQUE_DROP_BATCH);
+      }
+      this.indexes.schedule(id);
+    }
     return updated;
   }
 

@@ -23,6 +23,11 @@ export interface CheckedDefinition {
   readonly issues: readonly FieldError[];
 }
 
+/** A collection change as the update would store it: the definition, and the defaultSearchField in force. */
+export interface CheckedChange extends CheckedDefinition {
+  readonly defaultSearchField: string | undefined;
+}
+
 /** The workspace's collections as reference targets, by recordSlug. */
 export function targets(rows: readonly CollectionRow[]): ReadonlyMap<string, ReferenceTarget> {
   return new Map(rows.map((r) => [r.record_slug, { recordSlug: r.record_slug, properties: r.properties }]));
@@ -55,15 +60,16 @@ export function checkNewCollection(
 
 /**
  * Checks the body of `PUT /structures/{id}` against the collection (`current`) and the
- * workspace's other live collections, as the update does, without storing anything. Pure,
- * but for the ids it generates.
+ * workspace's other live collections: the update's own check (it stores the result) and
+ * `POST /structures/{id}/validate`'s, so the two cannot differ. Pure, but for the ids it
+ * generates.
  */
 export function checkCollectionChange(
   body: UpdateCollectionRequest,
   earlier: readonly FieldError[],
   current: CollectionRow,
   others: readonly CollectionRow[],
-): CheckedDefinition {
+): CheckedChange {
   const issues = new Issues();
   earlier.forEach((e) => issues.add(e.field, e.message));
   if (body.recordSlug !== undefined && body.recordSlug !== current.record_slug) {
@@ -85,5 +91,5 @@ export function checkCollectionChange(
   const defaultSearchField =
     body.defaultSearchField !== undefined ? body.defaultSearchField : (current.default_search_field ?? undefined);
   checkDefaultSearchField(defaultSearchField, properties, issues);
-  return { recordSlug: current.record_slug, mode, properties, issues: issues.list };
+  return { recordSlug: current.record_slug, mode, properties, defaultSearchField, issues: issues.list };
 }

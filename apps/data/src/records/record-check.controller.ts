@@ -47,7 +47,8 @@ export class RecordCheckController {
     description:
       '`{data}`: `{valid: true}` or `{valid: false, errors}` as a record create would list them. A proposed ' +
       'definition (the body of PUT): `{valid: false, errors}` as the PUT would list them, or `{valid, errors: [], ' +
-      'records: {checked, failed, byField, sample: [{id, errors}]}}` for the live records against it.',
+      'records: {checked, failed, byField, sample: [{id, errors}]}, migration: {required, properties}}` for the ' +
+      'live records against it, and whether the change would start a migration (of which properties).',
   })
   @ApiBody({
     schema: {

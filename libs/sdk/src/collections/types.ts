@@ -117,4 +117,6 @@ export type ChangeCheck =
         byField: Record<string, number>;
         sample: { id: string; errors: FieldProblem[] }[];
       };
+      /** Whether the PUT would start a migration, and of which properties (docs/data.md, "Migrations"). */
+      migration: { required: boolean; properties: string[] };
     };

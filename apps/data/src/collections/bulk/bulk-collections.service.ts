@@ -5,7 +5,7 @@ import { StrataException } from '@strata/platform';
 import { checkBody } from '../../schema/checked-body.js';
 import { isPlainObject } from '../../schema/issues.js';
 import { freeSlug, slugify } from '../collection-rules.js';
-import { CollectionsRepository } from '../collections.repository.js';
+import { CollectionsRepository, type CollectionRow } from '../collections.repository.js';
 import { CollectionsService } from '../collections.service.js';
 import { CreateCollectionRequest } from '../dto/collection.requests.js';
 import { PropertyIndexer } from '../indexes/property-indexer.js';
@@ -146,9 +146,10 @@ export class BulkCollectionsService {
     const result = await this.transactions.run(async (tx) => {
       const all = await this.repository.lockWorkspace(scope, tx, true);
       const found = items.map((item) => all.find((c) => item.match(c)));
+      // A collection whose migration runs stays (a single delete answers 409), and keeps what it references.
       const plan = planDeletion(
         all.map((c) => ({ id: c.id, recordSlug: c.record_slug, properties: c.properties })),
-        new Set(found.flatMap((c) => (c ? [c.id] : []))),
+        new Set(found.flatMap((c) => (c && !c.metadata.migrationInProgress ? [c.id] : []))),
       );
       const deletedAt = new Map<string, string>();
       for (const id of plan.going) {
@@ -164,6 +165,10 @@ export class BulkCollectionsService {
             field: item.field,
             error: { code: ErrorCode.STRUCTURE_NOT_FOUND, message: `Collection ${item.name} not found` },
           });
+          return;
+        }
+        if (c.metadata.migrationInProgress) {
+          errors.push({ field: item.field, error: { code: ErrorCode.CONFLICT, message: migrating(c) } });
           return;
         }
         const holders = plan.blocked.get(c.id);
@@ -184,6 +189,10 @@ export class BulkCollectionsService {
     for (const { id } of result.deleted) this.indexes.schedule(id);
     return result;
   }
+}
+
+function migrating(c: CollectionRow): string {
+  return `Collection '${c.record_slug}' is migrating its records (migration ${c.metadata.migrationJobId}): cancel it or wait for it before deleting`;
 }
 
 function own(item: unknown, key: string): unknown {

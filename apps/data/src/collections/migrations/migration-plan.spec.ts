@@ -28,6 +28,15 @@ describe('planMigration', () => {
     ]);
   });
 
+  it('needs nothing when a property only stops being required', () => {
+    const before = [p({ name: 'r', type: 'string', required: true }), p({ name: 't', type: 'string', required: true })];
+    const after = [
+      p({ name: 'r', type: 'string', required: false }),
+      p({ name: 't', type: 'string', required: false, maxLength: 3 }),
+    ];
+    expect(planMigration(before, after)).toEqual([{ name: 't', added: false }]);
+  });
+
   it('leaves secret and computed properties alone', () => {
     expect(
       planMigration(

@@ -36,10 +36,17 @@ const isSecret = (p: PropertyDefinition | undefined): boolean => p?.type === 'st
 const isServiceWritten = (p: PropertyDefinition): boolean =>
   ('expression' in p && p.expression !== undefined) || (p.type === 'number' && p.autoIncrement !== undefined);
 
+/** Whether the only change is that the property stopped being required: no stored value can fail for that. */
+function onlyNoLongerRequired(before: PropertyDefinition, after: PropertyDefinition): boolean {
+  if (!before.required || after.required) return false;
+  return constraintsOf({ ...before, required: false }) === constraintsOf({ ...after, required: false });
+}
+
 /**
  * The top-level properties whose existing values a collection change must check: those whose
  * type or constraints changed (required, nullable, pattern, bounds, enum, isUnique, a
- * reference's target...), and new required properties. Secret, computed and auto-assigned
+ * reference's target...), and new required properties. A property that only stops being
+ * required needs nothing (the forced property removal relaxes properties so). Secret, computed and auto-assigned
  * properties are left out (sealed values cannot be read in bulk; the others are written by the
  * service). Pure.
  */
@@ -56,7 +63,8 @@ export function planMigration(
       if (p.required) fields.push({ name: p.name, added: true });
       continue;
     }
-    if (constraintsOf(previous) !== constraintsOf(p)) fields.push({ name: p.name, added: false });
+    if (constraintsOf(previous) === constraintsOf(p) || onlyNoLongerRequired(previous, p)) continue;
+    fields.push({ name: p.name, added: false });
   }
   return fields;
 }
@@ -255,4 +263,9 @@ export function putBack(
     else data[name] = old[0];
   }
   return data;
+}
+
+/** The definitions without their ids, at any depth (ids are generated for properties sent without one). */
+export function withoutIds(properties: readonly PropertyDefinition[]): unknown {
+  return JSON.parse(JSON.stringify(properties, (key, value: unknown) => (key === 'id' ? undefined : value)));
 }

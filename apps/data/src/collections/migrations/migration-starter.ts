@@ -10,7 +10,7 @@ import type { CollectionRow } from '../collections.repository.js';
 import { canonicalJson } from '../../schema/value-check.js';
 import { MigrationBatch } from './migration-batch.js';
 import { migrationEvent } from './migration-events.js';
-import { planMigration } from './migration-plan.js';
+import { planMigration, withoutIds } from './migration-plan.js';
 import { MigrationSignals } from './migration-signals.js';
 import { MigrationsRepository, type MigrationRow } from './migrations.repository.js';
 
@@ -38,11 +38,7 @@ export class MigrationStarter {
     if (!current.metadata.migrationInProgress) return;
     // Ids are generated for properties sent without one: the same definition sent again is no change.
     if (canonicalJson(withoutIds(properties)) === canonicalJson(withoutIds(current.properties))) return;
-    throw StrataException.conflict(
-      `Collection ${current.id} is migrating its records (migration ${current.metadata.migrationJobId}): ` +
-        'its properties cannot change until the migration ends; wait for it or cancel it',
-      ErrorCode.CONFLICT,
-    );
+    throw migrationRunning(current);
   }
 
   /**
@@ -130,7 +126,11 @@ export class MigrationStarter {
   }
 }
 
-/** The definitions without their ids, at any depth. */
-function withoutIds(properties: readonly PropertyDefinition[]): unknown {
-  return JSON.parse(JSON.stringify(properties, (key, value: unknown) => (key === 'id' ? undefined : value)));
+/** The 409 of a properties change (a PUT, a property removal) while the collection migrates: it names the job. */
+export function migrationRunning(current: Pick<CollectionRow, 'id' | 'metadata'>): StrataException {
+  return StrataException.conflict(
+    `Collection ${current.id} is migrating its records (migration ${current.metadata.migrationJobId}): ` +
+      'its properties cannot change until the migration ends; wait for it or cancel it',
+    ErrorCode.CONFLICT,
+  );
 }

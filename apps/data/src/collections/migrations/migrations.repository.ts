@@ -153,13 +153,19 @@ export class MigrationsRepository {
     return row;
   }
 
-  /** The fields a job migrates (a job's plan never changes): for writes made while it runs. */
-  async fieldsOf(scope: WorkspaceScope, id: string, tx?: Tx): Promise<MigratedField[] | undefined> {
-    const [row] = await managerOf(this.db, tx).query<{ fields: MigratedField[] }[]>(
-      'SELECT fields FROM data.collection_migrations WHERE workspace_slug = $1 AND id = $2',
+  /** What writes need of a job: its fields, the definition it converted to, and whether (and when) it completed. */
+  async conversionOf(
+    scope: WorkspaceScope,
+    id: string,
+    tx?: Tx,
+  ): Promise<Pick<MigrationRow, 'fields' | 'to_properties' | 'status' | 'finished_at'> | undefined> {
+    const [row] = await managerOf(this.db, tx).query<
+      Pick<MigrationRow, 'fields' | 'to_properties' | 'status' | 'finished_at'>[]
+    >(
+      'SELECT fields, to_properties, status, finished_at FROM data.collection_migrations WHERE workspace_slug = $1 AND id = $2',
       [scope.workspace, id],
     );
-    return row?.fields;
+    return row;
   }
 
   async list(

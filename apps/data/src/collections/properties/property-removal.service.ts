@@ -5,6 +5,7 @@ import { StrataException } from '@strata/platform';
 import { CollectionsRepository, toCollection } from '../collections.repository.js';
 import { CollectionsService, dependentsOf } from '../collections.service.js';
 import { PropertyIndexer } from '../indexes/property-indexer.js';
+import { migrationRunning } from '../migrations/migration-starter.js';
 import { relaxed, removalProblems } from './property-removal.js';
 import { RecordValuesRepository } from './record-values.repository.js';
 
@@ -82,7 +83,7 @@ export class PropertyRemovalService {
     return { success: true, collection, valuesRemoved };
   }
 
-  /** The collection, once the names are known to be removable: 404, 400 (unknown names) or 409. */
+  /** The collection, once the names are known to be removable: 404, 400 (unknown names) or 409 (a migration runs, or something names them). */
   private async checked(
     scope: WorkspaceScope,
     tx: Tx,
@@ -93,6 +94,8 @@ export class PropertyRemovalService {
     const all = await this.repository.lockWorkspace(scope, tx, forUpdate);
     const row = all.find((c) => c.id === id);
     if (!row) throw StrataException.notFound(`Collection ${id} not found`, ErrorCode.STRUCTURE_NOT_FOUND);
+    // One properties change at a time: refused before any value is touched, forced or not.
+    if (row.metadata.migrationInProgress) throw migrationRunning(row);
     const current = toCollection(row);
     const problems = removalProblems(
       current,

@@ -104,6 +104,41 @@ export class RecordValuesRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Drops up to `limit` unique-value rows of a field the collection no longer holds unique (a
+   * PUT removed the property, or its uniqueness), in one short statement; answers how many.
+   * The statement holds the collection row FOR SHARE and drops nothing once the collection's
+   * definition makes the field unique again (a later change waits for the statement, and then
+   * indexes the field's values itself), so the rows of a field added back are never touched.
+   * Record writes are not held up (they do not lock the row exclusively).
+   */
+  async dropStaleUniqueBatch(
+    scope: WorkspaceScope,
+    collectionId: string,
+    field: string,
+    limit: number,
+  ): Promise<number> {
+    const [row] = await this.db.query<{ n: number }[]>(
+      `WITH holder AS (
+          SELECT c.id FROM data.collections c
+           WHERE c.workspace_slug = $1 AND c.id = $2
+             AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(c.properties) p
+                              WHERE p ->> 'name' = $3 AND (p ->> 'isUnique' = 'true'
+                                 OR (p ->> 'type' = 'reference' AND p ->> 'relationship' = 'one-to-one')))
+           FOR SHARE),
+        gone AS (
+          SELECT u.value FROM data.unique_values u JOIN holder h ON u.collection_id = h.id
+           WHERE u.field = $3 LIMIT $4),
+        dropped AS (
+          DELETE FROM data.unique_values u USING gone g
+           WHERE u.collection_id = $2 AND u.field = $3 AND u.value = g.value
+          RETURNING 1)
+       SELECT count(*)::int AS n FROM dropped`,
+      [scope.workspace, collectionId, field, limit],
+    );
+    return row?.n ?? 0;
+  }
+
   /** Drops the collection's unique-value rows of the fields (the properties are going). */
   async dropUniqueValues(
     scope: WorkspaceScope,

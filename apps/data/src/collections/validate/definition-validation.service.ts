@@ -8,6 +8,7 @@ import { RecordSecrets } from '../../secrets/record-secrets.js';
 import { toCollection } from '../collections.repository.js';
 import { checkCollectionChange, checkNewCollection } from '../definition-checks.js';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../dto/collection.requests.js';
+import { planMigration } from '../migrations/migration-plan.js';
 import {
   FailureTally,
   recordProblems,
@@ -38,9 +39,20 @@ export interface RecordsFit {
   readonly sample: { id: string; errors: FieldError[] }[];
 }
 
+/**
+ * Whether the proposed definition would start a migration (docs/data.md, "Migrations"): the
+ * properties whose stored values it would convert and check; `required` is false when there
+ * are none, or the collection has no record.
+ */
+export interface MigrationNeed {
+  readonly required: boolean;
+  readonly properties: string[];
+}
+
 /** The answer of a check of a collection's proposed definition: the definition's problems, or how the records fit it. */
 export type ChangeCheck =
-  { valid: false; errors: FieldError[] } | { valid: boolean; errors: FieldError[]; records: RecordsFit };
+  | { valid: false; errors: FieldError[] }
+  | { valid: boolean; errors: FieldError[]; records: RecordsFit; migration: MigrationNeed };
 
 /**
  * `validate` of collections: a definition checked as a create or an update would check it,
@@ -91,7 +103,9 @@ export class DefinitionValidationService {
       schemaDiscoveryMode: checked.mode ?? row.schema_discovery_mode,
     };
     const records = await this.fit(scope, toCollection(row), proposed);
-    return { valid: records.failed === 0, errors: [], records };
+    const migrated = planMigration(row.properties, checked.properties).map((f) => f.name);
+    const required = migrated.length > 0 && (records.checked > 0 || (await this.scan.anyRecord(scope, id)));
+    return { valid: records.failed === 0, errors: [], records, migration: { required, properties: migrated } };
   }
 
   private async fit(scope: WorkspaceScope, current: Collection, proposed: ProposedSchema): Promise<RecordsFit> {

@@ -26,6 +26,15 @@ export interface ScannedRecord extends ScanPosition {
 export class RecordsScanRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  /** Whether the collection has a record, soft-deleted ones included (a migration converts them too). */
+  async anyRecord(scope: WorkspaceScope, collectionId: string): Promise<boolean> {
+    const rows = await this.db.query<unknown[]>(
+      'SELECT 1 FROM data.records WHERE workspace_slug = $1 AND collection_id = $2 LIMIT 1',
+      [scope.workspace, collectionId],
+    );
+    return rows.length > 0;
+  }
+
   /** The workspace's live collections (no lock: a check stores nothing). */
   liveCollections(scope: WorkspaceScope): Promise<CollectionRow[]> {
     return this.db.query<CollectionRow[]>(
