@@ -72,14 +72,9 @@ const ISSUERS = {
     'the workspace our own services name when they ask its plan (internal NATS)',
   'apps/auth/src/plans/workspace-plan.controller.ts':
     'a workspace the caller was just checked to belong to, or any for a platform administrator',
-  'apps/data/src/usage/data-usage.ts':
-    'the workspace our own auth service names when it gathers usage (internal NATS), or a counter row the reconciliation read',
-  'apps/compute/src/usage/compute-usage.ts':
-    'the workspace our own auth service names when it gathers usage (internal NATS), or a counter row the reconciliation read',
-  'apps/orchestration/src/usage/orchestration-usage.ts':
+  'libs/platform/src/plans/usage-questions.ts':
     'the workspace our own auth service names when it gathers usage (internal NATS)',
-  'apps/webhooks/src/usage/webhooks-usage.ts':
-    'the workspace our own auth service names when it gathers usage (internal NATS)',
+  'apps/data/src/usage/data-usage.ts': 'a counter row the usage reconciliation read',
   'apps/compute/src/http-triggers/http-trigger-directory.ts':
     'the workspace our own inbound service names for an arrival on its URL (internal NATS)',
 };

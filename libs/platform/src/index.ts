@@ -51,4 +51,5 @@ export * from './http/text-checks.js';
 export * from './http/url-check.middleware.js';
 export * from './http/path-params.guard.js';
 export * from './plans/plan-refusals.js';
+export * from './plans/usage-questions.js';
 export * from './plans/workspace-plans.js';

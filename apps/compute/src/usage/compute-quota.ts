@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PlanFeature } from '@strata/contracts';
 import type { Tx, WorkspaceScope } from '@strata/db';
-import { quotaRefusal, WorkspacePlans } from '@strata/platform';
+import { WorkspacePlans } from '@strata/platform';
 import { ComputeUsageRepository, type CountedResource } from './usage.repository.js';
 
 /** Whether a function or trigger fits the workspace's plan, and its features (docs/plans.md). */
@@ -13,11 +13,8 @@ export class ComputeQuota {
   ) {}
 
   /** Refuses (403 QUOTA_EXCEEDED) one more `resource` past the plan's limit; counts under a lock held until `tx` ends. */
-  async ensureRoom(scope: WorkspaceScope, tx: Tx, resource: CountedResource): Promise<void> {
-    const plan = await this.plans.planOf(scope);
-    if (!plan || plan.limits[resource] === null) return;
-    const refusal = quotaRefusal(plan, resource, await this.usage.countLocked(scope, tx, resource));
-    if (refusal) throw refusal;
+  ensureRoom(scope: WorkspaceScope, tx: Tx, resource: CountedResource): Promise<void> {
+    return this.plans.ensureRoom(scope, resource, () => this.usage.countLocked(scope, tx, resource));
   }
 
   /** Refuses (403 PLAN_RESTRICTED) a feature the plan turns off. */

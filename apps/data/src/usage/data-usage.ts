@@ -1,16 +1,13 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
-import { ID_FORMATS, usageSubject, type UsageReply } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
-import { serveRequests } from '@strata/events';
-import { NatsConnectionHolder, PeriodicTask } from '@strata/platform';
+import { answerUsageQuestions, NatsConnectionHolder, PeriodicTask } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
 import { UsageRepository, type RecordUsage } from './usage.repository.js';
 
 /**
  * The data service's part of a workspace's usage (docs/plans.md): answers the
- * auth service's question (core NATS request/reply, a queue group of the data
- * replicas) with the records and storage counters, and reconciles the counters
+ * auth service's question with the records and storage counters, and reconciles the counters
  * with the records every DATA_USAGE_RECONCILE_INTERVAL_MS.
  */
 @Injectable()
@@ -30,24 +27,14 @@ export class DataUsage implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const nc = await this.nats.get();
-    this.subscription = serveRequests(
-      nc,
-      usageSubject(this.config.NATS_PREFIX, 'data'),
-      `${this.config.NATS_PREFIX}_data_usage`,
-      (payload) => this.answer(payload as { workspaceSlug?: unknown }),
+    this.subscription = await answerUsageQuestions(
+      this.nats,
+      this.config.NATS_PREFIX,
+      'data',
+      (scope) => this.usage.usage(scope),
       (err) => this.logger.warn({ msg: 'usage question not answered', err: String(err) }),
     );
-    await nc.flush();
     if (this.config.DATA_USAGE_RECONCILE_ENABLED) this.task.start();
-  }
-
-  private async answer(q: { workspaceSlug?: unknown }): Promise<UsageReply> {
-    if (typeof q.workspaceSlug !== 'string' || !ID_FORMATS.workspaceSlug.test(q.workspaceSlug)) {
-      throw new Error('no workspace');
-    }
-    // The workspace our own auth service names; only its counters are read.
-    return { usage: await this.usage.usage(issueWorkspaceScope(q.workspaceSlug)) };
   }
 
   /** One pass over every workspace; returns the drift repaired, by workspace (those that had any). */
