@@ -1,6 +1,7 @@
 export * from './auth/access.decorators.js';
 export * from './auth/access.guard.js';
 export * from './auth/jwt.strategy.js';
+export * from './auth/workspace-tokens.js';
 export * from './auth/permission-resolver.js';
 export * from './auth/principal.js';
 export * from './auth/principal-names.js';

@@ -1,51 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import { functionPrincipalClientId, functionPrincipalSecret, parseFunctionPrincipalKey } from '@strata/crypto';
 import type { WorkspaceScope } from '@strata/db';
+import { WorkspaceTokens, type IssuedToken } from '@strata/platform';
 import { clientCredentialsToken, StrataApiError } from '@strata/sdk';
 import { ApiRefusal } from './api/handler.js';
 import { ComputeConfig } from '../compute.config.js';
 
-/** A token is renewed this long before it expires. */
-const RENEW_BEFORE_MS = 5 * 60_000;
-
 /**
  * Bearer tokens of each workspace's function principal, from the auth service's
  * token endpoint (client credentials; the secret derived from the shared key),
- * kept until shortly before they expire. One request per workspace at a time.
+ * kept per workspace by `WorkspaceTokens`.
  */
 @Injectable()
 export class FunctionPrincipalTokens {
   private readonly key: Buffer;
-  private readonly tokens = new Map<string, Promise<{ token: string; renewAt: number }>>();
+  private readonly tokens = new WorkspaceTokens((workspace) => this.request(workspace));
 
   constructor(private readonly config: ComputeConfig) {
     this.key = parseFunctionPrincipalKey(config.STRATA_FUNCTIONS_PRINCIPAL_KEY);
   }
 
-  async tokenFor(scope: WorkspaceScope): Promise<string> {
-    const cached = this.tokens.get(scope.workspace);
-    if (cached) {
-      try {
-        const held = await cached;
-        if (Date.now() < held.renewAt) return held.token;
-      } catch {
-        // a failed request is not kept: ask again below
-      }
-    }
-    const request = this.request(scope.workspace);
-    this.tokens.set(scope.workspace, request);
-    request.catch(() => {
-      if (this.tokens.get(scope.workspace) === request) this.tokens.delete(scope.workspace);
-    });
-    return (await request).token;
+  tokenFor(scope: WorkspaceScope): Promise<string> {
+    return this.tokens.tokenFor(scope);
   }
 
   /** Forgets a workspace's token (the data service refused it: revoked, rekeyed). */
   forget(scope: WorkspaceScope): void {
-    this.tokens.delete(scope.workspace);
+    this.tokens.forget(scope);
   }
 
-  private async request(workspace: string): Promise<{ token: string; renewAt: number }> {
+  private async request(workspace: string): Promise<IssuedToken> {
     const clientId = functionPrincipalClientId(workspace);
     const issued = await clientCredentialsToken(
       this.config.AUTH_INTERNAL_URL,
@@ -63,7 +47,6 @@ export class FunctionPrincipalTokens {
       }
       throw err;
     });
-    const lifetimeMs = issued.expires_in * 1000;
-    return { token: issued.access_token, renewAt: Date.now() + Math.max(lifetimeMs / 2, lifetimeMs - RENEW_BEFORE_MS) };
+    return { token: issued.access_token, expiresInSeconds: issued.expires_in };
   }
 }
