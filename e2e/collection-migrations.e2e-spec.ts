@@ -274,6 +274,67 @@ describe('collection migrations', () => {
     expect((await api('DELETE', `/records/${alice}`)).status).toBe(409);
   }, 120_000);
 
+  it('checks a new property over values records already hold: converted, duplicates and non-numbers listed', async () => {
+    const c = await ok('POST', '/structures', {
+      name: 'Loose codes',
+      schemaDiscoveryMode: 'auto-evolving',
+      properties: [{ name: 'label', type: 'string' }],
+    });
+    const codes: unknown[] = ['1', 2, 2, 'n/a', 3, undefined];
+    const ids = await seed(c.id, codes.length, (i) =>
+      codes[i] === undefined ? { label: 'none' } : { code: codes[i] },
+    );
+    const change = {
+      properties: [
+        { name: 'label', type: 'string' },
+        { name: 'code', type: 'number', isUnique: true },
+      ],
+    };
+    // The dry run says so too.
+    expect((await ok('POST', `/structures/${c.id}/validate`, change)).migration).toEqual({
+      required: true,
+      properties: ['code'],
+    });
+    const changed = await ok('PUT', `/structures/${c.id}`, change);
+    expect(changed.metadata).toMatchObject({ migrationInProgress: false, lastMigrationId: expect.any(String) });
+    const job = await ok('GET', `/structures/${c.id}/migrations/${changed.metadata.lastMigrationId}`);
+    expect(job).toMatchObject({
+      status: 'completed',
+      changes: [{ property: 'code', from: null, to: { name: 'code', type: 'number', isUnique: true } }],
+      progress: { total: 6, converted: 1, alreadyValid: 3, failed: 2 },
+    });
+    const reasons = Object.fromEntries(job.failures.map((f: any) => [f.recordId, f.fields[0].reason]));
+    expect(reasons[ids[3]!]).toMatch(/is not a number/);
+    const duplicate = [ids[1]!, ids[2]!].filter((id) => reasons[id] !== undefined);
+    expect(duplicate).toHaveLength(1);
+    expect(reasons[duplicate[0]!]).toMatch(/another record holds/);
+    // Converted where it could be; listed values are kept as they were.
+    expect((await ok('GET', `/records/${ids[0]}`)).data.code).toBe(1);
+    expect((await ok('GET', `/records/${ids[3]}`)).data.code).toBe('n/a');
+    // The values are in the unique index now, the converted one included.
+    for (const code of [1, 2, 3]) {
+      const refused = await api('POST', '/records', { structureId: c.id, data: { code } });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ code: 'DUPLICATE_KEY', details: [{ field: 'data.code' }] });
+    }
+    expect((await api('POST', '/records', { structureId: c.id, data: { code: 4 } })).status).toBe(201);
+
+    // A collection whose records hold no value under the new name starts no job.
+    const d = await ok('POST', '/structures', {
+      name: 'Loose labels',
+      schemaDiscoveryMode: 'auto-evolving',
+      properties: [{ name: 'label', type: 'string' }],
+    });
+    await seed(d.id, 3, () => ({ label: 'x', other: 1 }));
+    expect((await ok('POST', `/structures/${d.id}/validate`, change)).migration).toEqual({
+      required: false,
+      properties: [],
+    });
+    const fast = await ok('PUT', `/structures/${d.id}`, change);
+    expect(fast.metadata.lastMigrationId).toBeUndefined();
+    expect((await ok('GET', `/structures/${d.id}/migrations`)).results).toEqual([]);
+  }, 120_000);
+
   it('applies the new definition to writes on every replica at once', async () => {
     const replica = await stack.startDataReplica();
     try {

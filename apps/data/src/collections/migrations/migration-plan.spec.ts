@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PropertyDefinition } from '@strata/contracts';
-import { convertForWrite, convertValue, migrateData, planMigration, putBack } from './migration-plan.js';
+import {
+  convertForWrite,
+  convertValue,
+  migrateData,
+  newOptionalProperties,
+  planMigration,
+  putBack,
+} from './migration-plan.js';
 
 const p = (def: Record<string, unknown>) => def as unknown as PropertyDefinition;
 
@@ -44,6 +51,34 @@ describe('planMigration', () => {
         [p({ name: 's', type: 'string', isSecret: true }), p({ name: 'v', type: 'number', expression: '1' })],
       ),
     ).toEqual([]);
+  });
+});
+
+describe('new properties over values records hold', () => {
+  const before = [p({ name: 'a', type: 'string' })];
+  const after = [
+    p({ name: 'a', type: 'string' }),
+    p({ name: 'code', type: 'number', isUnique: true }),
+    p({ name: 'tag', type: 'string', pattern: '^x' }),
+    p({ name: 'need', type: 'string', required: true }),
+    p({ name: 'hidden', type: 'string', isSecret: true }),
+    p({ name: 'calc', type: 'number', expression: '1' }),
+  ];
+
+  it('asks about the optional ones a job would check', () => {
+    expect(newOptionalProperties(before, after)).toEqual(['code', 'tag']);
+  });
+
+  it('migrates those records hold values for, like a changed property', () => {
+    expect(planMigration(before, after, new Set(['code', 'hidden', 'calc']))).toEqual([
+      { name: 'code', added: true },
+      { name: 'need', added: true },
+    ]);
+  });
+
+  it('keeps a collection whose records hold none on the fast path', () => {
+    expect(planMigration(before, after, new Set())).toEqual([{ name: 'need', added: true }]);
+    expect(planMigration(before, after.slice(0, 3))).toEqual([]);
   });
 });
 

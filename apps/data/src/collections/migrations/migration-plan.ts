@@ -6,7 +6,7 @@ import { canonicalJson, checkValue } from '../../schema/value-check.js';
 /** A top-level property whose stored values a collection change makes the records check (and convert). */
 export interface MigratedField {
   readonly name: string;
-  /** Whether the property did not exist before (a new required property). */
+  /** Whether the property did not exist before (a new required property, or one records hold values for). */
   readonly added: boolean;
 }
 
@@ -42,10 +42,30 @@ function onlyNoLongerRequired(before: PropertyDefinition, after: PropertyDefinit
   return constraintsOf({ ...before, required: false }) === constraintsOf({ ...after, required: false });
 }
 
+/** Whether a job checks a property's stored values at all (not secret, computed or auto-assigned). */
+const isChecked = (p: PropertyDefinition, previous: PropertyDefinition | undefined): boolean =>
+  !isSecret(p) && !isSecret(previous) && !isServiceWritten(p);
+
+/**
+ * The new properties that are not `required` (those are migrated anyway) and whose stored
+ * values a job would check: records of an `auto-evolving` or `schemaless` collection (or of one
+ * that was) may hold values under their names. The caller asks which ones records hold, and
+ * passes them to {@link planMigration}. Pure.
+ */
+export function newOptionalProperties(
+  before: readonly PropertyDefinition[],
+  after: readonly PropertyDefinition[],
+): string[] {
+  const old = new Set(before.map((p) => p.name));
+  return after.filter((p) => !old.has(p.name) && !p.required && isChecked(p, undefined)).map((p) => p.name);
+}
+
 /**
  * The top-level properties whose existing values a collection change must check: those whose
  * type or constraints changed (required, nullable, pattern, bounds, enum, isUnique, a
- * reference's target...), and new required properties. A property that only stops being
+ * reference's target...), new required properties, and new properties named in `held` (those
+ * some record holds a value for: the values are converted, checked and, for a unique one,
+ * entered in the unique index like a changed property's). A property that only stops being
  * required needs nothing (the forced property removal relaxes properties so). Secret, computed and auto-assigned
  * properties are left out (sealed values cannot be read in bulk; the others are written by the
  * service). Pure.
@@ -53,14 +73,15 @@ function onlyNoLongerRequired(before: PropertyDefinition, after: PropertyDefinit
 export function planMigration(
   before: readonly PropertyDefinition[],
   after: readonly PropertyDefinition[],
+  held: ReadonlySet<string> = new Set(),
 ): MigratedField[] {
   const old = new Map(before.map((p) => [p.name, p]));
   const fields: MigratedField[] = [];
   for (const p of after) {
     const previous = old.get(p.name);
-    if (isSecret(p) || isSecret(previous) || isServiceWritten(p)) continue;
+    if (!isChecked(p, previous)) continue;
     if (!previous) {
-      if (p.required) fields.push({ name: p.name, added: true });
+      if (p.required || held.has(p.name)) fields.push({ name: p.name, added: true });
       continue;
     }
     if (constraintsOf(previous) === constraintsOf(p) || onlyNoLongerRequired(previous, p)) continue;

@@ -10,7 +10,7 @@ import type { CollectionRow } from '../collections.repository.js';
 import { canonicalJson } from '../../schema/value-check.js';
 import { MigrationBatch } from './migration-batch.js';
 import { migrationEvent } from './migration-events.js';
-import { planMigration, withoutIds } from './migration-plan.js';
+import { newOptionalProperties, planMigration, withoutIds } from './migration-plan.js';
 import { MigrationSignals } from './migration-signals.js';
 import { MigrationsRepository, type MigrationRow } from './migrations.repository.js';
 
@@ -52,7 +52,14 @@ export class MigrationStarter {
     properties: readonly PropertyDefinition[],
     actor: string,
   ): Promise<CollectionMetadata | undefined> {
-    const fields = planMigration(current.properties, properties);
+    // New properties over values records already hold (auto-evolving, schemaless) are migrated too.
+    const held = await this.repository.heldFields(
+      scope,
+      tx,
+      current.id,
+      newOptionalProperties(current.properties, properties),
+    );
+    const fields = planMigration(current.properties, properties, held);
     if (fields.length === 0) return undefined;
     const total = await this.repository.countRecords(scope, tx, current.id);
     if (total === 0) return undefined;

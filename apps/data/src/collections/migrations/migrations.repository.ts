@@ -89,6 +89,27 @@ export class MigrationsRepository {
     return row?.n ?? 0;
   }
 
+  /**
+   * Of `fields`, those some record of the collection (soft-deleted ones too: they may come back)
+   * holds a value for, null included: one probe per field, which stops at the first record
+   * holding it (a collection that holds none is read once per field).
+   */
+  async heldFields(
+    scope: WorkspaceScope,
+    tx: Tx | undefined,
+    collectionId: string,
+    fields: readonly string[],
+  ): Promise<Set<string>> {
+    if (fields.length === 0) return new Set();
+    const rows = await managerOf(this.db, tx).query<{ field: string }[]>(
+      `SELECT f.field FROM unnest($3::text[]) AS f (field)
+        WHERE EXISTS (SELECT 1 FROM data.records r
+                       WHERE r.workspace_slug = $1 AND r.collection_id = $2 AND jsonb_exists(r.data, f.field))`,
+      [scope.workspace, collectionId, fields],
+    );
+    return new Set(rows.map((r) => r.field));
+  }
+
   async insert(
     scope: WorkspaceScope,
     tx: Tx,

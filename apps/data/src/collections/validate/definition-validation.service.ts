@@ -8,7 +8,8 @@ import { RecordSecrets } from '../../secrets/record-secrets.js';
 import { toCollection } from '../collections.repository.js';
 import { checkCollectionChange, checkNewCollection } from '../definition-checks.js';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../dto/collection.requests.js';
-import { planMigration } from '../migrations/migration-plan.js';
+import { newOptionalProperties, planMigration } from '../migrations/migration-plan.js';
+import { MigrationsRepository } from '../migrations/migrations.repository.js';
 import {
   FailureTally,
   recordProblems,
@@ -64,6 +65,7 @@ export class DefinitionValidationService {
   constructor(
     private readonly scan: RecordsScanRepository,
     private readonly secrets: RecordSecrets,
+    private readonly migrations: MigrationsRepository,
   ) {}
 
   /** `POST /structures/validate`: the body of `POST /structures`, checked as the create checks it. */
@@ -103,7 +105,13 @@ export class DefinitionValidationService {
       schemaDiscoveryMode: checked.mode ?? row.schema_discovery_mode,
     };
     const records = await this.fit(scope, toCollection(row), proposed);
-    const migrated = planMigration(row.properties, checked.properties).map((f) => f.name);
+    const held = await this.migrations.heldFields(
+      scope,
+      undefined,
+      id,
+      newOptionalProperties(row.properties, checked.properties),
+    );
+    const migrated = planMigration(row.properties, checked.properties, held).map((f) => f.name);
     const required = migrated.length > 0 && (records.checked > 0 || (await this.scan.anyRecord(scope, id)));
     return { valid: records.failed === 0, errors: [], records, migration: { required, properties: migrated } };
   }
