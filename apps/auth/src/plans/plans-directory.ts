@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
-import { ID_FORMATS, workspacePlanSubject, type WorkspacePlanReply } from '@strata/contracts';
+import { isWorkspaceSlug, workspacePlanSubject, type WorkspacePlanReply } from '@strata/contracts';
 import { issueWorkspaceScope } from '@strata/db';
 import { serveRequests } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
@@ -37,7 +37,7 @@ export class PlansDirectory implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async answer(q: { workspaceSlug?: unknown }): Promise<WorkspacePlanReply> {
-    if (typeof q.workspaceSlug !== 'string' || !ID_FORMATS.workspaceSlug.test(q.workspaceSlug)) {
+    if (typeof q.workspaceSlug !== 'string' || !isWorkspaceSlug(q.workspaceSlug)) {
       throw new Error('no workspace');
     }
     // The workspace one of our services names; only its plan is read.

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ErrorCode, ID_FORMATS, type WorkspacePlan } from '@strata/contracts';
+import { ErrorCode, isWorkspaceSlug, type WorkspacePlan } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import {
   Authenticated,
@@ -59,14 +59,14 @@ export class WorkspacePlanController {
     @Body() body: AssignPlanRequest,
   ): Promise<WorkspacePlan> {
     await this.plans.requireAdmin(principal.id);
-    if (!ID_FORMATS.workspaceSlug.test(slug)) throw notFound(slug);
+    if (!isWorkspaceSlug(slug)) throw notFound(slug);
     // A platform administrator acts on any workspace.
     return this.plans.assign(issueWorkspaceScope(slug), body.plan);
   }
 
   /** The workspace, when the caller is one of its members or a platform administrator (404 otherwise). */
   private async readable(principal: Principal, slug: string): Promise<WorkspaceScope> {
-    if (!ID_FORMATS.workspaceSlug.test(slug)) throw notFound(slug);
+    if (!isWorkspaceSlug(slug)) throw notFound(slug);
     const admin = (await this.users.findById(principal.id))?.is_platform_admin === true;
     if (!admin && !(await this.workspaces.isMember(principal.id, slug))) throw notFound(slug);
     // Checked above: the caller belongs to the workspace, or administers the platform.

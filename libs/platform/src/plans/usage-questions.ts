@@ -1,5 +1,5 @@
 import type { Subscription } from '@nats-io/transport-node';
-import { ID_FORMATS, usageSubject, type UsageReply, type UsageService } from '@strata/contracts';
+import { isWorkspaceSlug, usageSubject, type UsageReply, type UsageService } from '@strata/contracts';
 import { issueWorkspaceScope, type WorkspaceScope } from '@strata/db';
 import { serveRequests } from '@strata/events';
 import type { NatsConnectionHolder } from '../nats/nats.provider.js';
@@ -27,7 +27,7 @@ export async function answerUsageQuestions(
     `${prefix}_${service}_usage`,
     async (payload): Promise<UsageReply> => {
       const workspace = (payload as { workspaceSlug?: unknown } | null)?.workspaceSlug;
-      if (typeof workspace !== 'string' || !ID_FORMATS.workspaceSlug.test(workspace)) throw new Error('no workspace');
+      if (typeof workspace !== 'string' || !isWorkspaceSlug(workspace)) throw new Error('no workspace');
       // The workspace our own auth service names; only its counts are read.
       return { usage: await count(issueWorkspaceScope(workspace)) };
     },
