@@ -8,6 +8,7 @@ cd "$ROOT"
 . scripts/prepare.sh
 node --enable-source-maps bench/dist/records.js
 node --enable-source-maps bench/dist/queries.js
+node --enable-source-maps bench/dist/gateway.js
 node --enable-source-maps bench/dist/migrations.js
 node --enable-source-maps bench/dist/webhooks.js
 node --enable-source-maps --no-node-snapshot bench/dist/compute.js
