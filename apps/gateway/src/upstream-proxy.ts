@@ -1,9 +1,9 @@
-import { Agent, type ClientRequest } from 'node:http';
+import { Agent, request, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { LoggerService } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ErrorCode, type ServiceName } from '@strata/contracts';
 import { hasBody, renderError, requestIdOf } from '@strata/platform';
+import { sendJson } from './answers.js';
+import { forwardedHeaders, responseHeaders } from './proxy-headers.js';
 
 /** Where a routed request goes: its service and the path that service receives. */
 export interface Routed {
@@ -13,114 +13,141 @@ export interface Routed {
 
 export interface UpstreamProxyOptions {
   readonly targets: Record<ServiceName, string>;
-  /** The routing decision made for a request (undefined: not routed). */
-  readonly routeOf: (req: Request) => Routed | undefined;
   /** Idle upstream sockets are closed after this (or 1 s before the upstream's announced keep-alive, if sooner). */
   readonly idleTimeoutMs: number;
   readonly logger: LoggerService;
 }
 
-const UPSTREAM_REQUEST = Symbol('strata:upstream-request');
-const RETRIED = Symbol('strata:retried');
-const FORWARDED = Symbol('strata:x-forwarded');
-type ProxiedRequest = Request & {
-  [UPSTREAM_REQUEST]?: ClientRequest;
-  [RETRIED]?: boolean;
-  /** The caller's own X-Forwarded-* headers, before the proxy appended to them. */
-  [FORWARDED]?: Record<string, string | string[] | undefined>;
-};
-
-const X_FORWARDED = ['x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto', 'x-forwarded-host'];
+/** Streams a routed request to its service and its answer back. */
+export type UpstreamProxy = (req: IncomingMessage, res: ServerResponse, route: Routed) => void;
 
 /** Methods a proxy may send twice: they change nothing (RFC 9110, 9.2.1). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** An upstream that has not answered in this long is given up on (a 502). */
+const UPSTREAM_TIMEOUT_MS = 5 * 60_000;
+
+interface Target {
+  readonly hostname: string;
+  readonly port: number;
+  /** The target URL's own path, put before every routed path ('' for none). */
+  readonly base: string;
+}
+
+function targetOf(url: string): Target {
+  const u = new URL(url);
+  const base = u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '');
+  return { hostname: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || 80), base };
+}
 
 /**
  * The keep-alive agent for the services. It needs a `timeout`: Node lets an
  * agent shorten its idle timeout to 1 s before the `Keep-Alive: timeout=N` a
  * server announces only when the agent has a timeout of its own. Without one
- * (httpxy's default agent) an idle socket is kept until the server closes it,
- * and a request sent as the server closes it fails with ECONNRESET: a 502.
+ * an idle socket is kept until the server closes it, and a request sent as the
+ * server closes it fails with ECONNRESET: a 502.
  */
 export function upstreamAgent(idleTimeoutMs: number): Agent {
   return new Agent({ keepAlive: true, timeout: idleTimeoutMs, maxSockets: 256, maxFreeSockets: 64 });
 }
 
 /**
- * Streams a routed request to its service. An upstream failure is logged with
- * the request id (method, service and path; never headers, query or body) and
- * answered 503 (service not reachable) or 502. A safe request without a body
- * that failed on a reused keep-alive socket before any response is sent once
- * more on a new socket; nothing else is retried (its body is already streamed,
- * and the service may have acted on it).
+ * Streams a routed request to its service with `http.request` over one
+ * keep-alive agent: headers and body go through untouched (plus
+ * X-Forwarded-*), and the answer is piped back as the service sent it. An
+ * upstream failure is logged with the request id (method, service and path;
+ * never headers, query or body) and answered 503 (service not reachable) or
+ * 502. A safe request without a body that failed on a reused keep-alive socket
+ * before any response is sent once more on a new socket; nothing else is
+ * retried (its body is already streamed, and the service may have acted on it).
  */
-export function upstreamProxy(options: UpstreamProxyOptions): RequestHandler {
-  const { targets, routeOf, logger } = options;
+export function upstreamProxy(options: UpstreamProxyOptions): UpstreamProxy {
+  const { logger } = options;
   const agent = upstreamAgent(options.idleTimeoutMs);
-  /** Errors the handler below has answered: HPM passes them on to `next` as well. */
-  const answered = new WeakSet<object>();
-  const proxy = createProxyMiddleware<ProxiedRequest, Response>({
-    router: (req) => targets[routeOf(req)!.service],
-    pathRewrite: (path, req) => {
-      const query = path.includes('?') ? path.slice(path.indexOf('?')) : '';
-      return routeOf(req)!.path + query;
-    },
-    agent,
-    changeOrigin: false,
-    xfwd: true,
-    proxyTimeout: 5 * 60_000,
-    on: {
-      proxyReq: (proxyReq, req) => {
-        req[UPSTREAM_REQUEST] = proxyReq;
-      },
-      error: (err, req, res) => {
-        answered.add(err);
-        const out = res as Response;
-        const code = (err as NodeJS.ErrnoException).code;
-        const route = routeOf(req);
-        const reused = req[UPSTREAM_REQUEST]?.reusedSocket === true;
-        const retry =
-          reused &&
-          !req[RETRIED] &&
-          (code === 'ECONNRESET' || code === 'EPIPE') &&
-          SAFE_METHODS.has(req.method) &&
-          !hasBody(req) &&
-          !out.headersSent;
-        logger.warn({
-          msg: retry ? 'upstream request failed on a reused socket; retrying once' : 'upstream request failed',
-          requestId: requestIdOf(req),
-          service: route?.service,
-          method: req.method,
-          path: route?.path,
-          code,
-          error: err.message,
-          reusedSocket: reused,
-        });
-        if (retry) {
-          req[RETRIED] = true;
-          for (const name of X_FORWARDED) {
-            const original = req[FORWARDED]?.[name];
-            if (original === undefined) delete req.headers[name];
-            else req.headers[name] = original;
-          }
-          void forward(req, out, () => answerUnavailable(req, out, code, route));
-          return;
-        }
-        answerUnavailable(req, out, code, route);
-      },
-    },
-  });
-  // An error the handler above answered must not reach Express's final
-  // handler too, which would destroy the socket of the sent response.
-  const forward = (req: ProxiedRequest, res: Response, next: NextFunction): Promise<void> =>
-    proxy(req, res, (err?: unknown) => {
-      if (err !== null && typeof err === 'object' && answered.has(err)) return;
-      next(err);
+  const targets = new Map<ServiceName, Target>(
+    Object.entries(options.targets).map(([service, url]) => [service as ServiceName, targetOf(url)]),
+  );
+
+  const forward = (req: IncomingMessage, res: ServerResponse, route: Routed, retried: boolean): void => {
+    const target = targets.get(route.service)!;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const upstream: ClientRequest = request({
+      agent,
+      hostname: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: target.base + route.path + (query === -1 ? '' : url.slice(query)),
+      headers: forwardedHeaders(req),
     });
-  return (req: ProxiedRequest, res, next) => {
-    req[FORWARDED] = Object.fromEntries(X_FORWARDED.map((name) => [name, req.headers[name]]));
-    void forward(req, res, next);
+    upstream.setTimeout(UPSTREAM_TIMEOUT_MS, () => upstream.destroy());
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+
+    const failed = (err: NodeJS.ErrnoException): void => {
+      // The client went away: nobody to answer.
+      if (!req.socket.writable && err.code === 'ECONNRESET') {
+        upstream.destroy();
+        return;
+      }
+      const reused = upstream.reusedSocket;
+      const retry =
+        reused &&
+        !retried &&
+        (err.code === 'ECONNRESET' || err.code === 'EPIPE') &&
+        SAFE_METHODS.has(req.method ?? '') &&
+        !hasBody(req) &&
+        !res.headersSent;
+      logger.warn({
+        msg: retry ? 'upstream request failed on a reused socket; retrying once' : 'upstream request failed',
+        requestId: requestIdOf(req),
+        service: route.service,
+        method: req.method,
+        path: route.path,
+        code: err.code,
+        error: err.message,
+        reusedSocket: reused,
+      });
+      if (retry) forward(req, res, route, true);
+      else answerUnavailable(req, res, err.code, route);
+    };
+    upstream.on('error', failed);
+    if (!retried) req.on('error', failed);
+
+    upstream.on('response', (answer) => {
+      // An answer before the whole body was sent (a 413, a 401): the rest of the body is dropped.
+      if (!upstream.writableFinished) {
+        answer.once('end', () => {
+          if (upstream.writableFinished) return;
+          req.unpipe(upstream);
+          req.resume();
+        });
+        answer.once('close', () => {
+          if (upstream.writableFinished) return;
+          req.unpipe(upstream);
+          req.resume();
+          upstream.destroy();
+        });
+      }
+      if (!res.headersSent) {
+        responseHeaders(req, answer, res);
+        res.statusCode = answer.statusCode ?? 502;
+        if (answer.statusMessage) res.statusMessage = answer.statusMessage;
+      }
+      res.on('close', () => answer.destroy());
+      answer.on('close', () => {
+        if (!answer.complete && !res.destroyed) res.destroy();
+      });
+      answer.on('error', failed);
+      answer.pipe(res);
+    });
+
+    if (retried || !hasBody(req)) upstream.end();
+    else req.pipe(upstream);
   };
+
+  return (req, res, route) => forward(req, res, route, false);
 }
 
 /**
@@ -131,30 +158,32 @@ export function upstreamProxy(options: UpstreamProxyOptions): RequestHandler {
 const NO_WORKER_MESSAGE =
   'No compute worker is free to run this endpoint; the request was not queued. Try again shortly.';
 
-function answerUnavailable(req: Request, res: Response, code: string | undefined, route: Routed | undefined): void {
-  if (res.headersSent || typeof res.status !== 'function') {
+function answerUnavailable(req: IncomingMessage, res: ServerResponse, code: string | undefined, route: Routed): void {
+  if (res.headersSent) {
     if (!res.writableEnded) res.destroy();
     return;
   }
   const status = code === 'ECONNREFUSED' || code === 'ENOTFOUND' ? 503 : 502;
-  if (status === 503 && route?.service === 'compute-worker') {
+  const requestId = requestIdOf(req);
+  if (status === 503 && route.service === 'compute-worker') {
     res.setHeader('Retry-After', '1');
-    res.status(503).json(
-      renderError('functions', {
-        status,
-        code: ErrorCode.UNAVAILABLE,
-        message: NO_WORKER_MESSAGE,
-        requestId: requestIdOf(req),
-      }),
+    sendJson(
+      req,
+      res,
+      503,
+      renderError('functions', { status, code: ErrorCode.UNAVAILABLE, message: NO_WORKER_MESSAGE, requestId }),
     );
     return;
   }
-  res.status(status).json(
+  sendJson(
+    req,
+    res,
+    status,
     renderError('general', {
       status,
       code: status === 503 ? ErrorCode.UNAVAILABLE : ErrorCode.BAD_GATEWAY,
-      message: `The ${route?.service ?? 'upstream'} service is unavailable`,
-      requestId: requestIdOf(req),
+      message: `The ${route.service} service is unavailable`,
+      requestId,
     }),
   );
 }
