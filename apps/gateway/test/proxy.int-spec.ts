@@ -46,6 +46,12 @@ describe('the gateway hop', () => {
 
   beforeAll(async () => {
     upstream = createServer((req, res) => {
+      if (req.url?.endsWith('/refuse')) {
+        // As a service refusing a body it will not read: a 413 before the rest arrives (Node's
+        // server reads and drops the rest itself; the gateway must not wait for it).
+        res.writeHead(413, { 'content-type': 'application/json' }).end('{"refused":true}');
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -178,5 +184,20 @@ describe('the gateway hop', () => {
     const other = await send(port, 'POST', '/docs/auth.json', {});
     expect(other.status).toBe(404);
     expect(JSON.parse(other.body)).toMatchObject({ message: 'No route for POST /docs/auth.json' });
+  });
+
+  it("passes on a service's answer that comes before the body it did not read, and keeps serving", async () => {
+    const big = Buffer.alloc(8 * 1024 * 1024, 0x61);
+    const refused = await send(
+      port,
+      'POST',
+      `${RECORDS}/refuse`,
+      { 'content-type': 'application/json', 'content-length': String(big.length) },
+      big,
+    );
+    expect(refused.status).toBe(413);
+    expect(refused.body).toBe('{"refused":true}');
+    const next = await send(port, 'POST', RECORDS, { 'content-type': 'application/json' }, Buffer.from('{}'));
+    expect(next.status).toBe(201);
   });
 });
