@@ -34,6 +34,13 @@ describe('sign-in throttle policy', () => {
     expect(retryAfterSeconds(60_020, 21)).toBe(60);
   });
 
+  it('makes nobody wait within the free failures, even for a failure counted after its own clock read', () => {
+    // Concurrent sign-ins of one account: another counted its failure (in advance) at 50, after
+    // this one read 10; within the free failures that is no wait.
+    expect(waitUntil({ failures: 2, lastFailureAt: 50 }, 10, policy)).toBeUndefined();
+    expect(waitUntil({ failures: 3, lastFailureAt: 50 }, 10, policy)).toBe(1050);
+  });
+
   it('forgets failures a memory after the wait of the last one ended', () => {
     const record = { failures: 5, lastFailureAt: 0 };
     // The fifth failure waits 4 s, then the memory runs.

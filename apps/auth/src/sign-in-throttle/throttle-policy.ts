@@ -41,7 +41,11 @@ export function standing(
 export function waitUntil(record: FailureRecord | undefined, now: number, policy: ThrottlePolicy): number | undefined {
   const current = standing(record, now, policy);
   if (!current) return undefined;
-  const until = current.lastFailureAt + delayAfter(current.failures, policy);
+  // Within the free failures nobody waits: a failure another sign-in counted a moment after this
+  // one read its clock (concurrent sign-ins of one account) lies "ahead" of `now`, not a wait.
+  const delay = delayAfter(current.failures, policy);
+  if (delay === 0) return undefined;
+  const until = current.lastFailureAt + delay;
   return until > now ? until : undefined;
 }
 
