@@ -20,15 +20,17 @@ const PORTS = { from: 20_000, to: 32_000 } as const;
  * Each Jest worker process picks from a slice of its own, so two test files
  * running at once never pick the same port, and a service a test restarts on
  * its port (closed, then listening again) cannot lose it to another file's
- * pick in between. Outside Jest, the whole range.
+ * pick in between. Outside Jest, the whole range. The slices of one run start
+ * at an offset of its own (from the Jest parent's pid, which its workers share),
+ * so two runs on one machine seldom share a slice (EADDRINUSE seen when they did).
  */
 const PORT_SLICES = 8;
-const PORT_RANGE = ((worker: number) => {
+const PORT_RANGE = ((worker: number, runOffset: number) => {
   if (!(worker > 0)) return PORTS;
   const size = Math.floor((PORTS.to - PORTS.from) / PORT_SLICES);
-  const from = PORTS.from + ((worker - 1) % PORT_SLICES) * size;
+  const from = PORTS.from + ((runOffset + worker - 1) % PORT_SLICES) * size;
   return { from, to: from + size };
-})(Number(process.env['JEST_WORKER_ID']));
+})(Number(process.env['JEST_WORKER_ID']), process.ppid % PORT_SLICES);
 
 /**
  * Where the next pick starts: ports are handed out in turn from a random start,
