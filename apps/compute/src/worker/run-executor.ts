@@ -467,10 +467,13 @@ export class RunExecutor {
     let startedAt: Date | undefined;
     /** Who created the workspace: its losses count against them too (docs/compute.md, "Suspended workspaces"). */
     let creator: string | undefined;
+    /** Opens the admission gate of a run on probation (below), once onStart has decided. */
+    let admit: ((open: boolean) => void) | undefined;
     const onStart = () => {
       startedAt = this.clock.now();
       refusedAtStart = this.suspensions.refusal(scope.workspace, run.functionCodeHash, creator);
       if (refusedAtStart) refusal.abort();
+      admit?.(refusedAtStart === undefined);
       options.onStart?.();
       if (claimAtStart && openGate) openGate(claimNow());
     };
@@ -487,6 +490,12 @@ export class RunExecutor {
         if (refused) throw new WorkspaceSuspendedError(refused);
         const code = await this.codeOf(scope, run);
         const params = openRunParams(this.ring, run.id, run.params);
+        // After a loss, the start waits for onStart's word: a sandbox process reports a start after the
+        // fact, so a refusal decided there must hold the code back (a gate), not stop it once it runs.
+        const admission = this.suspensions.onProbation(scope.workspace, creator)
+          ? new Promise<boolean>((resolve) => (admit = resolve))
+          : undefined;
+        const gated = gate && admission ? Promise.all([gate, admission]).then(([a, b]) => a && b) : (gate ?? admission);
         const result = await engine.run(
           {
             kind: params.request ? 'endpoint' : 'run',
@@ -497,7 +506,7 @@ export class RunExecutor {
             ...(params.legacyStepOutputs && !params.request ? { legacyStepOutputs: params.legacyStepOutputs } : {}),
             limits: run.limits as unknown as RunLimits,
             // The context is made while the gate settles; no user code runs before.
-            ...(gate ? { gate } : {}),
+            ...(gated ? { gate: gated } : {}),
             stop: deferred ? AbortSignal.any([deferred.stop, refusal.signal]) : refusal.signal,
             ...(background ? { background: true } : {}),
             // One workspace never holds every isolate; after a loss, one at a time.
