@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { loginWithPassword } from '@strata/sdk';
-import { ManualClock } from '@strata/testing';
+import { eventually, ManualClock } from '@strata/testing';
 import { adminWorkspaceToken, call, startStack, type Stack } from '@strata/testkit';
 
 /**
@@ -176,12 +176,10 @@ describe('a workspace whose plan turns features off', () => {
     const url = `${stack.computeUrl}/data/workspace/${off}/api/v1/endpoints/page`;
     expect((await call('POST', url, { body: { a: 1 } })).status).toBe(503);
     expect((await platform('PUT', `/workspaces/${off}/plan`, { plan: `bare-${run}` })).status).toBe(200);
-    const deadline = Date.now() + 30_000;
-    let answered = await call('POST', url, { body: { a: 1 } });
-    while (answered.status !== 403 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      answered = await call('POST', url, { body: { a: 1 } });
-    }
+    const answered = await eventually(async () => {
+      const r = await call('POST', url, { body: { a: 1 } });
+      return r.status === 403 ? r : undefined;
+    }, 30_000);
     expect(answered.status).toBe(403);
     expect(answered.body).toMatchObject({
       statusCode: 403,
@@ -223,12 +221,10 @@ describe('a workspace whose plan turns features off', () => {
     expect(hook.status).toBe(201);
     expect((await platform('PUT', `/workspaces/${off}/plan`, { plan: `bare-${run}` })).status).toBe(200);
     // The plan change is announced to every service: the refusal follows at once, or within moments.
-    const deadline = Date.now() + 30_000;
-    let arrival = await offData('POST', '/http-trigger/hook', { order: 1 });
-    while (arrival.status !== 403 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      arrival = await offData('POST', '/http-trigger/hook', { order: 1 });
-    }
+    const arrival = await eventually(async () => {
+      const r = await offData('POST', '/http-trigger/hook', { order: 1 });
+      return r.status === 403 ? r : undefined;
+    }, 30_000);
     expect(arrival.status).toBe(403);
     expect(arrival.body).toMatchObject({
       statusCode: 403,
@@ -478,12 +474,10 @@ describe('a workspace filled to its small plan', () => {
       await db.end();
     }
     // The reconciliation (every 300 ms here) takes the 40 away again.
-    const deadline = Date.now() + 60_000;
-    let seen = before + 40;
-    while (Date.now() < deadline && seen !== before) {
-      await new Promise((r) => setTimeout(r, 200));
-      seen = (await usage()).resources.records.usage as number;
-    }
+    const seen = await eventually(async () => {
+      const now = (await usage()).resources.records.usage as number;
+      return now === before ? now : undefined;
+    }, 60_000);
     expect(seen).toBe(before);
   });
 });
