@@ -8,6 +8,8 @@
  * supervises it ends it by SIGKILL (`process.exit` would wait on the lost
  * thread forever). It ends itself the same way when its channel closes.
  */
+// First: the stop signals are ignored before anything slow loads.
+import './stop-signals.js';
 import { writeFileSync } from 'node:fs';
 import { createIsolatedVmEngine } from '../isolated-vm-engine.js';
 import { SandboxBusyError, type JsonValue, type SandboxBridge, type SandboxJob } from '../types.js';
@@ -154,10 +156,5 @@ process.on('message', (message: ToSandbox) => {
 
 // The engine is gone (it stopped, or its process died): nothing here is anyone's any more.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
-
-// A stop is the engine's to make: Ctrl-C in a terminal (or a script's TERM to every process under
-// it) reaches this process too, and ending here would cut the runs under way that the worker's
-// graceful stop lets finish. The engine ends it when its runs are done, or the channel closing does.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
 
 send({ t: 'ready' });
