@@ -67,10 +67,10 @@ async function indexNames(): Promise<{ name: string; valid: boolean }[]> {
 }
 
 async function statisticsNames(): Promise<string[]> {
-  const rows = (await ds.query(
+  const rows = await ds.query<{ name: string }[]>(
     `SELECT stxname AS name FROM pg_statistic_ext WHERE left(stxname, length($1)) = $1 ORDER BY 1`,
     [indexPrefix(collectionId)],
-  )) as { name: string }[];
+  );
   return rows.map((r) => r.name);
 }
 
@@ -135,17 +135,17 @@ describe('PropertyIndexer', () => {
     const expected = desiredStatistics({ id: collectionId, properties: PROPERTIES }).map((s) => s.name);
     expect(expected).toHaveLength(4);
     expect(await statisticsNames()).toEqual([...expected].sort());
-    const [filled] = (await ds.query(
+    const [filled] = await ds.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM pg_statistic_ext s JOIN pg_statistic_ext_data d ON d.stxoid = s.oid
        WHERE left(s.stxname, length($1)) = $1 AND d.stxdexpr IS NOT NULL`,
       [indexPrefix(collectionId)],
-    )) as { n: number }[];
+    );
     expect(filled!.n).toBe(4);
   });
 
   describe('the planner estimates values inside data from them', () => {
     const estimate = async (sql: string, params: unknown[]): Promise<string> => {
-      const rows = (await ds.query(`EXPLAIN ${sql}`, params)) as { 'QUERY PLAN': string }[];
+      const rows = await ds.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${sql}`, params);
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     };
     /** The estimated rows of the first plan line that matches. */
@@ -172,7 +172,9 @@ describe('PropertyIndexer', () => {
       const { sql, params } = compileSelect({
         scope: issueWorkspaceScope(ws),
         collectionId,
-        where: { condition: { field: { kind: 'data', path: ['maker'] }, op: 'eq', value: 'maker-7', type: 'reference' } },
+        where: {
+          condition: { field: { kind: 'data', path: ['maker'] }, op: 'eq', value: 'maker-7', type: 'reference' },
+        },
         sort: [],
         limit: 20,
       });

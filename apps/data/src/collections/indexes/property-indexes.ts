@@ -35,7 +35,8 @@ export function wantsStatistics(p: PropertyDefinition): boolean {
 }
 
 function checkedId(id: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw new Error('not a collection id');
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id))
+    throw new Error('not a collection id');
   return id;
 }
 
