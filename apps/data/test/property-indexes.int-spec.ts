@@ -168,6 +168,23 @@ describe('PropertyIndexer', () => {
       expect(plan).not.toContain('data.collections');
     });
 
+    it('a range with sort and limit on a key: the key index walked in order, no sort of every match', async () => {
+      const { sql, params } = compileSelect({
+        scope: issueWorkspaceScope(ws),
+        collectionId,
+        where: { condition: { field: { kind: 'data', path: ['price'] }, op: 'gte', value: 900, type: 'number' } },
+        sort: [{ field: { kind: 'data', path: ['price'] }, type: 'number', direction: 'desc' }],
+        limit: 20,
+      });
+      const plan = await estimate(sql, params);
+      const name = desiredIndexes({ id: collectionId, properties: PROPERTIES }).find((i) =>
+        i.create.includes(`'{price}'`),
+      )!.name;
+      // 10% of the collection matches; the type guard is not taken for a 0.5% filter on top.
+      expect(plan).toContain(`Index Scan Backward using ${name}`);
+      expect(plan).not.toMatch(/top-N|Bitmap/);
+    });
+
     it('an equality on a key: about the rows that match (60), not a fixed 0.5% guess', async () => {
       const { sql, params } = compileSelect({
         scope: issueWorkspaceScope(ws),
