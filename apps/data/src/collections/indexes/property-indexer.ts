@@ -43,7 +43,7 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
 
   /** Brings one collection's indexes in step, after the current work (the caller does not wait). */
   schedule(collectionId: string): void {
-    this.enqueue(() => this.reconcile(collectionId));
+    this.enqueue(async () => void (await this.reconcile(collectionId)));
   }
 
   private enqueue(work: () => Promise<void>): void {
@@ -71,13 +71,21 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
       const hex = /^rx_([0-9a-f]{32})_/.exec(name)?.[1];
       if (hex) ids.add(hex.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'));
     }
+    // One ANALYZE after the pass, not one per collection (the first boot after an upgrade
+    // creates the statistics of every collection).
+    let created = 0;
     for (const id of ids) {
-      if (this.stopping) return;
-      await this.reconcile(id);
+      if (this.stopping) break;
+      created += await this.reconcile(id, false);
     }
+    if (created) await this.db.query('ANALYZE data.records');
   }
 
-  async reconcile(collectionId: string): Promise<void> {
+  /**
+   * Brings one collection's indexes and statistics in step; answers how many statistics objects
+   * it created (ANALYZEd at once unless `analyze` is false).
+   */
+  async reconcile(collectionId: string, analyze = true): Promise<number> {
     const runner = this.db.createQueryRunner();
     await runner.connect();
     const lock = `data-indexes:${collectionId}`;
@@ -105,19 +113,20 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
         await runner.query(spec.create);
         this.logger.log({ msg: 'built records index', index: spec.name, collection: collectionId });
       }
-      await this.reconcileStatistics(runner, collectionId, live ? desiredStatistics(row) : []);
+      return await this.reconcileStatistics(runner, collectionId, live ? desiredStatistics(row) : [], analyze);
     } finally {
       await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]).catch(() => undefined);
       await runner.release();
     }
   }
 
-  /** Drops the statistics the collection no longer wants, creates the missing ones and then ANALYZEs. */
+  /** Drops the statistics the collection no longer wants, creates the missing ones and (if `analyze`) ANALYZEs. */
   private async reconcileStatistics(
     runner: QueryRunner,
     collectionId: string,
     wanted: { name: string; create: string }[],
-  ): Promise<void> {
+    analyze: boolean,
+  ): Promise<number> {
     const prefix = indexPrefix(collectionId);
     const existing = (
       (await runner.query(
@@ -136,9 +145,10 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
     const missing = wanted.filter((w) => !have.has(w.name));
     for (const spec of missing) await runner.query(spec.create);
     if (missing.length) {
-      await runner.query('ANALYZE data.records');
+      if (analyze) await runner.query('ANALYZE data.records');
       this.logger.log({ msg: 'built records statistics', count: missing.length, collection: collectionId });
     }
+    return missing.length;
   }
 
   private async existing(runner: QueryRunner, collectionId: string): Promise<{ name: string; valid: boolean }[]> {
