@@ -13,5 +13,6 @@ node --enable-source-maps bench/dist/migrations.js
 node --enable-source-maps bench/dist/webhooks.js
 node --enable-source-maps --no-node-snapshot bench/dist/compute.js
 node --enable-source-maps --no-node-snapshot bench/dist/triggers.js
+node --enable-source-maps --no-node-snapshot bench/dist/endpoint-burst.js
 node --enable-source-maps --no-node-snapshot bench/dist/inbound.js
 node --enable-source-maps --no-node-snapshot bench/dist/orchestration.js

@@ -188,7 +188,10 @@ async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
   );
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start in 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`worker did not start in ${START_TIMEOUT_MS} ms:\n${output}`)),
+      START_TIMEOUT_MS,
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-20_000);
       if (output.includes('worker ready')) {

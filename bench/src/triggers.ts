@@ -35,7 +35,7 @@ const EVENT_SAMPLES = env('BENCH_EVENT_SAMPLES', 200);
 const ENDPOINT_SAMPLES = env('BENCH_ENDPOINT_SAMPLES', 500);
 const ENDPOINT_CALLS = env('BENCH_ENDPOINT_CALLS', 2000);
 const ISOLATES = env('BENCH_COMPUTE_ISOLATES', 2);
-/** Calls at once in the throughput pass: as many as the worker has endpoint isolates (more are refused, 503). */
+/** Calls at once in the throughput pass: as many as the worker has endpoint isolates (more wait in its queue: endpoint-burst.ts). */
 const ENDPOINT_CONCURRENCY = env('BENCH_ENDPOINT_CONCURRENCY', ISOLATES);
 const SCHEDULED = env('BENCH_SCHEDULED_TRIGGERS', 1000);
 const INTERVAL_S = env('BENCH_SCHEDULE_INTERVAL_S', 30);

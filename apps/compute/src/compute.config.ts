@@ -1,6 +1,12 @@
+import { availableParallelism } from 'node:os';
 import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { dnsServersProblem } from '@strata/egress';
 import { DEVELOPMENT_FUNCTIONS_PRINCIPAL_KEY, NotDefaultInProduction, Secret, ServiceConfig } from '@strata/platform';
+
+/** Endpoint isolates of a worker by default: one a core, at least 2, at most 16. */
+export function defaultEndpointIsolates(cores: number = availableParallelism()): number {
+  return Math.min(16, Math.max(2, cores));
+}
 
 /** Settings of the compute service and its sandbox workers (environment variables; initialisers are the defaults). */
 export class ComputeConfig extends ServiceConfig {
@@ -29,13 +35,40 @@ export class ComputeConfig extends ServiceConfig {
   /**
    * Isolates one worker keeps for endpoint runs alone, so that a synchronous call
    * never waits behind background jobs. A worker with them all busy stops
-   * taking endpoint calls (another worker, or a free background isolate, takes
-   * them; with none, the call is answered 503).
+   * taking endpoint calls over NATS (another worker, or a free background
+   * isolate, takes them; with none, the call waits in the worker's queue,
+   * COMPUTE_ENDPOINT_QUEUE_*). By default the machine's cores
+   * (`os.availableParallelism()`), at least 2 and at most 16.
    */
   @IsInt()
   @Min(1)
   @Max(64)
-  COMPUTE_WORKER_ENDPOINT_ISOLATES = 2;
+  COMPUTE_WORKER_ENDPOINT_ISOLATES = defaultEndpointIsolates();
+
+  /**
+   * Endpoint calls one worker holds waiting for an isolate, every workspace
+   * together (docs/compute.md, "When every isolate is busy"); past it a call is
+   * answered 503 with `Retry-After`. 0 queues none.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  COMPUTE_ENDPOINT_QUEUE_MAX = 64;
+
+  /** Endpoint calls of one workspace one worker holds waiting for an isolate (503 past it). */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  COMPUTE_ENDPOINT_QUEUE_WORKSPACE_MAX = 32;
+
+  /**
+   * How long an endpoint call may wait for an isolate before it is answered 503
+   * (`Retry-After`) with nothing run; 0 queues none. Its run's timeoutMs starts when it starts.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  COMPUTE_ENDPOINT_QUEUE_WAIT_MS = 2000;
 
   /**
    * Background isolates a worker keeps from backlog runs while runs of the work

@@ -16,7 +16,7 @@ import { EndpointAuthenticator } from './endpoint-authenticator.js';
 import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { refusalException } from '../suspensions/suspension-refusal.js';
 import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
-import { EndpointRunner } from './endpoint-runner.js';
+import { EndpointRunner, type EndpointCaller } from './endpoint-runner.js';
 import { endpointRequestOf, payloadOf } from './endpoint-request.js';
 import { endpointCookiePath, type CookiePolicy } from './endpoint-response-policy.js';
 import { RUN_ID_HEADER, sendEndpointResponse, setEndpointSecurityHeaders } from './endpoint-response.js';
@@ -26,7 +26,8 @@ import { RUN_ID_HEADER, sendEndpointResponse, setEndpointSecurityHeaders } from 
  * order of the spec's statuses: 404 (no live endpoint at the path), 405 (method),
  * 413 (body), 401/403 (the endpoint's auth modes), 400/415 (body), 429
  * (a suspended workspace; the executions limit, recorded on a rate_limited run), then the run: handed to a
- * worker with a free isolate (503 when none, and nothing is queued), answered
+ * worker with a free isolate, or waiting in the serving worker's bounded queue for one (503 past the
+ * queue's limits or wait, with nothing run), answered
  * with the function's response, 500 when it failed, 504 past timeoutMs.
  */
 @Injectable()
@@ -100,18 +101,20 @@ export class EndpointCalls {
       allowed: trigger.metadata['allowCookies'] === true,
       path: endpointCookiePath(scope.workspace),
     };
-    await this.execute(scope, res, run, timeoutMs, cookies);
+    await this.execute(scope, req, res, run, timeoutMs, cookies);
   }
 
   private async execute(
     scope: WorkspaceScope,
+    req: IncomingMessage,
     res: ServerResponse,
     request: RunRequest,
     timeoutMs: number,
     cookies: CookiePolicy,
   ): Promise<void> {
     const holder = `dispatch-${randomUUID()}`;
-    const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS;
+    // A call may wait for an isolate first (the worker's queue): its hold and the wait for its answer cover that too.
+    const waitMs = timeoutMs + this.config.COMPUTE_ENDPOINT_GRACE_MS + this.config.COMPUTE_ENDPOINT_QUEUE_WAIT_MS;
     const leaseUntil = new Date(this.clock.now().getTime() + waitMs);
     // Its runs lost isolates: nothing of the workspace starts until the suspension ends.
     const suspended = this.suspensions.workspaceRefusal(scope.workspace);
@@ -136,6 +139,7 @@ export class EndpointCalls {
     const result = await this.runner.dispatch(
       { runId: run.id, workspaceSlug: scope.workspace, holder, ...(carried ? { run: carried } : {}) },
       waitMs,
+      callerOf(req, res),
     );
     switch (result.kind) {
       case 'unavailable':
@@ -143,7 +147,7 @@ export class EndpointCalls {
         res.removeHeader(RUN_ID_HEADER);
         throw new StrataException(
           ErrorCode.UNAVAILABLE,
-          'No compute worker is free to run this endpoint; the request was not queued. Try again shortly.',
+          'No compute worker is free to run this endpoint (none had an isolate free within the wait queue’s limits); the request was not queued. Try again shortly.',
           undefined,
           { 'Retry-After': '1' },
         );
@@ -183,6 +187,23 @@ export class EndpointCalls {
       this.logger.error({ msg: 'unanswered endpoint run not recorded', runId: run.id, err: String(err) });
     });
   }
+}
+
+/** The caller as a waiting run sees it: gone once its connection closes before the answer. */
+function callerOf(req: IncomingMessage, res: ServerResponse): EndpointCaller {
+  return {
+    onGone(listener) {
+      if (req.socket.destroyed) {
+        listener();
+        return () => undefined;
+      }
+      const gone = () => {
+        if (!res.writableEnded) listener();
+      };
+      res.once('close', gone);
+      return () => res.off('close', gone);
+    },
+  };
 }
 
 function timedOut(timeoutMs: number, runId: string): StrataException {

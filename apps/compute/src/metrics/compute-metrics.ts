@@ -96,6 +96,15 @@ export class ComputeMetrics {
       .addCallback((result) => result.observe(count()));
   }
 
+  /** Endpoint calls a worker holds waiting for an isolate (docs/compute.md, "When every isolate is busy"). */
+  observeEndpointWaiting(count: () => number): void {
+    this.meter
+      .createObservableGauge('strata.compute.endpoint.waiting', {
+        description: 'Endpoint calls waiting in the worker for an isolate',
+      })
+      .addCallback((result) => result.observe(count()));
+  }
+
   /**
    * Jobs in the work queues that no worker holds yet, per lane (`jobs`,
    * `backlog`), read when metrics are collected: `read` asks JetStream, and a

@@ -12,12 +12,31 @@ import { Clock, NatsConnectionHolder } from '@strata/platform';
 import type { SandboxEngine, SandboxRunner } from '@strata/sandbox';
 import { context } from '@opentelemetry/api';
 import { ComputeConfig } from '../compute.config.js';
-import type { DispatchResult } from '../endpoints/endpoint-runner.js';
+import type { DispatchResult, EndpointCaller } from '../endpoints/endpoint-runner.js';
 import { heldRun, parseDispatchedRun } from '../runs/carried-run.js';
 import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { RunExecutor, type ExecutedRun } from './run-executor.js';
 import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE, workspaceIsolates } from './sandbox-engine.provider.js';
 import { WorkspaceCreators } from './workspace-creators.js';
+import { EndpointWaitQueue, type EndpointWaiter } from './endpoint-wait-queue.js';
+
+/**
+ * How often the queue of waiting calls looks for a free background isolate
+ * (the endpoint isolates hand themselves to the next waiting call as they free;
+ * a background isolate frees without telling) and for calls whose wait is over.
+ */
+const WAITING_POLL_MS = 20;
+
+/** An endpoint call waiting in this worker for an isolate. */
+interface Waiting {
+  readonly dispatch: EndpointDispatch;
+  /** When it joined the queue (performance.now()), for what is left of its wait for an answer. */
+  readonly since: number;
+  readonly waitMs: number;
+  readonly resolve: (result: DispatchResult) => void;
+  /** Stops listening for its caller going away. */
+  forget: () => void;
+}
 
 /** Narrows a dispatch message; anything else is answered `lost`. */
 export function parseEndpointDispatch(payload: unknown): EndpointDispatch | undefined {
@@ -36,7 +55,11 @@ export function parseEndpointDispatch(payload: unknown): EndpointDispatch | unde
  * endpoint queue group while it has an endpoint isolate free, out of it (the
  * subscription drained) while they are all busy, so NATS hands calls to
  * workers that can start them now. A call that finds it full anyway takes a
- * free background isolate or is answered `busy`. The answer is sent as soon as
+ * free background isolate or is answered `busy`. A call this worker took
+ * itself that finds no isolate free here nor on another worker waits for one
+ * here (`runWhenFree`), within COMPUTE_ENDPOINT_QUEUE_* and round-robin across
+ * workspaces; each isolate that frees goes to the next waiting call before
+ * anything else can take it. The answer is sent as soon as
  * the function is done and its run recorded, and its outcome written right
  * after: a worker that dies between the two leaves the run to its lease (the
  * sweep fails it as WorkerLost), though its caller was answered.
@@ -51,6 +74,8 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
   private readonly perWorkspace = new Map<string, number>();
   private closing = false;
   private readonly running = new Set<Promise<void>>();
+  private readonly waiting: EndpointWaitQueue<Waiting>;
+  private waitingTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly nats: NatsConnectionHolder,
@@ -61,7 +86,21 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     @Inject(SANDBOX_ENGINE) private readonly backgroundEngine: SandboxEngine,
     private readonly suspensions: WorkspaceSuspensions,
     private readonly creators: WorkspaceCreators,
-  ) {}
+  ) {
+    this.waiting = new EndpointWaitQueue(
+      {
+        total: config.COMPUTE_ENDPOINT_QUEUE_MAX,
+        perWorkspace: config.COMPUTE_ENDPOINT_QUEUE_WORKSPACE_MAX,
+        waitMs: config.COMPUTE_ENDPOINT_QUEUE_WAIT_MS,
+      },
+      clock,
+    );
+  }
+
+  /** Endpoint calls waiting here for an isolate now. */
+  get waitingCalls(): number {
+    return this.waiting.size;
+  }
 
   /** Joins the queue group before the worker says it is ready (the subscription is flushed to the server). */
   async onApplicationBootstrap(): Promise<void> {
@@ -72,6 +111,8 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
+    // Calls still waiting never started: refused (503), as a call arriving now is.
+    for (let w = this.waiting.next(() => true); w; w = this.waiting.next(() => true)) this.refuse(w);
     await this.leave();
     await Promise.all(this.running);
   }
@@ -110,8 +151,70 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
    * `waitMs` is a timeout, as it is for a dispatch.
    */
   runHere(dispatch: EndpointDispatch, waitMs: number): Promise<DispatchResult> | undefined {
+    // Calls waiting here come first: an isolate free now goes to them before this one.
+    if (this.waiting.size > 0) this.serveWaiting();
     const slot = this.take(dispatch.workspaceSlug);
-    if (!slot) return undefined;
+    return slot ? this.runOn(dispatch, slot, waitMs) : undefined;
+  }
+
+  /**
+   * Runs a call this worker took itself as soon as one of its isolates frees
+   * (`runHere` when one is free now): it waits in the queue, its workspace's
+   * calls served round-robin with the others'. `unavailable`, with nothing
+   * run, past the queue's limits or its wait, when the worker stops, or when
+   * the caller goes away first.
+   */
+  runWhenFree(dispatch: EndpointDispatch, waitMs: number, caller?: EndpointCaller): Promise<DispatchResult> {
+    const now = this.runHere(dispatch, waitMs);
+    if (now || this.closing) return now ?? Promise.resolve({ kind: 'unavailable' });
+    return new Promise<DispatchResult>((resolve) => {
+      const entry: Waiting = { dispatch, since: performance.now(), waitMs, resolve, forget: noop };
+      const waiter = this.waiting.add(dispatch.workspaceSlug, entry);
+      if (!waiter) {
+        resolve({ kind: 'unavailable' });
+        return;
+      }
+      if (caller) {
+        entry.forget = caller.onGone(() => {
+          // Gone before it started: dropped, never run.
+          if (this.waiting.remove(waiter)) resolve({ kind: 'unavailable' });
+        });
+      }
+      this.watchWaiting();
+    });
+  }
+
+  /** Hands every isolate free now to the calls waiting for one, round-robin across workspaces. */
+  private serveWaiting(): void {
+    while (this.waiting.size > 0) {
+      let slot: Slot | undefined;
+      const waiter = this.waiting.next((workspace) => (slot = this.take(workspace)) !== undefined);
+      if (!waiter || !slot) return;
+      const { dispatch, since, waitMs, resolve, forget } = waiter.value;
+      forget();
+      void this.runOn(dispatch, slot, Math.max(1, waitMs - (performance.now() - since))).then(resolve);
+    }
+  }
+
+  /** While calls wait: refuses those whose wait is over, and looks for isolates freed without a word. */
+  private watchWaiting(): void {
+    if (this.waitingTimer || this.waiting.size === 0) return;
+    const next = this.waiting.nextDeadline() ?? Infinity;
+    const ms = Math.min(WAITING_POLL_MS, Math.max(0, next - this.clock.now().getTime()));
+    this.waitingTimer = setTimeout(() => {
+      this.waitingTimer = undefined;
+      for (const waiter of this.waiting.expired()) this.refuse(waiter);
+      this.serveWaiting();
+      this.watchWaiting();
+    }, ms);
+  }
+
+  private refuse(waiter: EndpointWaiter<Waiting>): void {
+    waiter.value.forget();
+    waiter.value.resolve({ kind: 'unavailable' });
+  }
+
+  private runOn(dispatch: EndpointDispatch, slot: Slot, waitMs: number): Promise<DispatchResult> {
     return new Promise<DispatchResult>((resolve) => {
       const timer = setTimeout(() => resolve({ kind: 'timeout' }), waitMs);
       this.start(dispatch, slot, (answer) => {
@@ -170,9 +273,10 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
       if (this.inFlight >= this.capacity) void this.leave();
       return {
         engine: this.endpointEngine,
-        // Frees the endpoint isolate's slot and rejoins the group before the answer goes out.
+        // Frees the endpoint isolate's slot: to the next waiting call, or back to the group before the answer goes out.
         release: once(() => {
           this.inFlight--;
+          if (this.waiting.size > 0) this.serveWaiting();
           this.join();
         }),
       };
@@ -180,7 +284,15 @@ export class EndpointServer implements OnApplicationBootstrap, OnApplicationShut
     // Held from now on: no background job or event run can take it before the call's run starts on it
     // (a call that found it free never waits behind one).
     const reservation = this.backgroundEngine.tryReserve();
-    return reservation ? { engine: reservation, release: once(() => reservation.release()) } : undefined;
+    return reservation
+      ? {
+          engine: reservation,
+          release: once(() => {
+            reservation.release();
+            if (this.waiting.size > 0) this.serveWaiting();
+          }),
+        }
+      : undefined;
   }
 
   /** Serves `dispatch` on `slot`; `answer` is called once: when the function is done, or `lost` if it cannot run. */
@@ -246,6 +358,8 @@ interface Slot {
   readonly engine: SandboxRunner;
   readonly release: () => void;
 }
+
+function noop(): void {}
 
 function reply(msg: Msg, answer: EndpointReply): void {
   respondJson(msg, answer);

@@ -2,10 +2,11 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { SandboxEngine } from '@strata/sandbox';
 import { ComputeMetrics } from '../metrics/compute-metrics.js';
 import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
+import { EndpointServer } from './endpoint-server.js';
 import { JobConsumer } from './job-consumer.js';
 import { ENDPOINT_SANDBOX_ENGINE, SANDBOX_ENGINE } from './sandbox-engine.provider.js';
 
-/** What a worker reports when its metrics are collected: its engines, the work queues, suspensions. */
+/** What a worker reports when its metrics are collected: its engines, the work queues, the endpoint calls waiting, suspensions. */
 @Injectable()
 export class WorkerMetrics implements OnApplicationBootstrap {
   constructor(
@@ -14,6 +15,7 @@ export class WorkerMetrics implements OnApplicationBootstrap {
     @Inject(ENDPOINT_SANDBOX_ENGINE) private readonly endpoint: SandboxEngine,
     private readonly suspensions: WorkspaceSuspensions,
     private readonly jobs: JobConsumer,
+    private readonly endpoints: EndpointServer,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -23,5 +25,6 @@ export class WorkerMetrics implements OnApplicationBootstrap {
     ]);
     this.metrics.observeSuspended(() => this.suspensions.suspendedCount());
     this.metrics.observePendingJobs(() => this.jobs.pendingJobs());
+    this.metrics.observeEndpointWaiting(() => this.endpoints.waitingCalls);
   }
 }
