@@ -139,7 +139,8 @@ export async function startServices(
     );
     await eventually(
       async () => ((await fetch(`${urls[app]}/readyz`).catch(() => undefined))?.ok ? true : undefined),
-      30_000,
+      // Two minutes: a machine shared with other builds and tests can take that long to load a service.
+      120_000,
     );
   };
   const stopApp = async (app: App) => {
@@ -203,7 +204,9 @@ async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
 }
 
 /** Creates the workspace `bench` as the administrator; answers a token scoped to it and the data API base. */
-export async function benchWorkspace(services: Services): Promise<{ token: string; base: string }> {
+export async function benchWorkspace(
+  services: Pick<Services, 'authUrl' | 'dataUrl' | 'adminEmail' | 'adminPassword'>,
+): Promise<{ token: string; base: string }> {
   const ws = 'bench';
   const login = { authUrl: services.authUrl, email: services.adminEmail, password: services.adminPassword };
   const first = await loginWithPassword(login);
