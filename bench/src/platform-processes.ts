@@ -73,7 +73,11 @@ function spawnPiped(name: string, args: readonly string[], env: NodeJS.ProcessEn
   return { node, sed };
 }
 
-export async function startPlatform(): Promise<Platform> {
+/**
+ * Starts the processes of scripts/services.list (all of them, or only those named) as
+ * start.sh starts them.
+ */
+export async function startPlatform(only?: readonly PlatformProcess[]): Promise<Platform> {
   const db = await createTestDatabase('strata_bench');
   const names = ['auth', 'data', 'webhooks', 'compute', 'worker', 'inbound', 'orchestration', 'gateway'] as const;
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const))) as Record<
@@ -123,7 +127,9 @@ export async function startPlatform(): Promise<Platform> {
 
   const commands = serviceCommandLines();
   const running = new Map<PlatformProcess, Running>();
-  for (const [name, args] of commands) running.set(name, spawnPiped(name, args, env));
+  for (const [name, args] of commands) {
+    if (!only || only.includes(name)) running.set(name, spawnPiped(name, args, env));
+  }
   const ready: Record<PlatformProcess, string> = {
     auth: `${url('auth')}/readyz`,
     data: `${url('data')}/readyz`,
