@@ -27,9 +27,13 @@ const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boole
 export type PlatformProcess =
   'auth' | 'data' | 'webhooks' | 'compute' | 'compute-worker' | 'inbound' | 'orchestration' | 'gateway';
 
-/** The node arguments of each process, read from scripts/services.list. */
+/**
+ * The node arguments of each process, read from scripts/services.list (or from the list
+ * `BENCH_SERVICES_LIST` names, to compare other flags).
+ */
 export function serviceCommandLines(): Map<PlatformProcess, string[]> {
-  const lines = readFileSync(join(root, 'scripts/services.list'), 'utf8').split('\n');
+  const list = process.env['BENCH_SERVICES_LIST'] ?? join(root, 'scripts/services.list');
+  const lines = readFileSync(list, 'utf8').split('\n');
   const out = new Map<PlatformProcess, string[]>();
   for (const line of lines) {
     if (!line.trim() || line.startsWith('#')) continue;

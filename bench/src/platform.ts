@@ -169,7 +169,7 @@ function cpuTable(runs: readonly Run[]): string[] {
   const order = (g: string) =>
     g === 'postgres backends' ? 1 : g === 'postgres' || g === 'nats-server' ? 2 : g === 'bench client' ? 3 : 0;
   groups.sort((a, b) => order(a) - order(b));
-  const cell = (r: Run, g: string) => (r.cpu.has(g) ? r.cpu.get(g)!.toFixed(2) : '-').padStart(14);
+  const cell = (r: Run, g: string) => (r.cpu.has(g) ? r.cpu.get(g)!.toFixed(2) : '-').padStart(17);
   const names: Record<string, string> = {
     postgres: 'postgres (whole machine)',
     'nats-server': 'nats-server (whole machine)',
@@ -181,14 +181,14 @@ function cpuTable(runs: readonly Run[]): string[] {
       .filter(([g]) => g !== 'postgres' && g !== 'bench client')
       .reduce((sum, [, ms]) => sum + ms, 0)
       .toFixed(2)
-      .padStart(14);
-  const idleCell = (r: Run, g: string) => (r.idle.has(g) ? r.idle.get(g)!.toFixed(1) : '-').padStart(14);
+      .padStart(17);
+  const idleCell = (r: Run, g: string) => (r.idle.has(g) ? r.idle.get(g)!.toFixed(1) : '-').padStart(17);
   // The creates' own cost: the idle cost over the window taken out.
   const net = (r: Run, g: string) => {
     const ms = r.cpu.get(g);
-    return (ms === undefined ? '-' : (ms - ((r.idle.get(g) ?? 0) * r.windowMs) / 1000 / TOTAL).toFixed(2)).padStart(14);
+    return (ms === undefined ? '-' : (ms - ((r.idle.get(g) ?? 0) * r.windowMs) / 1000 / TOTAL).toFixed(2)).padStart(17);
   };
-  const header = (title: string) => `  ${title.padEnd(NAME_WIDTH)}${runs.map((r) => r.label.padStart(14)).join('')}`;
+  const header = (title: string) => `  ${title.padEnd(NAME_WIDTH)}${runs.map((r) => r.label.padStart(17)).join('')}`;
   const row = (g: string, f: (r: Run, g: string) => string) =>
     `    ${(names[g] ?? g).padEnd(NAME_WIDTH - 2)}${runs.map((r) => f(r, g)).join('')}`;
   return [
@@ -280,7 +280,18 @@ async function phaseB(): Promise<{ runs: Run[]; reads: string[] }> {
   }
 }
 
+/** `BENCH_PLATFORM_PHASES=A,A2` runs only those phases (all three by default). */
+const PHASES = (process.env['BENCH_PLATFORM_PHASES'] ?? 'A,A2,B').split(',');
+
 async function main(): Promise<void> {
+  if (!PHASES.includes('B')) {
+    // A comparison of the data service alone: A (as bench/records) beside A2 (as npm start).
+    const a = PHASES.includes('A') ? (await phaseA()).run : undefined;
+    const a2 = PHASES.includes('A2') ? await phaseA2() : undefined;
+    const runs = [a, a2].filter((r): r is Run => r !== undefined);
+    process.stdout.write([...runs.map(line), ...cpuTable(runs), ''].join('\n'));
+    return;
+  }
   const a = await phaseA();
   // Phase A's figures as soon as they exist: phase B takes minutes to start on a loaded machine.
   process.stdout.write(`${line({ ...a.run, label: 'A data service alone, direct' })} (phase A done)\n`);
