@@ -531,7 +531,7 @@ describe('collections', () => {
 });
 
 describe('per-collection indexes', () => {
-  it('builds indexes for unique, indexed and search properties after a change, and drops them when it goes', async () => {
+  it('builds indexes for unique, indexed and search properties and statistics for every scalar one after a change, and drops them when it goes', async () => {
     const created = await post('/structures', {
       name: 'Indexed',
       defaultSearchField: 'title',
@@ -556,16 +556,26 @@ describe('per-collection indexes', () => {
           [prefix],
         )
       ).rows.map((r) => r.name.slice(prefix.length).replace(/_[0-9a-f]{8}$/, ''));
+    // Planner statistics, one per scalar property (apps/data/test/property-indexes.int-spec.ts checks their figures).
+    const statistics = async () =>
+      (
+        await client.query<{ name: string }>(
+          `SELECT stxname AS name FROM pg_statistic_ext WHERE left(stxname, length($1)) = $1`,
+          [prefix],
+        )
+      ).rows.map((r) => r.name.slice(prefix.length).replace(/_[0-9a-f]{8}$/, ''));
     try {
       // Two key indexes (code, price), full text and trigram on title.
       await eventually(async () => {
         expect((await indexes()).sort()).toEqual(['fts', 'k', 'k', 'trgm']);
+        expect(await statistics()).toEqual(['s', 's', 's', 's']);
         return true;
       });
       const removed = await call('DELETE', `${base()}/structures/${created.body.id}`, { token });
       expect(removed.status).toBe(200);
       await eventually(async () => {
         expect(await indexes()).toEqual([]);
+        expect(await statistics()).toEqual([]);
         return true;
       });
     } finally {

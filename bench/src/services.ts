@@ -40,6 +40,8 @@ export interface Services {
 }
 
 const APPS = ['auth', 'data', 'webhooks'] as const;
+/** How long a service may take to answer /readyz (`BENCH_START_TIMEOUT_MS`; longer on a loaded machine). */
+const START_TIMEOUT_MS = Number(process.env['BENCH_START_TIMEOUT_MS'] ?? 30_000);
 /** Extra Node flags for the service processes, for example `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 
@@ -139,8 +141,7 @@ export async function startServices(
     );
     await eventually(
       async () => ((await fetch(`${urls[app]}/readyz`).catch(() => undefined))?.ok ? true : undefined),
-      // Two minutes: a machine shared with other builds and tests can take that long to load a service.
-      120_000,
+      START_TIMEOUT_MS,
     );
   };
   const stopApp = async (app: App) => {

@@ -71,8 +71,15 @@ export function compileAggregate(q: AggregateQuery): ScopedStatement & { columns
   if (q.where) conditions.push(compileWhere(q.where, params));
   if (q.text) conditions.push(textCondition(q.text, params));
   const columns = outputs.map((_, i) => `c${i}`);
-  let sql = `SELECT ${outputs.map((o, i) => `${o} AS ${columns[i]}`).join(', ')}
-    FROM data.records r JOIN data.collections c ON c.id = r.collection_id WHERE ${conditions.join(' AND ')}`;
+  const select = outputs.map((o, i) => `${o} AS ${columns[i]}`).join(', ');
+  const where = conditions.join(' AND ');
+  // The collection row is joined only when the query names `recordSlug` (c.record_slug): joined
+  // below the aggregate, its columns widen every row that is hashed or sorted for nothing.
+  const from = /\bc\.record_slug\b/.test(`${select} ${where}`)
+    ? 'data.records r JOIN data.collections c ON c.id = r.collection_id'
+    : 'data.records r';
+  let sql = `SELECT ${select}
+    FROM ${from} WHERE ${where}`;
   if (q.groups.length) sql += ` GROUP BY ${q.groups.map((_, i) => i + 1).join(', ')}`;
   const order = q.order.length ? q.order : q.groups.map((_, i) => ({ position: i + 1, direction: 'asc' as const }));
   if (order.length) sql += ` ORDER BY ${order.map((o) => `${o.position} ${o.direction.toUpperCase()}`).join(', ')}`;

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { PropertyDefinition } from '@strata/contracts';
-import { desiredIndexes, indexPrefix } from './property-indexes.js';
+import { desiredIndexes, desiredStatistics, indexPrefix } from './property-indexes.js';
 
 interface CollectionIndexRow {
   id: string;
@@ -19,6 +19,10 @@ interface CollectionIndexRow {
  * per-collection advisory lock across replicas. A build cut off by a crash
  * leaves an invalid index: every boot reconciles all collections, dropping
  * invalid and unwanted indexes and building missing ones, so nothing is lost.
+ * The collection's planner statistics (extended statistics on its properties'
+ * expressions, same name prefix) are kept in step the same way; after creating
+ * one, the indexer ANALYZEs the records table so that the planner has figures
+ * at once (ANALYZE samples the table: seconds, not a scan of every row).
  */
 @Injectable()
 export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -39,7 +43,7 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
 
   /** Brings one collection's indexes in step, after the current work (the caller does not wait). */
   schedule(collectionId: string): void {
-    this.enqueue(() => this.reconcile(collectionId));
+    this.enqueue(async () => void (await this.reconcile(collectionId)));
   }
 
   private enqueue(work: () => Promise<void>): void {
@@ -57,19 +61,31 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
       `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'data' AND c.relkind = 'i' AND c.relname LIKE 'rx\\_%'`,
     );
+    const statistics = await this.db.query<{ name: string }[]>(
+      `SELECT s.stxname AS name FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace
+       WHERE n.nspname = 'data' AND s.stxname LIKE 'rx\\_%'`,
+    );
     const ids = new Set(live.map((r) => r.id));
-    // Collections deleted while an index of theirs remained: the id is in the index name.
-    for (const { name } of indexed) {
+    // Collections deleted while an index or statistics of theirs remained: the id is in the name.
+    for (const { name } of [...indexed, ...statistics]) {
       const hex = /^rx_([0-9a-f]{32})_/.exec(name)?.[1];
       if (hex) ids.add(hex.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'));
     }
+    // One ANALYZE after the pass, not one per collection (the first boot after an upgrade
+    // creates the statistics of every collection).
+    let created = 0;
     for (const id of ids) {
-      if (this.stopping) return;
-      await this.reconcile(id);
+      if (this.stopping) break;
+      created += await this.reconcile(id, false);
     }
+    if (created) await this.db.query('ANALYZE data.records');
   }
 
-  async reconcile(collectionId: string): Promise<void> {
+  /**
+   * Brings one collection's indexes and statistics in step; answers how many statistics objects
+   * it created (ANALYZEd at once unless `analyze` is false).
+   */
+  async reconcile(collectionId: string, analyze = true): Promise<number> {
     const runner = this.db.createQueryRunner();
     await runner.connect();
     const lock = `data-indexes:${collectionId}`;
@@ -80,10 +96,10 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
         [collectionId],
       )) as CollectionIndexRow[];
       const row = rows[0];
-      const wanted =
-        row && !row.deleted_at
-          ? desiredIndexes({ id: row.id, properties: row.properties, defaultSearchField: row.default_search_field })
-          : [];
+      const live = row && !row.deleted_at;
+      const wanted = live
+        ? desiredIndexes({ id: row.id, properties: row.properties, defaultSearchField: row.default_search_field })
+        : [];
       const existing = await this.existing(runner, collectionId);
       const keep = new Set(wanted.map((w) => w.name));
       for (const index of existing) {
@@ -97,10 +113,42 @@ export class PropertyIndexer implements OnApplicationBootstrap, OnApplicationShu
         await runner.query(spec.create);
         this.logger.log({ msg: 'built records index', index: spec.name, collection: collectionId });
       }
+      return await this.reconcileStatistics(runner, collectionId, live ? desiredStatistics(row) : [], analyze);
     } finally {
       await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]).catch(() => undefined);
       await runner.release();
     }
+  }
+
+  /** Drops the statistics the collection no longer wants, creates the missing ones and (if `analyze`) ANALYZEs. */
+  private async reconcileStatistics(
+    runner: QueryRunner,
+    collectionId: string,
+    wanted: { name: string; create: string }[],
+    analyze: boolean,
+  ): Promise<number> {
+    const prefix = indexPrefix(collectionId);
+    const existing = (
+      (await runner.query(
+        `SELECT s.stxname AS name FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace
+         WHERE n.nspname = 'data' AND left(s.stxname, length($1)) = $1`,
+        [prefix],
+      )) as { name: string }[]
+    ).map((r) => r.name);
+    const keep = new Set(wanted.map((w) => w.name));
+    for (const name of existing) {
+      if (keep.has(name)) continue;
+      await runner.query(`DROP STATISTICS IF EXISTS data.${name}`);
+      this.logger.log({ msg: 'dropped records statistics', statistics: name });
+    }
+    const have = new Set(existing);
+    const missing = wanted.filter((w) => !have.has(w.name));
+    for (const spec of missing) await runner.query(spec.create);
+    if (missing.length) {
+      if (analyze) await runner.query('ANALYZE data.records');
+      this.logger.log({ msg: 'built records statistics', count: missing.length, collection: collectionId });
+    }
+    return missing.length;
   }
 
   private async existing(runner: QueryRunner, collectionId: string): Promise<{ name: string; valid: boolean }[]> {
