@@ -9,6 +9,8 @@ cd "$ROOT"
 node --enable-source-maps bench/dist/records.js
 node --enable-source-maps bench/dist/queries.js
 node --enable-source-maps bench/dist/gateway.js
+# The whole platform as `npm start` runs it, beside the data service alone (issue 37).
+node --enable-source-maps --no-node-snapshot bench/dist/platform.js
 node --enable-source-maps bench/dist/migrations.js
 node --enable-source-maps bench/dist/webhooks.js
 node --enable-source-maps --no-node-snapshot bench/dist/compute.js

@@ -54,25 +54,39 @@ stop() {
 }
 trap stop INT TERM
 
-run auth node --enable-source-maps apps/auth/dist/main.js
-run data node --enable-source-maps apps/data/dist/main.js
-run webhooks node --enable-source-maps apps/webhooks/dist/main.js
-run compute node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js
+# The command lines (node flags, entry file) are in scripts/services.list, which the platform
+# benchmark (bench/src/platform-processes.ts) reads too: what it measures is what runs here.
+node_args() { # name → the node arguments of that process in scripts/services.list
+  awk -v name="$1" '$1 == name { $1 = ""; sub(/^ +/, ""); print; found = 1 } END { exit !found }' scripts/services.list
+}
+# shellcheck disable=SC2046
+run auth node $(node_args auth)
+# shellcheck disable=SC2046
+run data node $(node_args data)
+# shellcheck disable=SC2046
+run webhooks node $(node_args webhooks)
+# shellcheck disable=SC2046
+run compute node $(node_args compute)
 # Sandbox workers are processes of their own (COMPUTE_WORKERS of them, default 1), restarted
 # when one ends (a lost isolate costs only one of a worker's sandbox processes: docs/sandbox.md). The
 # first serves the gateway's endpoint calls on 8087; the others take any free port and the
 # calls the first hands them over NATS when its isolates are busy.
+worker_args=$(node_args compute-worker)
 for i in $(seq 1 "${COMPUTE_WORKERS:-1}"); do
   port=$([ "$i" = 1 ] && echo "${COMPUTE_WORKER_PORT:-8087}" || echo 0)
-  run "compute-worker-$i" env COMPUTE_WORKER_PORT="$port" bash -c 'trap "kill \$pid 2>/dev/null; wait \$pid; exit 0" TERM INT
+  run "compute-worker-$i" env COMPUTE_WORKER_PORT="$port" WORKER_ARGS="$worker_args" bash -c 'trap "kill \$pid 2>/dev/null; wait \$pid; exit 0" TERM INT
   while true; do
-    node --enable-source-maps --no-node-snapshot apps/compute/dist/main.js worker & pid=$!
+    # shellcheck disable=SC2086
+    node $WORKER_ARGS & pid=$!
     wait $pid; echo "worker exited ($?); starting a new one"; sleep 1
   done'
 done
-run inbound node --enable-source-maps apps/inbound/dist/main.js
-run orchestration node --enable-source-maps apps/orchestration/dist/main.js
-run gateway node --enable-source-maps apps/gateway/dist/main.js
+# shellcheck disable=SC2046
+run inbound node $(node_args inbound)
+# shellcheck disable=SC2046
+run orchestration node $(node_args orchestration)
+# shellcheck disable=SC2046
+run gateway node $(node_args gateway)
 
 # Every service's readiness (the gateway's /healthz answers before the services behind it are ready).
 READY_URLS="auth=http://127.0.0.1:8081/readyz data=http://127.0.0.1:8082/readyz compute=http://127.0.0.1:8083/readyz

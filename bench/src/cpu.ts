@@ -27,15 +27,23 @@ function cpuMsOf(pid: number): { comm: string; ms: number } | undefined {
 }
 
 /**
- * Reads /proc: the named processes by pid, plus every `postgres` and
- * `nats-server` process of the machine. Empty where /proc does not exist.
+ * Reads /proc: the named processes by pid (a list of pids is one group, their sum), plus
+ * every `postgres` and `nats-server` process of the machine. With `postgresDatabase`, also
+ * the group `postgres backends`: the backends connected to that database (their command
+ * line names it), which other sessions on a shared machine do not move. Empty where /proc
+ * does not exist.
  */
-export function sampleCpu(named: Record<string, number | undefined>): CpuSample {
+export function sampleCpu(
+  named: Record<string, number | readonly number[] | undefined>,
+  options: { readonly postgresDatabase?: string } = {},
+): CpuSample {
   const out = new Map<string, number>();
   const add = (group: string, ms: number) => out.set(group, (out.get(group) ?? 0) + ms);
-  for (const [name, pid] of Object.entries(named)) {
-    const cpu = pid === undefined ? undefined : cpuMsOf(pid);
-    if (cpu) add(name, cpu.ms);
+  for (const [name, pids] of Object.entries(named)) {
+    for (const pid of typeof pids === 'number' ? [pids] : (pids ?? [])) {
+      const cpu = cpuMsOf(pid);
+      if (cpu) add(name, cpu.ms);
+    }
   }
   let pids: string[];
   try {
@@ -43,11 +51,24 @@ export function sampleCpu(named: Record<string, number | undefined>): CpuSample 
   } catch {
     return out;
   }
+  const database = options.postgresDatabase;
   for (const p of pids) {
     const cpu = cpuMsOf(Number(p));
     if (cpu?.comm === 'postgres' || cpu?.comm === 'nats-server') add(cpu.comm, cpu.ms);
+    if (database && cpu?.comm === 'postgres' && backendDatabase(Number(p)) === database)
+      add('postgres backends', cpu.ms);
   }
   return out;
+}
+
+/** The database a PostgreSQL backend serves (`postgres: [<cluster>: ]<user> <database> <client> <state>`). */
+function backendDatabase(pid: number): string | undefined {
+  try {
+    const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    return /^postgres: (?:\S+: )?\S+ (\S+) /.exec(title)?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 /** CPU milliseconds per operation between two samples, one `group x.xx` entry per group. */

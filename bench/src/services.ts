@@ -208,7 +208,9 @@ async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
 }
 
 /** Creates the workspace `bench` as the administrator; answers a token scoped to it and the data API base. */
-export async function benchWorkspace(services: Services): Promise<{ token: string; base: string }> {
+export async function benchWorkspace(
+  services: Pick<Services, 'authUrl' | 'dataUrl' | 'adminEmail' | 'adminPassword'>,
+): Promise<{ token: string; base: string }> {
   const ws = 'bench';
   const login = { authUrl: services.authUrl, email: services.adminEmail, password: services.adminPassword };
   const first = await loginWithPassword(login);
