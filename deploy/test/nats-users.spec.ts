@@ -22,7 +22,7 @@ import { startNatsServer, type NatsServer } from './nats-server.js';
  */
 
 /** The apps that connect to NATS, each with a user of its own. */
-const APPS = ['auth', 'data', 'webhooks', 'compute', 'compute-worker', 'inbound', 'orchestration'] as const;
+const APPS = ['auth', 'data', 'webhooks', 'compute', 'compute-worker', 'inbound', 'orchestration', 'storage'] as const;
 type App = (typeof APPS)[number];
 
 const prefix = testNatsPrefix();
