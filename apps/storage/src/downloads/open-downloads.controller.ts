@@ -11,6 +11,8 @@ import { sendFile } from './send-file.js';
 import { linkValid } from './signed-links.js';
 
 const REFUSED = 'This link is invalid or has expired.';
+/** A workspace slug, as the routing table takes it. */
+const WORKSPACE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /**
  * Downloads without a credential: signed links (checked against the bucket's link
@@ -40,6 +42,7 @@ export class OpenDownloadsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
+    if (!WORKSPACE.test(workspace)) throw new StrataException(ErrorCode.PERMISSION_DENIED, REFUSED);
     // The workspace a signed link names: trusted only once its signature checks out below.
     const scope = issueWorkspaceScope(workspace);
     const at = /^\d{1,12}$/.test(expires ?? '') ? Number(expires) : undefined;
@@ -69,6 +72,7 @@ export class OpenDownloadsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
+    if (!WORKSPACE.test(workspace)) throw StrataException.notFound('File not found.');
     // A public file's workspace: only files marked public are served through it.
     const scope = issueWorkspaceScope(workspace);
     const file = await this.files.require(scope, id);

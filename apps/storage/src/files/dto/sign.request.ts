@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 import { IsOptional } from '@strata/platform';
 import { MAX_LINK_SECONDS } from '../../downloads/signed-links.js';
 
@@ -16,5 +16,6 @@ export class SignRequest {
     description: 'true: the link downloads (Content-Disposition attachment) even for types shown inline',
   })
   @IsOptional()
+  @IsBoolean({ message: 'download must be true or false' })
   download?: boolean;
 }
