@@ -15,6 +15,7 @@ const DATA_ACCESS = {
   'apps/webhooks/src/app.module.ts': 'module wiring: the data source',
   'apps/compute/src/app.module.ts': 'module wiring: the data source',
   'apps/inbound/src/app.module.ts': 'module wiring: the data source',
+  'apps/storage/src/app.module.ts': 'module wiring: the data source',
   'apps/orchestration/src/app.module.ts': 'module wiring: the data source',
   'apps/compute/src/worker/worker.module.ts': 'module wiring: the data source of a sandbox worker',
   'apps/compute/src/compute-data-source.ts': 'the data source options of the API, the workers and the migrations',
@@ -53,6 +54,8 @@ const ISSUERS = {
   'apps/inbound/src/arrivals/arrivals.service.ts':
     "an http-trigger arrival's URL workspace: it finds the trigger, whose signature check then decides",
   'apps/inbound/src/dispatch/inbound-sweeps.ts': 'the workspace of an arrival row the sweep read',
+  'apps/storage/src/downloads/open-downloads.controller.ts':
+    'the workspace a signed link names (its signature is checked against that workspace) or a public file is in',
   'apps/orchestration/src/events/orchestration-event-consumer.ts':
     'the workspace of a record event taken from our own stream',
   'apps/orchestration/src/schedules/orchestration-scheduler.ts': 'the workspace of a due row the scheduler claimed',

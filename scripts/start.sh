@@ -18,6 +18,7 @@ node apps/webhooks/dist/main.js migrate
 node apps/compute/dist/main.js migrate
 node apps/inbound/dist/main.js migrate
 node apps/orchestration/dist/main.js migrate
+node apps/storage/dist/main.js migrate
 # The steps a migration marked due that need the key ring (re-sealing stored values), before
 # any service starts: docs/runbooks.md, "Upgrade steps".
 echo "[start] running due upgrade steps"
@@ -84,6 +85,8 @@ done
 # shellcheck disable=SC2046
 run inbound node $(node_args inbound)
 # shellcheck disable=SC2046
+run storage node $(node_args storage)
+# shellcheck disable=SC2046
 run orchestration node $(node_args orchestration)
 # shellcheck disable=SC2046
 run gateway node $(node_args gateway)
@@ -91,7 +94,7 @@ run gateway node $(node_args gateway)
 # Every service's readiness (the gateway's /healthz answers before the services behind it are ready).
 READY_URLS="auth=http://127.0.0.1:8081/readyz data=http://127.0.0.1:8082/readyz compute=http://127.0.0.1:8083/readyz
   webhooks=http://127.0.0.1:8085/readyz inbound=http://127.0.0.1:8086/readyz orchestration=http://127.0.0.1:8084/readyz
-  worker=http://127.0.0.1:${COMPUTE_WORKER_PORT:-8087}/readyz gateway=http://127.0.0.1:8080/healthz"
+  worker=http://127.0.0.1:${COMPUTE_WORKER_PORT:-8087}/readyz storage=http://127.0.0.1:8088/readyz gateway=http://127.0.0.1:8080/healthz"
 not_ready() {
   local missing=""
   for entry in $READY_URLS; do

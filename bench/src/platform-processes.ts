@@ -7,7 +7,8 @@
  * run's own and free ports. Rate limits are lifted: they would cap a benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AuthConfig, migrateAuth } from '@strata/auth';
@@ -16,6 +17,7 @@ import { DataConfig, migrateData } from '@strata/data';
 import { WebhooksConfig, migrateWebhooks } from '@strata/webhooks';
 import { InboundConfig, migrateInbound } from '@strata/inbound';
 import { OrchestrationConfig, migrateOrchestration } from '@strata/orchestration';
+import { StorageConfig, migrateStorage } from '@strata/storage';
 import { loadConfig } from '@strata/platform';
 import { createTestDatabase, eventually, freePort, testNatsPrefix } from '@strata/testing';
 import { childrenOf } from './cpu.js';
@@ -25,7 +27,15 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 
 export type PlatformProcess =
-  'auth' | 'data' | 'webhooks' | 'compute' | 'compute-worker' | 'inbound' | 'orchestration' | 'gateway';
+  | 'auth'
+  | 'data'
+  | 'webhooks'
+  | 'compute'
+  | 'compute-worker'
+  | 'inbound'
+  | 'storage'
+  | 'orchestration'
+  | 'gateway';
 
 /**
  * The node arguments of each process, read from scripts/services.list (or from the list
@@ -83,12 +93,13 @@ function spawnPiped(name: string, args: readonly string[], env: NodeJS.ProcessEn
  */
 export async function startPlatform(only?: readonly PlatformProcess[]): Promise<Platform> {
   const db = await createTestDatabase('strata_bench');
-  const names = ['auth', 'data', 'webhooks', 'compute', 'worker', 'inbound', 'orchestration', 'gateway'] as const;
+  const names = ['auth', 'data', 'webhooks', 'compute', 'worker', 'inbound', 'storage', 'orchestration', 'gateway'] as const;
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const))) as Record<
     (typeof names)[number],
     number
   >;
   const url = (n: (typeof names)[number]) => `http://127.0.0.1:${ports[n]}`;
+  const storageDir = mkdtempSync(join(tmpdir(), 'strata-bench-storage-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     // scripts/start.sh: `export STRATA_ENV="${STRATA_ENV:-development}"`; no LOG_LEVEL (the default, `log`).
@@ -102,6 +113,8 @@ export async function startPlatform(only?: readonly PlatformProcess[]): Promise<
     COMPUTE_PORT: String(ports.compute),
     COMPUTE_WORKER_PORT: String(ports.worker),
     INBOUND_PORT: String(ports.inbound),
+    STORAGE_PORT: String(ports.storage),
+    STORAGE_LOCAL_DIR: storageDir,
     ORCHESTRATION_PORT: String(ports.orchestration),
     GATEWAY_PORT: String(ports.gateway),
     AUTH_SERVICE_URL: url('auth'),
@@ -111,6 +124,7 @@ export async function startPlatform(only?: readonly PlatformProcess[]): Promise<
     ORCHESTRATION_SERVICE_URL: url('orchestration'),
     WEBHOOKS_SERVICE_URL: url('webhooks'),
     INBOUND_SERVICE_URL: url('inbound'),
+    STORAGE_SERVICE_URL: url('storage'),
     AUTH_ISSUER: `${url('auth')}/oidc`,
     AUTH_INTERNAL_URL: url('auth'),
     STRATA_ADMIN_EMAIL: 'bench@example.test',
@@ -128,6 +142,7 @@ export async function startPlatform(only?: readonly PlatformProcess[]): Promise<
   await migrateCompute(loadConfig(ComputeConfig, plain));
   await migrateInbound(loadConfig(InboundConfig, plain));
   await migrateOrchestration(loadConfig(OrchestrationConfig, plain));
+  await migrateStorage(loadConfig(StorageConfig, plain));
 
   const commands = serviceCommandLines();
   const running = new Map<PlatformProcess, Running>();
@@ -141,6 +156,7 @@ export async function startPlatform(only?: readonly PlatformProcess[]): Promise<
     compute: `${url('compute')}/readyz`,
     'compute-worker': `${url('worker')}/readyz`,
     inbound: `${url('inbound')}/readyz`,
+    storage: `${url('storage')}/readyz`,
     orchestration: `${url('orchestration')}/readyz`,
     gateway: `${url('gateway')}/healthz`,
   };
@@ -156,6 +172,7 @@ export async function startPlatform(only?: readonly PlatformProcess[]): Promise<
       ),
     );
     await db.drop();
+    rmSync(storageDir, { recursive: true, force: true });
   };
   try {
     // Five minutes: on a loaded 2-core machine eight Nest processes starting at once take a while.

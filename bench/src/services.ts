@@ -8,6 +8,7 @@ import { DataConfig, migrateData } from '@strata/data';
 import { WebhooksConfig, migrateWebhooks } from '@strata/webhooks';
 import { InboundConfig, migrateInbound } from '@strata/inbound';
 import { OrchestrationConfig, migrateOrchestration } from '@strata/orchestration';
+import { StorageConfig, migrateStorage } from '@strata/storage';
 import { loadConfig } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
 import { call } from '@strata/testkit';
@@ -25,6 +26,8 @@ export interface Services {
   readonly inboundUrl: string;
   /** The orchestration service (started only when `orchestration` is among the apps). */
   readonly orchestrationUrl: string;
+  /** The storage service (started only when `storage` is among the apps). */
+  readonly storageUrl: string;
   readonly databaseUrl: string;
   /** The run's NATS subject prefix (streams and subjects of these services). */
   readonly natsPrefix: string;
@@ -58,7 +61,7 @@ function logTo(app: string): 'ignore' | number {
  * A service process: the three HTTP services by default; `compute` (the compute API) and
  * `worker` (a sandbox worker, `apps/compute/dist/main.js worker`, no HTTP) when named.
  */
-export type App = (typeof APPS)[number] | 'compute' | 'worker' | 'worker2' | 'inbound' | 'orchestration';
+export type App = (typeof APPS)[number] | 'compute' | 'worker' | 'worker2' | 'inbound' | 'orchestration' | 'storage';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -74,7 +77,8 @@ export async function startServices(
   apps: readonly App[] = APPS,
 ): Promise<Services> {
   const db = await createTestDatabase('strata_bench');
-  const [authPort, dataPort, webhooksPort, computePort, inboundPort, orchestrationPort, workerPort] = [
+  const [authPort, dataPort, webhooksPort, computePort, inboundPort, orchestrationPort, workerPort, storagePort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -95,6 +99,7 @@ export async function startServices(
     COMPUTE_WORKER_PORT: String(workerPort),
     INBOUND_PORT: String(inboundPort),
     ORCHESTRATION_PORT: String(orchestrationPort),
+    STORAGE_PORT: String(storagePort),
     DATA_SERVICE_URL: `http://127.0.0.1:${dataPort}`,
     AUTH_ISSUER: `${authUrl}/oidc`,
     AUTH_INTERNAL_URL: authUrl,
@@ -113,6 +118,7 @@ export async function startServices(
     await migrateCompute(loadConfig(ComputeConfig, env));
   if (apps.includes('inbound')) await migrateInbound(loadConfig(InboundConfig, env));
   if (apps.includes('orchestration')) await migrateOrchestration(loadConfig(OrchestrationConfig, env));
+  if (apps.includes('storage')) await migrateStorage(loadConfig(StorageConfig, env));
   const urls: Record<Exclude<App, 'worker' | 'worker2'>, string> = {
     auth: authUrl,
     data: `http://127.0.0.1:${dataPort}`,
@@ -120,6 +126,7 @@ export async function startServices(
     compute: `http://127.0.0.1:${computePort}`,
     inbound: `http://127.0.0.1:${inboundPort}`,
     orchestration: `http://127.0.0.1:${orchestrationPort}`,
+    storage: `http://127.0.0.1:${storagePort}`,
   };
   const children = new Map<App, ChildProcess>();
   const startApp = async (app: App) => {
@@ -162,6 +169,7 @@ export async function startServices(
     workerUrl: `http://127.0.0.1:${workerPort}`,
     inboundUrl: urls.inbound,
     orchestrationUrl: urls.orchestration,
+    storageUrl: urls.storage,
     databaseUrl: db.url,
     natsPrefix: env['NATS_PREFIX']!,
     adminEmail: env['STRATA_ADMIN_EMAIL']!,

@@ -242,7 +242,7 @@ describe('the Helm chart', () => {
     const job = find(objects, 'Job', 'strata-migrate');
     const start = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8');
     const order = [...start.matchAll(/node apps\/([a-z-]+)\/dist\/main\.js migrate/g)].map((m) => m[1]);
-    expect(order).toHaveLength(6);
+    expect(order).toHaveLength(7);
     const init = job.spec.template.spec.initContainers;
     expect(init.map((c: { name: string }) => c.name)).toEqual(order.map((app) => `migrate-${app}`));
     for (const c of init) expect(c.args).toEqual(['dist/main.js', 'migrate']);
@@ -290,7 +290,9 @@ describe('the Helm chart', () => {
     const job = find(objects, 'Job', 'strata-upgrade');
     const start = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8');
     const order = [...start.matchAll(/node apps\/([a-z-]+)\/dist\/main\.js upgrade/g)].map((m) => m[1]);
-    expect(order).toEqual([...start.matchAll(/node apps\/([a-z-]+)\/dist\/main\.js migrate/g)].map((m) => m[1]));
+    // Every schema's, but storage's: it has no upgrade step yet (docs/storage.md).
+    const migrated = [...start.matchAll(/node apps\/([a-z-]+)\/dist\/main\.js migrate/g)].map((m) => m[1]);
+    expect(order).toEqual(migrated.filter((app) => app !== 'storage'));
     // npm start runs them after every migration, before any service starts.
     expect(start.indexOf('main.js upgrade')).toBeGreaterThan(start.lastIndexOf('main.js migrate'));
     expect(start.indexOf('main.js upgrade')).toBeLessThan(start.indexOf('run auth'));

@@ -16,7 +16,7 @@ import { CREDENTIALS, ROOT, containerEnv, find, render } from './chart.js';
  * monorepo's node_modules had, a setting the chart forgets or a credential the services would
  * refuse fails here rather than in a cluster.
  */
-const APPS = ['auth', 'data', 'webhooks', 'compute', 'inbound', 'orchestration', 'gateway'] as const;
+const APPS = ['auth', 'data', 'webhooks', 'compute', 'inbound', 'orchestration', 'storage', 'gateway'] as const;
 type Process = (typeof APPS)[number] | 'compute-worker';
 
 let out: string;
@@ -100,6 +100,8 @@ describe("the images' contents, run as the chart runs them", () => {
         // Eight processes on one machine would want one port: no metrics here (the e2e tests cover them).
         METRICS_PORT: '',
         LOG_LEVEL: 'warn',
+        // The storage pod's volume: a directory of this run.
+        ...(env['STORAGE_LOCAL_DIR'] ? { STORAGE_LOCAL_DIR: join(out, 'storage-files') } : {}),
       };
     };
 

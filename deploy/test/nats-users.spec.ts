@@ -22,7 +22,7 @@ import { startNatsServer, type NatsServer } from './nats-server.js';
  */
 
 /** The apps that connect to NATS, each with a user of its own. */
-const APPS = ['auth', 'data', 'webhooks', 'compute', 'compute-worker', 'inbound', 'orchestration'] as const;
+const APPS = ['auth', 'data', 'webhooks', 'compute', 'compute-worker', 'inbound', 'orchestration', 'storage'] as const;
 type App = (typeof APPS)[number];
 
 const prefix = testNatsPrefix();
@@ -128,7 +128,7 @@ describe("the chart's NATS users (nats.auth.mode password)", () => {
     expect(authConf).toContain('password: $NATS_PASSWORD_COMPUTE_WORKER');
   });
 
-  it('lets every service do its work: records, events, webhooks, runs, endpoints, arrivals, orchestrations', async () => {
+  it('lets every service do its work: records, events, webhooks, runs, endpoints, arrivals, orchestrations, files', async () => {
     const token = await adminWorkspaceToken(stack, ws);
     const base = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
     const api = async (method: string, path: string, body?: unknown, expected = [200, 201]) => {
@@ -241,6 +241,20 @@ describe("the chart's NATS users (nats.auth.mode password)", () => {
       );
     expect((await suspensions()).stdout).toBe('');
     expect((await suspensions('lift', ws)).stdout).toBe(`strata-compute: ${ws} has no lost isolates on record\n`);
+
+    // A file stored and read back: the storage service counts both in the shared rate-limit bucket.
+    const storage = `${stack.baseUrl}/storage/workspace/${ws}/api/v1`;
+    const form = new FormData();
+    form.append('file', new Blob(['hello']), 'hello.txt');
+    const uploaded = await fetch(`${storage}/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const { id } = (await uploaded.json()) as { id: string };
+    const read = await fetch(`${storage}/files/${id}?alt=media`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await read.text()).toBe('hello');
 
     // Every service worked within its permissions: the server refused nothing.
     expect(violations(server)).toEqual([]);

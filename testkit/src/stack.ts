@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -9,6 +11,7 @@ import { DataConfig, createDataApp, migrateData } from '@strata/data';
 import { GatewayConfig, createGateway, listen } from '@strata/gateway';
 import { InboundConfig, createInboundApp, migrateInbound } from '@strata/inbound';
 import { OrchestrationConfig, createOrchestrationApp, migrateOrchestration } from '@strata/orchestration';
+import { StorageConfig, createStorageApp, migrateStorage } from '@strata/storage';
 import { WebhooksConfig, createWebhooksApp, migrateWebhooks } from '@strata/webhooks';
 import { loadConfig, type Clock } from '@strata/platform';
 import { loginWithPassword } from '@strata/sdk';
@@ -30,6 +33,7 @@ export interface StackOptions {
     readonly compute?: Clock;
     readonly inbound?: Clock;
     readonly orchestration?: Clock;
+    readonly storage?: Clock;
   };
   /** Sandbox worker processes to start (default 0: only tests that run functions need them; see `startWorker`). */
   readonly workers?: number;
@@ -42,7 +46,7 @@ export interface StackOptions {
 
 /** The processes of a stack, as `StackOptions.env` names them. */
 export type StackService =
-  'auth' | 'data' | 'webhooks' | 'compute' | 'compute-worker' | 'inbound' | 'orchestration' | 'gateway';
+  'auth' | 'data' | 'webhooks' | 'compute' | 'compute-worker' | 'inbound' | 'orchestration' | 'storage' | 'gateway';
 
 /** A sandbox worker: a child process running `apps/compute/dist/main.js worker` (the build must be current). */
 export interface WorkerProcess {
@@ -101,6 +105,10 @@ export interface Stack {
   readonly workerUrl: string;
   /** The inbound service itself, not through the gateway. */
   readonly inboundUrl: string;
+  /** The storage service itself, not through the gateway. */
+  readonly storageUrl: string;
+  /** The storage service's settings (its STORAGE_LOCAL_DIR: a temporary directory of this stack unless given). */
+  readonly storageConfig: StorageConfig;
   /** Starts one more orchestration replica on the same database and NATS prefix (not behind the gateway). */
   startOrchestrationReplica(overrides?: Record<string, string>): Promise<INestApplication>;
   /** Stops the orchestration service and starts a fresh one on the same port, with `overrides` on top. */
@@ -120,7 +128,18 @@ export interface Stack {
 export async function startStack(overrides: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const clocks = options.clocks ?? {};
   const db: TestDatabase = await createTestDatabase();
-  const [authPort, dataPort, webhooksPort, computePort, gatewayPort, inboundPort, orchestrationPort, workerPort] = [
+  const [
+    authPort,
+    dataPort,
+    webhooksPort,
+    computePort,
+    gatewayPort,
+    inboundPort,
+    orchestrationPort,
+    workerPort,
+    storagePort,
+  ] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -182,6 +201,15 @@ export async function startStack(overrides: Record<string, string> = {}, options
     clock: clocks.orchestration,
   });
   await orchestration.listen(orchestrationPort, '127.0.0.1');
+  const storageDir = await mkdtemp(path.join(tmpdir(), 'strata-storage-'));
+  const storageConfig = loadConfig(StorageConfig, {
+    STORAGE_LOCAL_DIR: storageDir,
+    ...envOf('storage'),
+    STORAGE_PORT: String(storagePort),
+  });
+  await migrateStorage(storageConfig);
+  const storage = await createStorageApp(storageConfig, { clock: clocks.storage });
+  await storage.listen(storagePort, '127.0.0.1');
   const workers = new Set<SpawnedWorker>();
   // The worker on the gateway's worker port, if one is running.
   let gatewayWorker: SpawnedWorker | undefined;
@@ -222,6 +250,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     COMPUTE_WORKER_SERVICE_URL: `http://127.0.0.1:${workerPort}`,
     INBOUND_SERVICE_URL: `http://127.0.0.1:${inboundPort}`,
     ORCHESTRATION_SERVICE_URL: `http://127.0.0.1:${orchestrationPort}`,
+    STORAGE_SERVICE_URL: `http://127.0.0.1:${storagePort}`,
   });
   const gateway: Server = await listen(
     createGateway(gatewayConfig),
@@ -242,6 +271,8 @@ export async function startStack(overrides: Record<string, string> = {}, options
     computeUrl: `http://127.0.0.1:${computePort}`,
     workerUrl: `http://127.0.0.1:${workerPort}`,
     inboundUrl: `http://127.0.0.1:${inboundPort}`,
+    storageUrl: `http://127.0.0.1:${storagePort}`,
+    storageConfig,
     async startOrchestrationReplica(extra = {}) {
       const replicaPort = await freePort();
       const replica = await createOrchestrationApp(
@@ -348,6 +379,8 @@ export async function startStack(overrides: Record<string, string> = {}, options
       });
       await Promise.all([...workers].map((w) => w.stop()));
       await orchestration.close();
+      await storage.close();
+      await rm(storageDir, { recursive: true, force: true });
       await inbound?.close();
       await compute.close();
       await webhooks?.close();

@@ -20,6 +20,7 @@ export function upstreams(config: GatewayConfig): Record<ServiceName, string> {
     orchestration: config.ORCHESTRATION_SERVICE_URL,
     webhooks: config.WEBHOOKS_SERVICE_URL,
     inbound: config.INBOUND_SERVICE_URL,
+    storage: config.STORAGE_SERVICE_URL,
   };
 }
 

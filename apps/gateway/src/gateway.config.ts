@@ -25,6 +25,8 @@ export class GatewayConfig extends ServiceConfig {
   WEBHOOKS_SERVICE_URL = 'http://127.0.0.1:8085';
   @IsUrl(URL)
   INBOUND_SERVICE_URL = 'http://127.0.0.1:8086';
+  @IsUrl(URL)
+  STORAGE_SERVICE_URL = 'http://127.0.0.1:8088';
 
   /**
    * Idle sockets to the services are closed after this, or 1 s before the

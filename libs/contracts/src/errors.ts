@@ -18,6 +18,8 @@ export enum ErrorCode {
   VERSION_CONFLICT = 'VERSION_CONFLICT',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
+  /** A `Range` outside the file (storage downloads). */
+  RANGE_NOT_SATISFIABLE = 'RANGE_NOT_SATISFIABLE',
   UNPROCESSABLE = 'UNPROCESSABLE',
   RATE_LIMITED = 'RATE_LIMITED',
   QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
@@ -52,6 +54,8 @@ export function statusOf(code: ErrorCode): number {
       return 413;
     case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
       return 415;
+    case ErrorCode.RANGE_NOT_SATISFIABLE:
+      return 416;
     case ErrorCode.UNPROCESSABLE:
       return 422;
     case ErrorCode.RATE_LIMITED:
@@ -93,6 +97,8 @@ export function codeOfStatus(status: number): ErrorCode {
       return ErrorCode.PAYLOAD_TOO_LARGE;
     case 415:
       return ErrorCode.UNSUPPORTED_MEDIA_TYPE;
+    case 416:
+      return ErrorCode.RANGE_NOT_SATISFIABLE;
     case 422:
       return ErrorCode.UNPROCESSABLE;
     case 429:

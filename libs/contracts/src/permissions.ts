@@ -18,6 +18,9 @@ export const RESOURCES = [
   'groups',
   'publishable-keys',
   'workspaces',
+  // The storage service (docs/storage.md): files, and the buckets that hold them.
+  'files',
+  'buckets',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 

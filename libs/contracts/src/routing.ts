@@ -5,7 +5,8 @@
  *
  * `{base_url}` paths carry the service prefix; `{auth_url}` is a host of its own.
  */
-export type ServiceName = 'auth' | 'data' | 'compute' | 'compute-worker' | 'orchestration' | 'webhooks' | 'inbound';
+export type ServiceName =
+  'auth' | 'data' | 'compute' | 'compute-worker' | 'orchestration' | 'webhooks' | 'inbound' | 'storage';
 
 export interface Route {
   /** The service that answers. */
@@ -52,6 +53,7 @@ export const ROUTES: readonly Route[] = [
     note: `{data_base}/${segment}`,
   })),
   { service: 'data', pattern: `${DATA_BASE}(?:/|$)`, note: '{data_base}: collections, records, queries' },
+  { service: 'storage', pattern: `^/storage/workspace/${WS}/api/v1(?:/|$)`, note: '{storage_base}: files and buckets' },
   { service: 'orchestration', pattern: `^/orchestration/ws/${WS}/api/v1(?:/|$)`, note: '{orch_base}' },
   {
     service: 'orchestration',
@@ -98,4 +100,5 @@ export const DEFAULT_PORTS: Readonly<Record<ServiceName | 'gateway', number>> = 
   webhooks: 8085,
   inbound: 8086,
   'compute-worker': 8087,
+  storage: 8088,
 };

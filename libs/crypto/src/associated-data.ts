@@ -33,6 +33,8 @@ export const SEAL_PURPOSES = {
   providerSecret: 'auth.provider-secret',
   /** A record's secret field. Fields: collection id, record id, field path. */
   recordSecret: 'data.record.secret',
+  /** A storage bucket's signed-link key. Fields: workspace, bucket name. */
+  storageLinkKey: 'storage.bucket.link-key',
 } as const;
 
 export type SealPurpose = (typeof SEAL_PURPOSES)[keyof typeof SEAL_PURPOSES];

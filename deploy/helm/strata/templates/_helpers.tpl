@@ -9,11 +9,16 @@
 
 {{/* The services, in the order the migrations run and the objects are written. */}}
 {{- define "strata.apps" -}}
-gateway auth data webhooks compute compute-worker inbound orchestration
+gateway auth data webhooks compute compute-worker inbound orchestration storage
 {{- end -}}
 
 {{/* The apps that own a database schema, in the order their migrations run (npm start's order). */}}
 {{- define "strata.migratingApps" -}}
+auth data webhooks compute inbound orchestration storage
+{{- end -}}
+
+{{/* The apps with upgrade steps (`main.js upgrade`), in the migrations' order; storage has none yet. */}}
+{{- define "strata.upgradingApps" -}}
 auth data webhooks compute inbound orchestration
 {{- end -}}
 
@@ -50,7 +55,7 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 
 {{/* The environment variable naming an app's HTTP port. */}}
 {{- define "strata.portEnv" -}}
-{{- $names := dict "gateway" "GATEWAY_PORT" "auth" "AUTH_PORT" "data" "DATA_PORT" "compute" "COMPUTE_PORT" "compute-worker" "COMPUTE_WORKER_PORT" "orchestration" "ORCHESTRATION_PORT" "webhooks" "WEBHOOKS_PORT" "inbound" "INBOUND_PORT" -}}
+{{- $names := dict "gateway" "GATEWAY_PORT" "auth" "AUTH_PORT" "data" "DATA_PORT" "compute" "COMPUTE_PORT" "compute-worker" "COMPUTE_WORKER_PORT" "orchestration" "ORCHESTRATION_PORT" "webhooks" "WEBHOOKS_PORT" "inbound" "INBOUND_PORT" "storage" "STORAGE_PORT" -}}
 {{- index $names .app -}}
 {{- end -}}
 

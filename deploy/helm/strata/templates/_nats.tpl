@@ -8,7 +8,7 @@ NATS server started with that block.
 
 {{/* The apps that connect to NATS (the gateway does not). */}}
 {{- define "strata.natsApps" -}}
-auth data webhooks compute compute-worker inbound orchestration
+auth data webhooks compute compute-worker inbound orchestration storage
 {{- end -}}
 
 {{/* An app's NATS user name (dict "root" $ "app" "data"). */}}
@@ -202,6 +202,15 @@ orchestration:
     - {{ $p }}.auth.plans.changed
     - {{ $p }}.orchestration.usage
   responses: true
+storage:
+  publish:
+    - $JS.API.INFO
+    {{- $common | nindent 4 }}
+    - {{ $p }}.auth.plans.get
+  subscribe:
+    - {{ $inbox.storage }}
+    - {{ $p }}.auth.plans.changed
+  responses: false
 {{- end -}}
 
 {{/* The NATS server's `authorization` block for the release's users (nats.auth.mode password or nkey). */}}
