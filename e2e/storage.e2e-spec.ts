@@ -66,7 +66,7 @@ async function upload(
 }
 
 beforeAll(async () => {
-  stack = await startStack({ STORAGE_PURGE_INTERVAL_MS: '200' });
+  stack = await startStack({ STORAGE_PURGE_INTERVAL_MS: '200' }, { storage: true });
   token = await adminWorkspaceToken(stack, ws);
   otherToken = await adminWorkspaceToken(stack, otherWs);
   const created = await call('POST', `${base()}/buckets`, {

@@ -27,15 +27,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 
 export type PlatformProcess =
-  | 'auth'
-  | 'data'
-  | 'webhooks'
-  | 'compute'
-  | 'compute-worker'
-  | 'inbound'
-  | 'storage'
-  | 'orchestration'
-  | 'gateway';
+  'auth' | 'data' | 'webhooks' | 'compute' | 'compute-worker' | 'inbound' | 'storage' | 'orchestration' | 'gateway';
 
 /**
  * The node arguments of each process, read from scripts/services.list (or from the list
@@ -93,7 +85,17 @@ function spawnPiped(name: string, args: readonly string[], env: NodeJS.ProcessEn
  */
 export async function startPlatform(only?: readonly PlatformProcess[]): Promise<Platform> {
   const db = await createTestDatabase('strata_bench');
-  const names = ['auth', 'data', 'webhooks', 'compute', 'worker', 'inbound', 'storage', 'orchestration', 'gateway'] as const;
+  const names = [
+    'auth',
+    'data',
+    'webhooks',
+    'compute',
+    'worker',
+    'inbound',
+    'storage',
+    'orchestration',
+    'gateway',
+  ] as const;
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const))) as Record<
     (typeof names)[number],
     number

@@ -38,6 +38,11 @@ export interface StackOptions {
   /** Sandbox worker processes to start (default 0: only tests that run functions need them; see `startWorker`). */
   readonly workers?: number;
   /**
+   * Start the storage service too (default false: only the tests of files need it, and every
+   * stack would otherwise pay its start-up; without it the gateway's storage routes answer 502).
+   */
+  readonly storage?: boolean;
+  /**
    * Settings of one service on top of the stack's (its own NATS user, say); the workers get
    * `compute-worker`'s over compute's. Restarts and replicas keep them.
    */
@@ -207,9 +212,12 @@ export async function startStack(overrides: Record<string, string> = {}, options
     ...envOf('storage'),
     STORAGE_PORT: String(storagePort),
   });
-  await migrateStorage(storageConfig);
-  const storage = await createStorageApp(storageConfig, { clock: clocks.storage });
-  await storage.listen(storagePort, '127.0.0.1');
+  let storage: INestApplication | undefined;
+  if (options.storage) {
+    await migrateStorage(storageConfig);
+    storage = await createStorageApp(storageConfig, { clock: clocks.storage });
+    await storage.listen(storagePort, '127.0.0.1');
+  }
   const workers = new Set<SpawnedWorker>();
   // The worker on the gateway's worker port, if one is running.
   let gatewayWorker: SpawnedWorker | undefined;
@@ -379,7 +387,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
       });
       await Promise.all([...workers].map((w) => w.stop()));
       await orchestration.close();
-      await storage.close();
+      await storage?.close();
       await rm(storageDir, { recursive: true, force: true });
       await inbound?.close();
       await compute.close();
