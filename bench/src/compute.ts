@@ -334,13 +334,44 @@ async function main(): Promise<void> {
       await measure(DRAIN_TOTAL, CONCURRENCY, async () => {
         jobIds.push((await post()).jobId);
       });
+      // The API's backends flush their statistics when idle: read once they are all counted.
+      await sleep(11_000);
+      const statsBefore = await databaseStats();
       await Promise.all((['worker', 'worker2'] as const).slice(0, DRAIN_WORKERS).map((app) => services.startApp(app)));
       const before = cpu();
       await waitFinished(jobIds);
       const cpuPerRun = cpuPerOp(before, cpu(), DRAIN_TOTAL);
       const span = await spanOf(jobIds);
       const spanMs = span.last_finished.getTime() - span.first_started.getTime();
-      return { perSecond: DRAIN_TOTAL / (spanMs / 1000), spanMs, cpuPerRun };
+      // A backend reports its statistics when it ends: the workers' connections are counted once they stopped.
+      await Promise.all((['worker', 'worker2'] as const).slice(0, DRAIN_WORKERS).map((app) => services.stopApp(app)));
+      await sleep(11_000);
+      const statsAfter = await databaseStats();
+      const perRun = (key: keyof DatabaseStats) => ((statsAfter[key] - statsBefore[key]) / DRAIN_TOTAL).toFixed(2);
+      const statements = `transactions ${perRun('xacts')} (each statement outside a transaction is one), rows inserted ${perRun('inserted')}, updated ${perRun('updated')} (HOT ${perRun('hot')}) per run`;
+      return { perSecond: DRAIN_TOTAL / (spanMs / 1000), spanMs, cpuPerRun, statements };
+    };
+    /** The bench database's counters (pg_stat_database, pg_stat_user_tables): transactions and row writes. */
+    interface DatabaseStats {
+      xacts: number;
+      inserted: number;
+      updated: number;
+      hot: number;
+    }
+    const databaseStats = async (): Promise<DatabaseStats> => {
+      const row = (
+        await db.query<{ xacts: string; inserted: string; updated: string; hot: string }>(
+          `SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()) AS xacts,
+                  sum(n_tup_ins) AS inserted, sum(n_tup_upd) AS updated, sum(n_tup_hot_upd) AS hot
+             FROM pg_stat_user_tables`,
+        )
+      ).rows[0]!;
+      return {
+        xacts: Number(row.xacts),
+        inserted: Number(row.inserted),
+        updated: Number(row.updated),
+        hot: Number(row.hot),
+      };
     };
     const ratio = (ours: number, baseline: number) => `${(ours / baseline).toFixed(2)}x`;
     const drainLines = (drained: Awaited<ReturnType<typeof drain>>) => [
@@ -349,6 +380,7 @@ async function main(): Promise<void> {
       `  bare loop, ${ISOLATES} isolates               ${bare.perSecond.toFixed(0).padStart(6)} runs/s`,
       `  ratio (strata / bare): ${ratio(drained.perSecond, bare.perSecond)} (target: at least 1000 runs/s)`,
       `  CPU ms per run (worker and what it talks to): ${drained.cpuPerRun}`,
+      `  PostgreSQL (the whole database, the bench's polls and the API's background included): ${drained.statements}`,
       '',
     ];
     if (ONLY_DRAIN) {

@@ -29,6 +29,7 @@ import { secretMasker, secretTexts, type SecretMasker } from './run-masking.js';
 import { DeferredClaim, type JobMessage } from './deferred-claim.js';
 import { SANDBOX_ENGINE, workspaceIsolates } from './sandbox-engine.provider.js';
 import { WorkspaceCreators } from './workspace-creators.js';
+import { RunWrites } from './run-writes/run-writes.js';
 
 /** Function versions whose code a worker keeps in memory (oldest first out). */
 const CODE_CACHE_SIZE = 256;
@@ -236,6 +237,7 @@ export class RunExecutor {
     private readonly suspensions: WorkspaceSuspensions,
     private readonly metrics: ComputeMetrics,
     private readonly creators: WorkspaceCreators,
+    private readonly writes: RunWrites,
   ) {
     this.ring = keyRingOf(config);
     this.workspaceIsolates = workspaceIsolates(config, config.COMPUTE_WORKER_ISOLATES);
@@ -599,7 +601,7 @@ export class RunExecutor {
   ): Promise<boolean> {
     const written = await this.retried(runId, async () => {
       await recorded?.();
-      return this.runs.finish(scope, runId, holder, outcome);
+      return this.writes.finish(scope, { id: runId, holder, outcome });
     });
     if (written === undefined) {
       this.logger.error({ msg: 'run outcome lost; its lease will expire and the sweep fail it', runId });
@@ -635,9 +637,9 @@ export class RunExecutor {
     // it started when it ended, never after.
     const startedAt = deferred.startedAt();
     const started = startedAt > outcome.finishedAt ? outcome.finishedAt : startedAt;
-    const written = await this.retried(run.id, () =>
-      this.runs.finishQueued(scope, run.id, deferred.holder, started, outcome),
-    );
+    // Acknowledged as soon as the statement answered, with the other runs of its batch (one write to NATS).
+    const write = { id: run.id, holder: deferred.holder, queued: { startedAt: started }, outcome };
+    const written = await this.retried(run.id, () => this.writes.finish(scope, write, () => deferred.message.ack()));
     if (written === undefined) {
       this.logger.error({
         msg: 'run outcome not written; its job comes back and the run executes again',

@@ -11,6 +11,7 @@ import { WorkspaceBacklogs } from '../runs/workspace-backlogs.js';
 import { WorkspaceSuspensions } from '../suspensions/workspace-suspensions.js';
 import { RunQueue } from '../runs/run-queue.js';
 import { RunsRepository } from '../runs/runs.repository.js';
+import { RunOutcomesRepository } from '../runs/run-outcomes.repository.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
 import { TriggersRepository } from '../triggers/triggers.repository.js';
 import { AllowedDomainsRepository } from '../allowed-domains/allowed-domains.repository.js';
@@ -42,6 +43,7 @@ import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { EndpointSandboxEngineProvider, SandboxEngineProvider } from './sandbox-engine.provider.js';
 import { ComputeMetrics } from '../metrics/compute-metrics.js';
 import { WorkerMetrics } from './worker-metrics.js';
+import { RunWrites } from './run-writes/run-writes.js';
 import { ComputeUsageRepository } from '../usage/usage.repository.js';
 import { MonthlyExecutions } from '../usage/monthly-executions.js';
 
@@ -72,6 +74,8 @@ export class WorkerModule {
         DatabaseReadiness,
         FunctionsRepository,
         RunsRepository,
+        RunOutcomesRepository,
+        RunWrites,
         SandboxEngineProvider,
         EndpointSandboxEngineProvider,
         FunctionPrincipalTokens,
