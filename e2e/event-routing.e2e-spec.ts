@@ -43,9 +43,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function newWorkspace(name: string): Promise<{ ws: string; api: WorkspaceApi }> {
+async function newWorkspace(name: string): Promise<{ ws: string; api: WorkspaceApi; token: string }> {
   const ws = `${name}-${suffix}`;
-  return { ws, api: workspaceApi(stack, ws, await adminWorkspaceToken(stack, ws)) };
+  const token = await adminWorkspaceToken(stack, ws);
+  return { ws, api: workspaceApi(stack, ws, token), token };
 }
 
 /** The record ids the receiver got `record_created` deliveries for, with how many of each. */
@@ -136,10 +137,9 @@ describe('routed record events', () => {
   });
 
   it('starts a run of an orchestration created while records were being written for every record written after it, each once', async () => {
-    const { ws, api } = await newWorkspace('route-orch');
+    const { ws, api, token } = await newWorkspace('route-orch');
     const c = await createCollection(api, 'Tickets');
     const orch = `${stack.baseUrl}/orchestration/ws/${ws}/api/v1/orchestrations`;
-    const token = await adminWorkspaceToken(stack, ws);
     let id = '';
     const owed = await raceWith(api, c.id, async () => {
       const made = await call('POST', orch, {
@@ -167,9 +167,8 @@ describe('routed record events', () => {
   });
 
   it('runs an event-driven trigger created while records were being written for every record written after it, each once', async () => {
-    const { ws, api } = await newWorkspace('route-trig');
+    const { ws, api, token } = await newWorkspace('route-trig');
     const c = await createCollection(api, 'Orders');
-    const token = await adminWorkspaceToken(stack, ws);
     const base = `${stack.baseUrl}/data/workspace/${ws}/api/v1`;
     const fn = await call('POST', `${base}/compute-functions`, {
       token,
