@@ -144,7 +144,7 @@ export function parseReplaceEventInterests(payload: unknown): ReplaceEventIntere
   if (typeof p.consumer !== 'string' || !EVENT_CONSUMER_NAME.test(p.consumer)) throw new Error('invalid consumer');
   if (p.workspaceSlug !== undefined && (typeof p.workspaceSlug !== 'string' || !isWorkspaceSlug(p.workspaceSlug)))
     throw new Error('invalid workspaceSlug');
-  const workspaceSlug = p.workspaceSlug as string | undefined;
+  const workspaceSlug = p.workspaceSlug;
   return {
     consumer: p.consumer,
     ...(workspaceSlug !== undefined ? { workspaceSlug } : {}),

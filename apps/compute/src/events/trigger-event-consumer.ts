@@ -86,7 +86,8 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
       concurrency: this.config.COMPUTE_EVENT_CONCURRENCY,
       onError: (err, msg) =>
         this.logger.warn({ msg: 'record event not turned into runs', subject: msg.subject, err: String(err) }),
-      onProgress: (what, err) => this.logger.log({ msg: `record events: ${what}`, err: err && String(err) }),
+      onProgress: (what, err) =>
+        this.logger.log({ msg: `record events: ${what}`, err: err === undefined ? undefined : String(err as Error) }),
     });
   }
 

@@ -67,7 +67,8 @@ export class OrchestrationEventConsumer implements OnApplicationBootstrap, OnApp
       concurrency: 8,
       onError: (err, msg) =>
         this.logger.warn({ msg: 'record event not turned into runs', subject: msg.subject, err: String(err) }),
-      onProgress: (what, err) => this.logger.log({ msg: `record events: ${what}`, err: err && String(err) }),
+      onProgress: (what, err) =>
+        this.logger.log({ msg: `record events: ${what}`, err: err === undefined ? undefined : String(err as Error) }),
     });
   }
 

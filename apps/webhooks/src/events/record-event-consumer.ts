@@ -50,7 +50,8 @@ export class RecordEventConsumer implements OnApplicationBootstrap, OnApplicatio
       concurrency: this.config.WEBHOOKS_CONSUMER_CONCURRENCY,
       onError: (err, msg) =>
         this.logger.warn({ msg: 'record event not turned into deliveries', subject: msg.subject, err: String(err) }),
-      onProgress: (what, err) => this.logger.log({ msg: `record events: ${what}`, err: err && String(err) }),
+      onProgress: (what, err) =>
+        this.logger.log({ msg: `record events: ${what}`, err: err === undefined ? undefined : String(err as Error) }),
     });
   }
 
