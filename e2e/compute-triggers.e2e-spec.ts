@@ -672,7 +672,7 @@ describe('event-driven triggers', () => {
     try {
       await (
         await jetstreamManager(nc)
-      ).consumers.delete(`${stack.natsPrefix}_records`, `${stack.natsPrefix}_compute_triggers`);
+      ).consumers.delete(`${stack.natsPrefix}_routed_records`, `${stack.natsPrefix}_routed_compute`);
     } finally {
       await nc.close();
     }

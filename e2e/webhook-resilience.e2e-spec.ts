@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
-import { recordEventsStream } from '@strata/contracts';
+import { routedDurableName, routedRecordEventsStream } from '@strata/contracts';
 import { ManualClock, eventually } from '@strata/testing';
 import { adminWorkspaceToken, serviceAccountToken, startStack, type Stack } from '@strata/testkit';
 import { Receivers, header, type Arrival } from './support/webhook-receiver.js';
@@ -109,11 +109,12 @@ describe('webhook deliveries across restarts, replicas and rotations', () => {
 
     await stack.stopWebhooks();
     const jsm = await jetstreamManager(nc);
-    await jsm.consumers.delete(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
+    const routed = routedRecordEventsStream(stack.natsPrefix).name;
+    await jsm.consumers.delete(routed, routedDurableName(stack.natsPrefix, 'webhooks'));
     await stack.restartWebhooks();
-    // The new durable consumer starts from the stream's first event: wait until it has read them all.
+    // The new durable consumer starts from the stream's first routed event: wait until it has read them all.
     await eventually(async () => {
-      const info = await jsm.consumers.info(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
+      const info = await jsm.consumers.info(routed, routedDurableName(stack.natsPrefix, 'webhooks'));
       return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
     });
     expect(await count()).toBe(before);

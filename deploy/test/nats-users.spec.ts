@@ -285,6 +285,25 @@ describe("the chart's NATS users (nats.auth.mode password)", () => {
         async (nc) => (await jetstreamManager(nc)).consumers.info(`${prefix}_records`, `${prefix}_webhooks`),
       ],
       [
+        'orchestration',
+        "take over webhooks' routed consumer",
+        async (nc) =>
+          (await jetstreamManager(nc)).consumers.info(`${prefix}_routed_records`, `${prefix}_routed_webhooks`),
+      ],
+      [
+        'webhooks',
+        'publish a routed event',
+        (nc) => jetstream(nc).publish(`${prefix}.routed.compute.${ws}.orders.record_created`, '{}'),
+      ],
+      [
+        'compute',
+        "replace webhooks' event interests",
+        async (nc) =>
+          nc.request(`${prefix}.data.event-interests.webhooks.replace`, '{"consumer":"webhooks","interests":[]}', {
+            timeout: 2000,
+          }),
+      ],
+      [
         'webhooks',
         'reshape the records stream',
         async (nc) => (await jetstreamManager(nc)).streams.update(`${prefix}_records`, { max_age: 1e9 }),

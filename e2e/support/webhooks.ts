@@ -1,7 +1,7 @@
 import { expect } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { recordEventsStream } from '@strata/contracts';
+import { routedDurableName, routedRecordEventsStream } from '@strata/contracts';
 import { eventually, type ManualClock } from '@strata/testing';
 import { call, type Stack } from '@strata/testkit';
 
@@ -65,7 +65,7 @@ export async function createRecord(api: WorkspaceApi, structureId: string, data:
 }
 
 /**
- * Waits until the webhooks consumer has read and acked every record event so far, and no
+ * Waits until the webhooks consumer has read and acked every record event routed to it so far, and no
  * delivery of the subscription is retrying: after this, nothing more will be sent to it
  * unless something new happens.
  */
@@ -74,7 +74,10 @@ export async function settled(stack: Stack, api: WorkspaceApi, subscriptionId: s
   try {
     const jsm = await jetstreamManager(nc);
     await eventually(async () => {
-      const info = await jsm.consumers.info(recordEventsStream(stack.natsPrefix).name, `${stack.natsPrefix}_webhooks`);
+      const info = await jsm.consumers.info(
+        routedRecordEventsStream(stack.natsPrefix).name,
+        routedDurableName(stack.natsPrefix, 'webhooks'),
+      );
       if (info.num_pending !== 0 || info.num_ack_pending !== 0) return undefined;
       // The workspace's list (not the subscription's, which a deleted subscription no longer has).
       const retrying = await api('GET', '/webhook-subscriptions/deliveries/recent?status=retrying&limit=100');

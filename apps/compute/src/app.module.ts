@@ -1,3 +1,5 @@
+import { TriggerInterests } from './triggers/trigger-interests.js';
+import { TriggerInterestsRepository } from './triggers/trigger-interests.repository.js';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
@@ -110,6 +112,8 @@ export class ComputeAppModule {
         { provide: EndpointRunner, useExisting: EndpointDispatcher },
         EndpointCalls,
         TriggerLookups,
+        TriggerInterests,
+        TriggerInterestsRepository,
         TriggerChanges,
         HttpTriggerDirectory,
         FunctionDirectory,

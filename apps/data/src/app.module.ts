@@ -7,6 +7,7 @@ import { CollectionMigrationsModule } from './collection-migrations/collection-m
 import { CollectionsModule } from './collections/collections.module.js';
 import { DataConfig } from './data.config.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
+import { EventInterestsModule } from './event-interests/event-interests.module.js';
 import { EventsModule } from './events/events.module.js';
 import { DATA_SCHEMA, MIGRATIONS } from './migrations/index.js';
 import { QueryModule } from './query/query.module.js';
@@ -40,6 +41,7 @@ export class DataAppModule {
         QueryModule,
         RecordsModule,
         EventsModule,
+        EventInterestsModule,
       ],
     };
   }

@@ -26,6 +26,8 @@ import { OrchestrationEntity } from './orchestrations/orchestration.entity.js';
 import { OrchestrationsController } from './orchestrations/orchestrations.controller.js';
 import { OrchestrationsRepository } from './orchestrations/orchestrations.repository.js';
 import { OrchestrationsService } from './orchestrations/orchestrations.service.js';
+import { OrchestrationInterests } from './orchestrations/orchestration-interests.js';
+import { OrchestrationInterestsRepository } from './orchestrations/orchestration-interests.repository.js';
 import { OrchestrationUsageRepository } from './usage/usage.repository.js';
 import { OrchestrationUsage } from './usage/orchestration-usage.js';
 
@@ -59,6 +61,8 @@ export class OrchestrationAppModule {
         TransactionsProvider,
         OrchestrationsRepository,
         OrchestrationsService,
+        OrchestrationInterests,
+        OrchestrationInterestsRepository,
         OrchestrationUsageRepository,
         OrchestrationUsage,
         ComputeFunctions,

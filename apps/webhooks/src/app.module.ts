@@ -1,3 +1,5 @@
+import { SubscriptionInterests } from './subscriptions/subscription-interests.js';
+import { SubscriptionInterestsRepository } from './subscriptions/subscription-interests.repository.js';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseReadiness, PlatformModule, TransactionsProvider, type Clock } from '@strata/platform';
@@ -61,6 +63,8 @@ export class WebhooksAppModule {
         SubscriptionIdempotencyRepository,
         DeliveriesRepository,
         SubscriptionsService,
+        SubscriptionInterests,
+        SubscriptionInterestsRepository,
         SubscriptionSecrets,
         SubscriptionIdempotency,
         DeliveriesService,

@@ -8,3 +8,4 @@ export * from './events.js';
 export * from './webhooks.js';
 export * from './workspaces.js';
 export * from './plans.js';
+export * from './interests.js';

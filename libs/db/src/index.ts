@@ -7,3 +7,4 @@ export * from './workspace-scope.js';
 export * from './insert-rows.js';
 export * from './pool-guard.js';
 export * from './quota-lock.js';
+export * from './interest-lock.js';

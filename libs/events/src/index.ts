@@ -4,3 +4,5 @@ export * from './publish-batch.js';
 export * from './request-reply.js';
 export * from './record-events.js';
 export * from './triggers-changed.js';
+export * from './routed-record-events.js';
+export * from './event-interests.js';

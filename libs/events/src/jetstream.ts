@@ -112,6 +112,8 @@ export interface ConsumerSpec<T> {
   readonly onError?: (err: unknown, msg: JsMsg) => void;
   /** Messages handled at once (default 1: in stream order). Above 1, order across messages is not kept. */
   readonly concurrency?: number;
+  /** Read an existing durable as it is (its settings untouched) instead of making or updating it. */
+  readonly bindExisting?: boolean;
 }
 
 export interface RunningConsumer {
@@ -125,14 +127,15 @@ export interface RunningConsumer {
  */
 export async function consumeJson<T>(nc: NatsConnection, spec: ConsumerSpec<T>): Promise<RunningConsumer> {
   const jsm = await jetstreamManager(nc);
-  await jsm.consumers.add(spec.stream, {
-    durable_name: spec.durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: (spec.ackWaitMs ?? 30_000) * NANOS_PER_MS,
-    max_deliver: spec.maxDeliver ?? 10,
-    ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
-  });
+  if (!spec.bindExisting)
+    await jsm.consumers.add(spec.stream, {
+      durable_name: spec.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: (spec.ackWaitMs ?? 30_000) * NANOS_PER_MS,
+      max_deliver: spec.maxDeliver ?? 10,
+      ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+    });
   const consumer = await jetstream(nc).consumers.get(spec.stream, spec.durable);
   const messages = await consumer.consume({ max_messages: Math.max(64, (spec.concurrency ?? 1) * 2) });
   const handleOne = async (msg: JsMsg): Promise<void> => {

@@ -10,7 +10,7 @@ export function serveRequests(
   nc: NatsConnection,
   subject: string,
   queue: string,
-  answer: (payload: unknown) => Promise<unknown>,
+  answer: (payload: unknown, msg: Msg) => Promise<unknown>,
   onError: (err: unknown, msg: Msg) => void,
 ): Subscription {
   return nc.subscribe(subject, {
@@ -19,7 +19,7 @@ export function serveRequests(
       if (err) return;
       void (async () => {
         try {
-          msg.respond(JSON.stringify(await answer(msg.json())));
+          msg.respond(JSON.stringify(await answer(msg.json(), msg)));
         } catch (e) {
           onError(e, msg);
           msg.respond(JSON.stringify({ error: 'could not answer' }));

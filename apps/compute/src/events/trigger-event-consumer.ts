@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { JsMsg } from '@nats-io/jetstream';
 import { issueWorkspaceScope } from '@strata/db';
-import { consumeRecordEvents, type RunningConsumer } from '@strata/events';
+import { runRecordEventConsumer, type RunningConsumer } from '@strata/events';
 import { NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import type { JsonObject } from '../json.js';
 import { TriggerExecutions } from '../triggers/trigger-executions.service.js';
+import { TriggerInterests } from '../triggers/trigger-interests.js';
+import { COMPUTE_EVENT_CONSUMER } from '../triggers/trigger-interests.repository.js';
 import { TriggerLookups } from '../triggers/trigger-lookups.js';
 import { EventRunOffers } from './event-run-offers.js';
 
@@ -43,14 +44,20 @@ export function parseWatchedEvent(payload: unknown): WatchedEvent {
 }
 
 /**
- * Event-driven triggers: a durable pull consumer on the record events, in the
- * processes COMPUTE_EVENT_CONSUMERS names (the workers by default). Each event
+ * Event-driven triggers: a durable pull consumer of the record events routed to
+ * compute (`<prefix>_routed_compute`: the collections its live, unpaused
+ * event-driven triggers watch, docs/events.md, "Routed events"), in the
+ * processes COMPUTE_EVENT_CONSUMERS names (the workers by default), started
+ * after the interests were registered; the durable of the whole records stream
+ * an earlier version used (`<prefix>_compute_triggers`) is drained, then
+ * deleted. Each event
  * runs every live, unpaused trigger of its workspace watching its name and
  * collection, with the event payload exactly as published as `executionParams`.
  * A (event id, trigger) pair is recorded in its run's transaction, so a
  * redelivered event or a restarted consumer never runs a function twice for one
  * event and trigger. Events that match nothing (deleted or paused triggers) are
- * acknowledged and dropped.
+ * acknowledged and dropped, once the database (not the kept lookup, which may
+ * predate a trigger just created) says so.
  */
 @Injectable()
 export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -62,21 +69,25 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
     private readonly lookups: TriggerLookups,
     private readonly executions: TriggerExecutions,
     private readonly offers: EventRunOffers,
+    private readonly interests: TriggerInterests,
     private readonly config: ComputeConfig,
     @Inject(COMPUTE_PROCESS) private readonly process: ComputeProcess,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.COMPUTE_EVENT_TRIGGERS_ENABLED || this.config.COMPUTE_EVENT_CONSUMERS !== this.process) return;
-    const nc = await this.nats.get();
-    this.consumer = await consumeRecordEvents(nc, {
+    this.consumer = runRecordEventConsumer(await this.nats.get(), {
       prefix: this.config.NATS_PREFIX,
-      name: 'compute_triggers',
+      consumer: COMPUTE_EVENT_CONSUMER,
+      legacyDurable: 'compute_triggers',
+      register: () => this.interests.replaceAll(),
       parse: parseWatchedEvent,
-      handle: (event, msg) => this.handle(event, msg),
+      handle: (event, eventId) => this.handle(event, eventId),
       concurrency: this.config.COMPUTE_EVENT_CONCURRENCY,
       onError: (err, msg) =>
         this.logger.warn({ msg: 'record event not turned into runs', subject: msg.subject, err: String(err) }),
+      onProgress: (what, err) =>
+        this.logger.log({ msg: `record events: ${what}`, err: err === undefined ? undefined : String(err as Error) }),
     });
   }
 
@@ -84,12 +95,20 @@ export class TriggerEventConsumer implements OnApplicationBootstrap, OnApplicati
     await this.consumer?.stop();
   }
 
-  private async handle(event: WatchedEvent, msg: JsMsg): Promise<void> {
+  private async handle(event: WatchedEvent, eventId: string): Promise<void> {
     // The event's own workspace (taken from our record stream, published by the data service
     // for a change in that workspace): its triggers are looked up and run within it.
     const scope = issueWorkspaceScope(event.workspaceSlug);
-    const eventId = msg.headers?.get('Nats-Msg-Id') || `seq:${msg.info.streamSequence}`;
-    for (const { trigger, fn } of await this.lookups.watching(scope, event.event, event.recordSlug)) {
+    let watching = await this.lookups.watching(scope, event.event, event.recordSlug);
+    if (watching.length === 0) {
+      // Routed to us, so a trigger watched the collection when the event was written: one may still be
+      // committing (it added the interest first), or this replica may keep an answer read before it
+      // existed and not have heard of it yet. Once the workspace's changes in flight are over, read
+      // the database itself.
+      await this.interests.settled(scope);
+      watching = await this.lookups.watching(scope, event.event, event.recordSlug, { fresh: true });
+    }
+    for (const { trigger, fn } of watching) {
       // A trigger whose function is gone: nothing to run.
       if (!fn) continue;
       await this.executions.runForEvent(scope, trigger, fn, event.payload, eventId, (run) =>

@@ -53,8 +53,17 @@ export class TriggerLookups {
     );
   }
 
-  /** The live, running event-driven triggers watching `event` on `recordSlug` (none is kept too). */
-  watching(scope: WorkspaceScope, event: string, recordSlug: string): Promise<TriggerWithFunction[]> {
+  /**
+   * The live, running event-driven triggers watching `event` on `recordSlug` (none is kept too).
+   * `fresh`: read the database now (what was kept is replaced).
+   */
+  watching(
+    scope: WorkspaceScope,
+    event: string,
+    recordSlug: string,
+    options: { fresh?: boolean } = {},
+  ): Promise<TriggerWithFunction[]> {
+    if (options.fresh) this.kept.delete(`${scope.workspace}\u0000watching/${event}/${recordSlug}`);
     return this.keep(
       scope,
       `watching/${event}/${recordSlug}`,

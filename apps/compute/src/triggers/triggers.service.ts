@@ -44,6 +44,7 @@ import {
 } from './triggers.repository.js';
 import { TriggerChanges } from './trigger-changes.js';
 import { ComputeQuota } from '../usage/compute-quota.js';
+import { TriggerInterests } from './trigger-interests.js';
 
 export const TRIGGER_NOT_FOUND = 'Trigger not found.';
 export const TRIGGER_NAME_TAKEN = 'Trigger with that name already exists.';
@@ -54,6 +55,12 @@ export const SYSTEM_TRIGGER_FIXED = 'The system default trigger cannot be update
 /** The fields that decide a scheduled trigger's due times (undefined for the other types). */
 function scheduleFieldsOf(trigger: TriggerEntity): Record<string, unknown> | undefined {
   return trigger.executionType === 'scheduled' ? trigger.metadata : undefined;
+}
+
+/** The collection an event-driven trigger's metadata watches. */
+function watchedCollection(metadata: unknown): string | undefined {
+  const slug = (metadata as { recordSlug?: unknown } | null)?.recordSlug;
+  return typeof slug === 'string' ? slug : undefined;
 }
 
 @Injectable()
@@ -70,6 +77,7 @@ export class TriggersService {
     private readonly changes: TriggerChanges,
     private readonly clock: Clock,
     private readonly quota: ComputeQuota,
+    private readonly interests: TriggerInterests,
     config: ComputeConfig,
   ) {
     this.ring = keyRingOf(config);
@@ -129,6 +137,9 @@ export class TriggersService {
     if (type === 'endpoint') await this.quota.ensureFeature(scope, 'endpoints');
     if (type === 'http-trigger') await this.quota.ensureFeature(scope, 'inboundCapture');
     await this.quota.ensureRoom(scope, tx, 'triggers');
+    // Its events are routed to us before the row exists (docs/events.md, "Routed events").
+    const watched = type === 'event-driven' ? watchedCollection(checked) : undefined;
+    if (watched !== undefined) await this.interests.widen(scope, tx, watched);
     const metadata = type === 'http-trigger' ? await this.autoPersist.link(scope, checked, undefined) : checked;
     const functionGone = () => StrataException.validation([{ field: 'functionId', message: FUNCTION_NOT_FOUND }]);
     try {
@@ -276,6 +287,11 @@ export class TriggersService {
           checked !== undefined && current.executionType === 'http-trigger'
             ? await this.autoPersist.link(scope, checked, current.metadata)
             : checked;
+        const watched =
+          current.executionType === 'event-driven' && !current.paused && checked !== undefined
+            ? watchedCollection(checked)
+            : undefined;
+        if (watched !== undefined) await this.interests.widen(scope, tx, watched);
         const updated = await this.triggers.update(
           scope,
           tx,
@@ -292,6 +308,7 @@ export class TriggersService {
         return issued ? { trigger: updated, issued } : { trigger: updated };
       });
       await this.changes.changed(scope);
+      if (updated.trigger.executionType === 'event-driven') await this.interests.narrow(scope);
       return await this.view(scope, updated);
     } catch (err) {
       throw conflictOf(err);
@@ -299,27 +316,32 @@ export class TriggersService {
   }
 
   async delete(scope: WorkspaceScope, by: string, id: string): Promise<{ success: true; message: string }> {
-    await this.transactions.run(async (tx) => {
+    const deleted = await this.transactions.run(async (tx) => {
       const current = await this.live(scope, id, tx);
       if (current.isSystem) throw StrataException.validation([{ field: 'id', message: SYSTEM_TRIGGER_FIXED }]);
       if (!(await this.triggers.softDelete(scope, tx, id, by, this.clock.now()))) {
         throw StrataException.notFound(TRIGGER_NOT_FOUND);
       }
       await this.schedules.set(scope, tx, id, null);
+      return current;
     });
     await this.changes.changed(scope);
+    if (deleted.executionType === 'event-driven') await this.interests.narrow(scope);
     return { success: true, message: 'Trigger deleted.' };
   }
 
   async setPaused(scope: WorkspaceScope, by: string, id: string, paused: boolean) {
     const current = await this.live(scope, id);
     if (current.isSystem) throw StrataException.validation([{ field: 'id', message: SYSTEM_TRIGGER_FIXED }]);
+    const watched = current.executionType === 'event-driven' ? watchedCollection(current.metadata) : undefined;
     await this.transactions.run(async (tx) => {
+      if (!paused && watched !== undefined) await this.interests.widen(scope, tx, watched);
       await this.triggers.setPaused(scope, tx, id, paused, by, this.clock.now());
       // Paused: off the scheduler's list. Resumed: due again from now (missed occurrences are not made up).
       await this.reschedule(scope, tx, { ...current, paused });
     });
     await this.changes.changed(scope);
+    if (paused && watched !== undefined) await this.interests.narrow(scope);
     return { success: true, message: paused ? 'Trigger paused.' : 'Trigger resumed.' };
   }
 

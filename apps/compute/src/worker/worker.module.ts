@@ -1,3 +1,5 @@
+import { TriggerInterests } from '../triggers/trigger-interests.js';
+import { TriggerInterestsRepository } from '../triggers/trigger-interests.repository.js';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseReadiness, PlatformModule, systemClock, TransactionsProvider, type Clock } from '@strata/platform';
@@ -105,6 +107,8 @@ export class WorkerModule {
         WorkerMetrics,
         TriggerChanges,
         TriggerLookups,
+        TriggerInterests,
+        TriggerInterestsRepository,
         EndpointCredentialsRepository,
         EndpointCredentials,
         EndpointSignatureReplays,

@@ -1,10 +1,16 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { recordEventsStream } from '@strata/contracts';
-import { ensureStream, publishAll } from '@strata/events';
+import {
+  EVENT_ID_HEADER,
+  recordEventsStream,
+  routedMessageId,
+  routedRecordEventSubject,
+  routedRecordEventsStream,
+} from '@strata/contracts';
+import { ensureStream, publishAll, type OutgoingMessage } from '@strata/events';
 import { Transactions } from '@strata/db';
 import { NatsConnectionHolder, PeriodicTask } from '@strata/platform';
 import { DataConfig } from '../data.config.js';
-import { OutboxRepository } from './outbox.repository.js';
+import { OutboxRepository, type PendingEvent } from './outbox.repository.js';
 
 /**
  * Publishes data.outbox rows to JetStream, oldest first, with `Nats-Msg-Id` set
@@ -36,7 +42,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.DATA_OUTBOX_RELAY_ENABLED) return;
-    await ensureStream(await this.nats.get(), recordEventsStream(this.config.NATS_PREFIX));
+    const nc = await this.nats.get();
+    await ensureStream(nc, recordEventsStream(this.config.NATS_PREFIX));
+    await ensureStream(nc, routedRecordEventsStream(this.config.NATS_PREFIX));
     this.task.start(0);
   }
 
@@ -70,11 +78,31 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     return this.transactions.run(async (tx) => {
       // Each payload goes out as the JSON text it was stored as, never parsed here.
       const rows = await this.outbox.take(tx, this.config.DATA_OUTBOX_BATCH_SIZE);
-      await publishAll(
-        nc,
-        rows.map((r) => ({ subject: r.subject, payload: r.payload, msgId: r.id })),
-      );
+      await publishAll(nc, this.messagesOf(rows));
       return rows.length;
     });
+  }
+
+  /**
+   * Each event to its subject on the records stream, and a routed copy to each
+   * consumer interested in it (`<p>.routed.<consumer>.…`, message id
+   * `<eventId>.<consumer>`, the event id in `Strata-Event-Id`). An event nobody
+   * is interested in is one message, as before routing.
+   */
+  private messagesOf(rows: readonly PendingEvent[]): OutgoingMessage[] {
+    const prefix = this.config.NATS_PREFIX;
+    const messages: OutgoingMessage[] = [];
+    for (const r of rows) {
+      messages.push({ subject: r.subject, payload: r.payload, msgId: r.id });
+      for (const consumer of r.consumers) {
+        messages.push({
+          subject: routedRecordEventSubject(prefix, consumer, r.subject),
+          payload: r.payload,
+          msgId: routedMessageId(r.id, consumer),
+          headers: { [EVENT_ID_HEADER]: r.id },
+        });
+      }
+    }
+    return messages;
   }
 }

@@ -17,6 +17,8 @@ export interface PendingEvent {
   readonly subject: string;
   readonly payload: string;
   readonly created_at: Date;
+  /** The consumers interested in the event's workspace and collection when the batch was taken (docs/events.md). */
+  readonly consumers: string[];
 }
 
 /**
@@ -43,13 +45,27 @@ export class OutboxRepository {
    * Deletes and returns the oldest pending events (at most `limit`) in the
    * relay's transaction, skipping rows another replica holds: they are gone
    * only if the transaction commits, after every publish was acknowledged.
+   *
+   * Each event comes with the consumers interested in its workspace and
+   * collection (data.event_interests), read by the same statement, so in the
+   * same snapshot as the rows: an event whose write committed after an interest
+   * did is routed to it (docs/events.md, "Routed events"). The workspace and
+   * collection are the subject's last tokens but one
+   * (`<p>.records.<workspace>.<recordSlug>.<event>`; neither holds a dot).
    */
   async take(tx: Tx, limit: number): Promise<PendingEvent[]> {
     const rows = await queryPrepared<PendingEvent>(
       managerOf(this.db, tx),
-      `DELETE FROM data.outbox WHERE id IN (SELECT id FROM data.outbox ORDER BY created_at, id
-          LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, subject, payload::text AS payload, created_at`,
+      `WITH taken AS (
+         DELETE FROM data.outbox WHERE id IN (SELECT id FROM data.outbox ORDER BY created_at, id
+           LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING id, subject, payload::text AS payload, created_at)
+       SELECT t.id, t.subject, t.payload, t.created_at,
+              ARRAY(SELECT DISTINCT i.consumer FROM data.event_interests i
+                     WHERE i.workspace_slug = split_part(t.subject, '.', -3)
+                       AND i.record_slug IN (split_part(t.subject, '.', -2), '*')
+                     ORDER BY 1) AS consumers
+         FROM taken t`,
       [limit],
     );
     return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));

@@ -16,6 +16,7 @@ import { DataRecordsByCollectionId1767300000001 } from './1767300000001-data-rec
 import { DataUsageCounters1767500000001 } from './1767500000001-data-usage-counters.js';
 import { DataUsageSlotPerTransaction1767500000003 } from './1767500000003-data-usage-slot-per-transaction.js';
 
+import { DataEventInterests1768000000000 } from './1768000000000-data-event-interests.js';
 export const DATA_SCHEMA = 'data';
 export const MIGRATIONS = [
   DataCollections1763700000000,
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   DataRecordsByCollectionId1767300000001,
   DataUsageCounters1767500000001,
   DataUsageSlotPerTransaction1767500000003,
+  DataEventInterests1768000000000,
 ];

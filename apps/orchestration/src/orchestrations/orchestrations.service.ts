@@ -20,6 +20,7 @@ import { ORCHESTRATION_NOT_FOUND, secretBinding } from './orchestration-names.js
 import { OrchestrationsRepository } from './orchestrations.repository.js';
 import { OrchestrationScheduler, scheduleOf } from '../schedules/orchestration-scheduler.js';
 import { OrchestrationUsage } from '../usage/orchestration-usage.js';
+import { OrchestrationInterests } from './orchestration-interests.js';
 
 /**
  * Orchestrations of a workspace: create, read, list, update (a new version each
@@ -52,6 +53,11 @@ function refuseAll(
   return { ...(parts.trigger ? { trigger: parts.trigger } : {}), ...(parts.steps ? { steps: parts.steps } : {}) };
 }
 
+/** The collection an orchestration in this state has its record events routed for, if any. */
+function watchedCollection(status: string, trigger: OrchestrationTrigger): string | undefined {
+  return status === 'active' && trigger.type === 'event-driven' ? trigger.structureSlug : undefined;
+}
+
 @Injectable()
 export class OrchestrationsService {
   private readonly ring: KeyRing;
@@ -63,6 +69,7 @@ export class OrchestrationsService {
     private readonly scheduler: OrchestrationScheduler,
     private readonly clock: Clock,
     private readonly usage: OrchestrationUsage,
+    private readonly interests: OrchestrationInterests,
     config: OrchestrationConfig,
   ) {
     this.ring = keyRingOf(config);
@@ -74,17 +81,21 @@ export class OrchestrationsService {
     const parts = await this.checkedParts(scope, id, bodyField(raw, 'trigger'), bodyField(raw, 'steps'));
     const { trigger, steps } = refuseAll([...dto.errors, ...statusConflict(raw)], parts);
     const body = dto.value!;
-    const now = this.clock.now();
+    const status = body.status ?? (body.isActive === true ? 'active' : 'draft');
     try {
       const created = await this.transactions.run(async (tx) => {
         // Within the workspace's plan (docs/plans.md), counted under a lock until `tx` ends.
         await this.usage.ensureRoom(scope, tx);
+        // Its events are routed to us before the row exists, and before its createdAt (docs/events.md, "Routed events").
+        const watched = watchedCollection(status, trigger!);
+        if (watched !== undefined) await this.interests.widen(scope, tx, watched);
+        const now = this.clock.now();
         const made = await this.orchestrations.insert(scope, tx, {
           id,
           slug: body.slug,
           name: body.name,
           description: body.description ?? null,
-          status: body.status ?? (body.isActive === true ? 'active' : 'draft'),
+          status,
           version: 1,
           trigger: trigger!,
           steps: steps!,
@@ -148,6 +159,8 @@ export class OrchestrationsService {
           updatedBy: by,
           updatedAt: this.clock.now(),
         };
+        const watched = watchedCollection(next.status, next.trigger);
+        if (watched !== undefined) await this.interests.widen(scope, tx, watched);
         await this.orchestrations.save(scope, tx, next);
         // Only a change of when it fires (or of whether it is active) moves the next due time.
         if (!sameSchedule(scheduleOf(current), scheduleOf(next))) await this.scheduler.reschedule(scope, tx, next);
@@ -156,6 +169,7 @@ export class OrchestrationsService {
       .catch((err: unknown) => {
         throw conflictOf(err, '');
       });
+    await this.interests.narrow(scope);
     return orchestrationView(saved);
   }
 
@@ -174,6 +188,7 @@ export class OrchestrationsService {
 
   async delete(scope: WorkspaceScope, id: string): Promise<void> {
     if (!(await this.orchestrations.delete(scope, id))) throw StrataException.notFound(ORCHESTRATION_NOT_FOUND);
+    await this.interests.narrow(scope);
   }
 
   private async found(scope: WorkspaceScope, id: string): Promise<OrchestrationEntity> {

@@ -35,11 +35,18 @@ export type SigningSubscription = SubscriptionRow & { sealed_previous_secret: st
 export class SubscriptionsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  /**
+   * `created_at` is the insert's own instant (`clock_timestamp()`), not the
+   * transaction's start: the transaction adds the subscription's event interest
+   * before this, so an event written after `created_at` (which the subscription
+   * is owed) was written after the interest existed, and was routed to us
+   * (docs/events.md, "Routed events").
+   */
   async insert(scope: WorkspaceScope, tx: Tx, s: NewSubscription): Promise<SubscriptionRow> {
     const [row] = await managerOf(this.db, tx).query<SubscriptionRow[]>(
       `INSERT INTO webhooks.subscriptions
-         (id, workspace_slug, name, url, events, record_slugs, active, secret, created_by, created_by_type)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+         (id, workspace_slug, name, url, events, record_slugs, active, secret, created_by, created_by_type, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) RETURNING *`,
       [
         s.id,
         scope.workspace,
@@ -88,9 +95,14 @@ export class SubscriptionsRepository {
     );
   }
 
-  async update(scope: WorkspaceScope, id: string, c: SubscriptionChanges): Promise<SubscriptionRow | undefined> {
+  async update(
+    scope: WorkspaceScope,
+    id: string,
+    c: SubscriptionChanges,
+    tx?: Tx,
+  ): Promise<SubscriptionRow | undefined> {
     const rows = rowsOf<SubscriptionRow>(
-      await this.db.query(
+      await managerOf(this.db, tx).query(
         `UPDATE webhooks.subscriptions SET
            name = COALESCE($3, name), url = COALESCE($4, url), events = COALESCE($5, events),
            record_slugs = CASE WHEN $6::boolean THEN $7::text[] ELSE record_slugs END,

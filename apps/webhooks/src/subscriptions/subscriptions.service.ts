@@ -7,6 +7,7 @@ import { WebhooksConfig } from '../webhooks.config.js';
 import type { CreateSubscriptionRequest, UpdateSubscriptionRequest } from './dto/subscription.requests.js';
 import { toSubscription, type Subscription, type SubscriptionOwner, type SubscriptionRow } from './subscription.js';
 import { SubscriptionIdempotency } from './subscription-idempotency.js';
+import { SubscriptionInterests } from './subscription-interests.js';
 import { SubscriptionSecrets } from './subscription-secrets.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 import { WebhooksUsage } from '../usage/webhooks-usage.js';
@@ -24,6 +25,7 @@ export class SubscriptionsService {
     private readonly config: WebhooksConfig,
     private readonly clock: Clock,
     private readonly usage: WebhooksUsage,
+    private readonly interests: SubscriptionInterests,
   ) {}
 
   /** Creates a subscription with a new secret, answered once (and again for a repeated Idempotency-Key). */
@@ -49,6 +51,8 @@ export class SubscriptionsService {
       }
       // Within the workspace's plan (docs/plans.md), counted under a lock until `tx` ends.
       await this.usage.ensureRoom(scope, tx);
+      // Its events are routed to us before the row exists (docs/events.md, "Routed events").
+      if (request.active) await this.interests.widen(scope, tx, request.recordSlugs);
       const id = newUuid();
       const { secret, sealed } = this.secrets.issue(id);
       const row = await this.subscriptions.insert(scope, tx, {
@@ -87,16 +91,33 @@ export class SubscriptionsService {
     return { data: rows.map((r) => toSubscription(r, now)) };
   }
 
+  /**
+   * A change that can make the subscription take events it did not (resumed,
+   * other collections) adds the interest first, in its transaction; one that can
+   * take some away narrows the workspace's interests after commit.
+   */
   async update(scope: WorkspaceScope, id: string, body: UpdateSubscriptionRequest): Promise<Subscription> {
     if (body.url !== undefined) this.checkReceiver(body.url);
-    const row = await this.subscriptions.update(scope, id, {
-      name: body.name,
-      url: body.url,
-      events: body.events,
-      recordSlugs: body.recordSlugs === undefined ? undefined : emptyAsNull(body.recordSlugs),
-      active: body.active,
+    const row = await this.transactions.run(async (tx) => {
+      const current = await this.subscriptions.find(scope, id, { tx });
+      if (!current) throw notFound(id);
+      const recordSlugs = body.recordSlugs === undefined ? current.record_slugs : emptyAsNull(body.recordSlugs);
+      if (body.active ?? current.active) await this.interests.widen(scope, tx, recordSlugs);
+      return this.subscriptions.update(
+        scope,
+        id,
+        {
+          name: body.name,
+          url: body.url,
+          events: body.events,
+          recordSlugs: body.recordSlugs === undefined ? undefined : emptyAsNull(body.recordSlugs),
+          active: body.active,
+        },
+        tx,
+      );
     });
     if (!row) throw notFound(id);
+    if (body.active === false || body.recordSlugs !== undefined) await this.interests.narrow(scope);
     return toSubscription(row, this.clock.now());
   }
 
@@ -115,6 +136,7 @@ export class SubscriptionsService {
       this.subscriptions.softDelete(scope, tx, id, 'Subscription deleted'),
     );
     if (!deleted) throw notFound(id);
+    await this.interests.narrow(scope);
   }
 
   /**

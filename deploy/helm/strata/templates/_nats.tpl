@@ -46,6 +46,32 @@ auth data webhooks compute compute-worker inbound orchestration storage
 - $JS.ACK.*.*.{{ .stream }}.{{ .durable }}.>
 {{- end -}}
 
+{{/*
+The durable an app used on the whole records stream before events were routed: bound as it
+is, drained, then deleted (docs/events.md, "Upgrading to routed events").
+*/}}
+{{- define "strata.natsLegacyDurable" -}}
+- $JS.API.CONSUMER.INFO.{{ .stream }}.{{ .durable }}
+- $JS.API.CONSUMER.MSG.NEXT.{{ .stream }}.{{ .durable }}
+- $JS.API.CONSUMER.DELETE.{{ .stream }}.{{ .durable }}
+- $JS.ACK.{{ .stream }}.{{ .durable }}.>
+- $JS.ACK.*.*.{{ .stream }}.{{ .durable }}.>
+{{- end -}}
+
+{{/*
+A record-event consumer's part (dict "p" prefix "consumer" name "legacy" durable): the routed
+stream made when missing, its own routed durable, its interests' requests to the data
+service, and the legacy durable it drains.
+*/}}
+{{- define "strata.natsRecordConsumer" -}}
+{{- $routed := printf "%s_routed_records" .p -}}
+{{- include "strata.natsStream" (dict "name" $routed) }}
+{{ include "strata.natsDurable" (dict "stream" $routed "durable" (printf "%s_routed_%s" .p .consumer)) }}
+{{ include "strata.natsLegacyDurable" (dict "stream" (printf "%s_records" .p) "durable" (printf "%s_%s" .p .legacy)) }}
+- {{ .p }}.data.event-interests.{{ .consumer }}.add
+- {{ .p }}.data.event-interests.{{ .consumer }}.replace
+{{- end -}}
+
 {{/* A key-value bucket: made when missing, read and written; with watch, followed (an ordered consumer). */}}
 {{- define "strata.natsBucket" -}}
 - $JS.API.STREAM.INFO.KV_{{ .bucket }}
@@ -70,6 +96,7 @@ the request's reply subject, once), which the services that serve request/reply 
 {{- define "strata.natsPermissions" -}}
 {{- $p := .Values.nats.prefix -}}
 {{- $records := printf "%s_records" $p -}}
+{{- $routed := printf "%s_routed_records" $p -}}
 {{- $jobs := printf "%s_compute_jobs" $p -}}
 {{- $backlog := printf "%s_compute_backlog" $p -}}
 {{- $suspensions := printf "%s_compute_suspensions" $p -}}
@@ -98,19 +125,22 @@ data:
     - $JS.API.INFO
     {{- $common | nindent 4 }}
     {{- include "strata.natsStream" (dict "name" $records "owner" true) | nindent 4 }}
+    {{- include "strata.natsStream" (dict "name" $routed "owner" true) | nindent 4 }}
     - {{ $p }}.records.>
+    - {{ $p }}.routed.>
     - {{ $p }}.auth.plans.get
   subscribe:
     - {{ $inbox.data }}
     - {{ $p }}.auth.plans.changed
     - {{ $p }}.data.usage
+    - {{ $p }}.data.event-interests.*.add
+    - {{ $p }}.data.event-interests.*.replace
   responses: true
 webhooks:
   publish:
     - $JS.API.INFO
     {{- $common | nindent 4 }}
-    {{- include "strata.natsStream" (dict "name" $records) | nindent 4 }}
-    {{- include "strata.natsDurable" (dict "stream" $records "durable" (printf "%s_webhooks" $p)) | nindent 4 }}
+    {{- include "strata.natsRecordConsumer" (dict "p" $p "consumer" "webhooks" "legacy" "webhooks") | nindent 4 }}
     - {{ $p }}.auth.plans.get
   subscribe:
     - {{ $inbox.webhooks }}
@@ -121,9 +151,8 @@ compute:
   publish:
     - $JS.API.INFO
     {{- $common | nindent 4 }}
-    {{- include "strata.natsStream" (dict "name" $records) | nindent 4 }}
-    {{- /* Event-driven triggers' consumer runs here when COMPUTE_EVENT_CONSUMERS is api. */}}
-    {{- include "strata.natsDurable" (dict "stream" $records "durable" (printf "%s_compute_triggers" $p)) | nindent 4 }}
+    {{- /* Event-driven triggers' consumer runs here when COMPUTE_EVENT_CONSUMERS is api; triggers' changes register interests. */}}
+    {{- include "strata.natsRecordConsumer" (dict "p" $p "consumer" "compute" "legacy" "compute_triggers") | nindent 4 }}
     {{- include "strata.natsStream" (dict "name" $jobs "owner" true) | nindent 4 }}
     {{- include "strata.natsStream" (dict "name" $backlog "owner" true) | nindent 4 }}
     - {{ $p }}.compute.jobs.>
@@ -151,8 +180,7 @@ compute-worker:
   publish:
     - $JS.API.INFO
     {{- $common | nindent 4 }}
-    {{- include "strata.natsStream" (dict "name" $records) | nindent 4 }}
-    {{- include "strata.natsDurable" (dict "stream" $records "durable" (printf "%s_compute_triggers" $p)) | nindent 4 }}
+    {{- include "strata.natsRecordConsumer" (dict "p" $p "consumer" "compute" "legacy" "compute_triggers") | nindent 4 }}
     {{- include "strata.natsStream" (dict "name" $jobs "owner" true) | nindent 4 }}
     {{- include "strata.natsStream" (dict "name" $backlog "owner" true) | nindent 4 }}
     {{- include "strata.natsDurable" (dict "stream" $jobs "durable" (printf "%s_compute_workers" $p)) | nindent 4 }}
@@ -190,8 +218,7 @@ orchestration:
   publish:
     - $JS.API.INFO
     {{- $common | nindent 4 }}
-    {{- include "strata.natsStream" (dict "name" $records) | nindent 4 }}
-    {{- include "strata.natsDurable" (dict "stream" $records "durable" (printf "%s_orchestration_triggers" $p)) | nindent 4 }}
+    {{- include "strata.natsRecordConsumer" (dict "p" $p "consumer" "orchestration" "legacy" "orchestration_triggers") | nindent 4 }}
     - {{ $p }}.compute.functions.exist
     - {{ $p }}.compute.functions.run
     - {{ $p }}.compute.runs.status
