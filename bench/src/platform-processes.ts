@@ -50,6 +50,8 @@ export interface Platform {
   readonly authUrl: string;
   readonly dataUrl: string;
   readonly databaseName: string;
+  /** The run's database, as the services connect to it. */
+  readonly databaseUrl: string;
   readonly adminEmail: string;
   readonly adminPassword: string;
   /** Each process's pid, and the log prefixers' (`sed`). */
@@ -197,6 +199,7 @@ export async function startPlatform(only?: readonly PlatformProcess[]): Promise<
     authUrl: url('auth'),
     dataUrl: url('data'),
     databaseName: db.name,
+    databaseUrl: db.url,
     adminEmail: env['STRATA_ADMIN_EMAIL']!,
     adminPassword: env['STRATA_ADMIN_PASSWORD']!,
     pids() {

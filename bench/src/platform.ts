@@ -19,12 +19,14 @@
  * `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles every process of both
  * phases; `BENCH_LOG_DIR` keeps their logs.
  */
+import pg from 'pg';
 import { call } from '@strata/testkit';
 import { BenchClient } from './http.js';
 import { sampleCpu, type CpuSample } from './cpu.js';
 import { measure, type Measurement } from './measure.js';
 import { benchWorkspace, startUnlimitedServices } from './services.js';
 import { startPlatform } from './platform-processes.js';
+import { formatReadCase, runReadCases } from './read-cases.js';
 
 const TOTAL = Number(process.env['BENCH_PLATFORM_CREATES'] ?? 3000);
 const WARMUP = Number(process.env['BENCH_PLATFORM_WARMUP'] ?? 1000);
@@ -144,17 +146,38 @@ async function creates(
   }
 }
 
+/** Records of the read cases' collection (`BENCH_PLATFORM_READ_RECORDS`; 0 skips the read cases). */
+const READ_RECORDS = Number(process.env['BENCH_PLATFORM_READ_RECORDS'] ?? 20_000);
+/** Requests per read case on each side (`BENCH_PLATFORM_READ_RUNS`). */
+const READ_RUNS = Number(process.env['BENCH_PLATFORM_READ_RUNS'] ?? 50);
+
 /**
- * HOOK (read cases): the helper `reads` writes bench/src/read-cases.ts, a function that runs
- * the read cases against a base URL with their typed-table yardstick. Once it is on main, call
- * it here with phase A's data URL and phase B's gateway URL and print its lines beside the
- * creates (`readCases(label, base, token)` below is the place).
+ * The read cases of bench/src/read-cases.ts against the same data API (`base`: the data
+ * service itself in A, the gateway in B) with their typed-table yardstick, in a collection of
+ * their own (`reads`) of the benchmark's workspace.
  */
-async function readCases(label: string, base: string, token: string): Promise<string[]> {
-  void label;
-  void base;
-  void token;
-  return ['  read cases: not wired yet (bench/src/read-cases.ts)'];
+async function readCases(label: string, base: string, token: string, databaseUrl: string): Promise<string[]> {
+  if (READ_RECORDS <= 0) return [`  read cases (${label}): skipped (BENCH_PLATFORM_READ_RECORDS=0)`];
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const lines: string[] = [`  read cases (${label}), ${READ_RECORDS} records, ${READ_RUNS} runs a case:`];
+  try {
+    const results = await runReadCases({
+      base,
+      token,
+      db,
+      workspace: 'bench',
+      databaseUrl,
+      records: READ_RECORDS,
+      runs: READ_RUNS,
+      walkPages: 50,
+      slug: 'reads',
+      log: () => undefined,
+    });
+    lines.push(...results.map(formatReadCase));
+  } finally {
+    await db.end();
+  }
+  return lines;
 }
 
 function line(r: Run): string {
@@ -215,7 +238,7 @@ async function phaseA(): Promise<{ run: Run; reads: string[] }> {
       'bench client': process.pid,
     });
     const run = await creates('A data alone', token, `${base}/records`, structureId, pids, database);
-    return { run, reads: await readCases('A data alone', base, token) };
+    return { run, reads: await readCases('A data alone', base, token, services.databaseUrl) };
   } finally {
     await services.stop();
   }
@@ -274,7 +297,10 @@ async function phaseB(): Promise<{ runs: Run[]; reads: string[] }> {
       platform.databaseName,
     );
     const direct = await creates('B direct', token, `${base}/records`, structureId, pids, platform.databaseName);
-    return { runs: [viaGateway, direct], reads: await readCases('B whole platform', gatewayBase, token) };
+    return {
+      runs: [viaGateway, direct],
+      reads: await readCases('B whole platform', gatewayBase, token, platform.databaseUrl),
+    };
   } finally {
     await platform.stop();
   }
