@@ -101,7 +101,7 @@ describe("the chart's NATS users (nats.auth.mode password)", () => {
         ORCHESTRATION_ENGINE_INTERVAL_MS: '25',
         TEMPORAL_ADDRESS: '',
       },
-      { env },
+      { env, storage: true },
     );
     await stack.startWorker({ COMPUTE_WORKER_ISOLATES: '2' });
   });
