@@ -157,4 +157,32 @@ describe('secret paths', () => {
       nonStringSecrets(secretFields(schema), { apiKey: 42, credentials: { token: null }, contacts: [{ phone: {} }] }),
     ).toEqual(['apiKey', 'contacts[].phone']);
   });
+
+  describe('a schema without secret fields', () => {
+    const plain = secretFields([str('title'), str('notes')]);
+
+    it('answers data without an envelope as it is, without a copy', () => {
+      const data = { title: 'sv1 is not sv1.', list: [{ a: 'x' }, 1, null], when: new Date(0) };
+      expect(maskSecrets(plain, data)).toBe(data);
+      expect(withoutSecrets(plain, data)).toBe(data);
+      const changes = { title: { old: null, new: 'a' }, list: { old: [1], new: [{ a: 'x' }] } };
+      expect(maskChanges(plain, changes)).toBe(changes);
+    });
+
+    it('still masks the envelopes a removed secret field left, at any depth', () => {
+      expect(maskSecrets(plain, { title: 'a', old: { deep: [{ pin: envelope }] } })).toEqual({
+        title: 'a',
+        old: { deep: [{ pin: '********' }] },
+      });
+      expect(withoutSecrets(plain, { title: 'a', old: envelope })).toEqual({ title: 'a' });
+      expect(
+        maskChanges(plain, { title: { old: 'a', new: 'b' }, old: { old: { deep: [envelope] }, new: null } }),
+      ).toEqual({ title: { old: 'a', new: 'b' }, old: { old: { deep: ['********'] }, new: null } });
+    });
+
+    it('answers a missing side of a change as null, as the full walk does', () => {
+      const changes = { title: { old: undefined, new: 'a' } } as unknown as Parameters<typeof maskChanges>[1];
+      expect(maskChanges(plain, changes)).toEqual({ title: { old: null, new: 'a' } });
+    });
+  });
 });

@@ -97,8 +97,26 @@ export function mapSecrets(
   data: Record<string, unknown>,
   visitor: SecretVisitor,
 ): Record<string, unknown> {
-  if (fields.size === 0 && !visitor.stray) return data;
+  if (fields.size === 0 && (!visitor.stray || !mayHoldEnvelope(data))) return data;
   return visitObject(fields, data, visitor, '');
+}
+
+/**
+ * Whether `value` has a string that may be an envelope (`sv1.` prefix) where a stray
+ * visit looks (plain objects and arrays, at any depth). A cheap test, without copies:
+ * data of a collection with no secret field skips the walk when it says no, and a stray
+ * envelope (left by a removed secret field) always says yes.
+ */
+function mayHoldEnvelope(value: unknown): boolean {
+  if (typeof value === 'string') return value.startsWith('sv1.');
+  if (Array.isArray(value)) {
+    for (const item of value) if (mayHoldEnvelope(item)) return true;
+    return false;
+  }
+  if (isPlainObject(value)) {
+    for (const key in value) if (Object.hasOwn(value, key) && mayHoldEnvelope(value[key])) return true;
+  }
+  return false;
 }
 
 function visitObject(
@@ -183,6 +201,7 @@ export type Changes = Record<string, { old: unknown; new: unknown }>;
 
 /** Per-field changes (`{field: {old, new}}`, top-level fields) with every secret inside masked. */
 export function maskChanges(fields: SecretFields, changes: Changes): Changes {
+  if (fields.size === 0 && !mayNeedMasking(changes)) return changes;
   let out: Changes | undefined;
   for (const [field, change] of Object.entries(changes)) {
     const node = fields.get(field);
@@ -196,6 +215,18 @@ export function maskChanges(fields: SecretFields, changes: Changes): Changes {
     out[field] = masked;
   }
   return out ?? changes;
+}
+
+/** Whether the walk of {@link maskChanges} could change anything of a schema without secrets. */
+function mayNeedMasking(changes: Changes): boolean {
+  for (const field in changes) {
+    if (!Object.hasOwn(changes, field)) continue;
+    const change = changes[field];
+    // The walk answers a missing side as null.
+    if (change === undefined || change.old === undefined || change.new === undefined) return true;
+    if (mayHoldEnvelope(change.old) || mayHoldEnvelope(change.new)) return true;
+  }
+  return false;
 }
 
 /**
