@@ -54,3 +54,4 @@ export * from './http/path-params.guard.js';
 export * from './plans/plan-refusals.js';
 export * from './plans/usage-questions.js';
 export * from './plans/workspace-plans.js';
+export * from './events/consumer-interests.js';

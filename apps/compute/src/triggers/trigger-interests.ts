@@ -1,90 +1,29 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, type EventInterest } from '@strata/contracts';
-import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
-import { EventInterests, EventInterestsUnavailableError } from '@strata/events';
-import { NatsConnectionHolder, StrataException } from '@strata/platform';
+import { Injectable } from '@nestjs/common';
+import { Transactions } from '@strata/db';
+import { ConsumerInterests, NatsConnectionHolder } from '@strata/platform';
 import { ComputeConfig } from '../compute.config.js';
 import { TriggerInterestsRepository, COMPUTE_EVENT_CONSUMER } from './trigger-interests.repository.js';
 
 /**
- * Compute's record-event interests in the data service (docs/events.md,
- * "Routed events"; docs/compute.md): an event-driven trigger that starts
- * watching a collection (created, resumed, given another collection) adds its
- * interest inside its transaction, under the workspace's interest lock, before
- * its row is written, so the relay routes every event written after it; a
- * change that narrows (pause, delete, another collection) replaces the
- * workspace's interests with what its live, unpaused triggers need, after
- * commit. At start (in the processes that consume the events) the whole set is
- * replaced.
+ * Compute's record-event interests in the data service (docs/events.md, "Routed
+ * events"; docs/compute.md): an event-driven trigger that starts watching a collection
+ * (created, resumed, given another collection) widens them before its row is written;
+ * a pause, a delete or another collection narrows them after commit to what the live,
+ * unpaused triggers need; the processes that consume the events replace the whole set
+ * at start. The mechanism is the shared {@link ConsumerInterests}.
  */
 @Injectable()
-export class TriggerInterests {
-  private readonly logger = new Logger('TriggerInterests');
-  private client: EventInterests | undefined;
-
+export class TriggerInterests extends ConsumerInterests {
   constructor(
-    private readonly transactions: Transactions,
-    private readonly repository: TriggerInterestsRepository,
-    private readonly nats: NatsConnectionHolder,
-    private readonly config: ComputeConfig,
-  ) {}
-
-  /**
-   * Inside the transaction that makes a trigger watch a collection, before it writes
-   * them: holds the workspace's interest lock until `tx` ends and adds the interest.
-   * The data service unreachable: 503, nothing written.
-   */
-  async widen(scope: WorkspaceScope, tx: Tx, recordSlug: string): Promise<void> {
-    await this.repository.lock(tx, 'change', scope);
-    const slugs = [recordSlug];
-    try {
-      await (await this.events()).add(slugs.map((recordSlug) => ({ workspaceSlug: scope.workspace, recordSlug })));
-    } catch (err) {
-      if (!(err instanceof EventInterestsUnavailableError)) throw err;
-      this.logger.warn({ msg: 'event interest not added', workspace: scope.workspace, err: err.message });
-      throw new StrataException(ErrorCode.UNAVAILABLE, 'The data service did not register the trigger’s events.');
-    }
-  }
-
-  /**
-   * After a change that may narrow committed: the workspace's interests become what
-   * its live, unpaused triggers need. A failure leaves a wider interest (routed events
-   * that match nothing), narrowed at the next change or start: logged, not thrown.
-   */
-  async narrow(scope: WorkspaceScope): Promise<void> {
-    try {
-      await this.transactions.run(async (tx) => {
-        await this.repository.lock(tx, 'change', scope);
-        const interests = await this.repository.ofWorkspace(scope, tx);
-        await (await this.events()).replaceWorkspace(scope.workspace, interests);
-      });
-    } catch (err) {
-      this.logger.warn({ msg: 'event interest not narrowed', workspace: scope.workspace, err: String(err) });
-    }
-  }
-
-  /** At start, before the routed consumer: every interest the triggers need, and no other. */
-  async replaceAll(): Promise<EventInterest[]> {
-    return this.transactions.run(async (tx) => {
-      await this.repository.lockAll(tx);
-      const interests = await this.repository.ofEveryWorkspace(tx);
-      await (await this.events()).replaceAll(interests);
-      return interests;
+    transactions: Transactions,
+    repository: TriggerInterestsRepository,
+    nats: NatsConnectionHolder,
+    config: ComputeConfig,
+  ) {
+    super(transactions, repository, nats, {
+      prefix: config.NATS_PREFIX,
+      consumer: COMPUTE_EVENT_CONSUMER,
+      holder: 'trigger',
     });
-  }
-
-  /**
-   * A routed event of the workspace matched no trigger: waits for the
-   * workspace's interest changes in flight (the trigger that added the
-   * interest it was routed by may not have committed yet), after which a read
-   * sees it.
-   */
-  async settled(scope: WorkspaceScope): Promise<void> {
-    await this.transactions.run((tx) => this.repository.lock(tx, 'settled', scope));
-  }
-
-  private async events(): Promise<EventInterests> {
-    this.client ??= new EventInterests(await this.nats.get(), this.config.NATS_PREFIX, COMPUTE_EVENT_CONSUMER);
-    return this.client;
   }
 }

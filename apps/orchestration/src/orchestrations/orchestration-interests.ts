@@ -1,8 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, type EventInterest } from '@strata/contracts';
-import { Transactions, type Tx, type WorkspaceScope } from '@strata/db';
-import { EventInterests, EventInterestsUnavailableError } from '@strata/events';
-import { NatsConnectionHolder, StrataException } from '@strata/platform';
+import { Injectable } from '@nestjs/common';
+import { Transactions } from '@strata/db';
+import { ConsumerInterests, NatsConnectionHolder } from '@strata/platform';
 import { OrchestrationConfig } from '../orchestration.config.js';
 import {
   OrchestrationInterestsRepository,
@@ -13,80 +11,22 @@ import {
  * The orchestration service's record-event interests in the data service
  * (docs/events.md, "Routed events"; docs/orchestration.md): an event-driven
  * orchestration that becomes active (created or updated so, or given another
- * collection) adds its interest inside its transaction, under the workspace's
- * interest lock, before its row is written, so the relay routes every event
- * written after it; a change that narrows (pause, delete, another trigger)
- * replaces the workspace's interests with what its active orchestrations
- * need, after commit. At start the whole set is replaced.
+ * collection) widens them before its row is written; a pause, a delete or another
+ * trigger narrows them after commit to what the active orchestrations need; the whole
+ * set is replaced at start. The mechanism is the shared {@link ConsumerInterests}.
  */
 @Injectable()
-export class OrchestrationInterests {
-  private readonly logger = new Logger('OrchestrationInterests');
-  private client: EventInterests | undefined;
-
+export class OrchestrationInterests extends ConsumerInterests {
   constructor(
-    private readonly transactions: Transactions,
-    private readonly repository: OrchestrationInterestsRepository,
-    private readonly nats: NatsConnectionHolder,
-    private readonly config: OrchestrationConfig,
-  ) {}
-
-  /**
-   * Inside the transaction that makes an orchestration watch a collection, before it writes
-   * them: holds the workspace's interest lock until `tx` ends and adds the interest.
-   * The data service unreachable: 503, nothing written.
-   */
-  async widen(scope: WorkspaceScope, tx: Tx, recordSlug: string): Promise<void> {
-    await this.repository.lock(tx, 'change', scope);
-    const slugs = [recordSlug];
-    try {
-      await (await this.events()).add(slugs.map((recordSlug) => ({ workspaceSlug: scope.workspace, recordSlug })));
-    } catch (err) {
-      if (!(err instanceof EventInterestsUnavailableError)) throw err;
-      this.logger.warn({ msg: 'event interest not added', workspace: scope.workspace, err: err.message });
-      throw new StrataException(ErrorCode.UNAVAILABLE, 'The data service did not register the orchestration’s events.');
-    }
-  }
-
-  /**
-   * After a change that may narrow committed: the workspace's interests become what
-   * its active orchestrations need. A failure leaves a wider interest (routed events
-   * that match nothing), narrowed at the next change or start: logged, not thrown.
-   */
-  async narrow(scope: WorkspaceScope): Promise<void> {
-    try {
-      await this.transactions.run(async (tx) => {
-        await this.repository.lock(tx, 'change', scope);
-        const interests = await this.repository.ofWorkspace(scope, tx);
-        await (await this.events()).replaceWorkspace(scope.workspace, interests);
-      });
-    } catch (err) {
-      this.logger.warn({ msg: 'event interest not narrowed', workspace: scope.workspace, err: String(err) });
-    }
-  }
-
-  /** At start, before the routed consumer: every interest the orchestrations need, and no other. */
-  async replaceAll(): Promise<EventInterest[]> {
-    return this.transactions.run(async (tx) => {
-      await this.repository.lockAll(tx);
-      const interests = await this.repository.ofEveryWorkspace(tx);
-      await (await this.events()).replaceAll(interests);
-      return interests;
+    transactions: Transactions,
+    repository: OrchestrationInterestsRepository,
+    nats: NatsConnectionHolder,
+    config: OrchestrationConfig,
+  ) {
+    super(transactions, repository, nats, {
+      prefix: config.NATS_PREFIX,
+      consumer: ORCHESTRATION_EVENT_CONSUMER,
+      holder: 'orchestration',
     });
-  }
-
-  /**
-   * A routed event of the workspace matched no orchestration: waits for the
-   * workspace's interest changes in flight (the orchestration that added the
-   * interest it was routed by may not have committed yet), after which a read
-   * sees it.
-   */
-  async settled(scope: WorkspaceScope): Promise<void> {
-    await this.transactions.run((tx) => this.repository.lock(tx, 'settled', scope));
-  }
-
-  private async events(): Promise<EventInterests> {
-    this.client ??= new EventInterests(await this.nats.get(), this.config.NATS_PREFIX, ORCHESTRATION_EVENT_CONSUMER);
-    return this.client;
   }
 }
